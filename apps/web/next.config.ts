@@ -1,0 +1,21 @@
+import type { NextConfig } from 'next'
+
+import { readBackendConfig } from './src/lib/env-config'
+
+// Fail at start (dev, build and `next start` all evaluate this file) when a backend variable is set but empty
+// or not a URL. The same check runs again where the values are used (src/lib/env.ts).
+readBackendConfig(process.env)
+
+// Tamagui's prebuilt packages branch on TAMAGUI_TARGET; on the server they are loaded from node_modules
+// at run time, so the variable must exist in this process too, not only inlined into bundles.
+process.env.TAMAGUI_TARGET ??= 'web'
+
+const nextConfig: NextConfig = {
+  reactStrictMode: true,
+  poweredByHeader: false,
+  env: {
+    TAMAGUI_TARGET: 'web',
+  },
+}
+
+export default nextConfig

@@ -1,0 +1,132 @@
+import { createServer, type IncomingMessage, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+
+import { TRPCClientError } from '@trpc/client'
+import { createHTTPHandler } from '@trpc/server/adapters/standalone'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+
+import { createApiClient } from '../lib/trpc'
+import packageJson from '../../package.json'
+import { appRouter, createCaller, type AppRouter } from './root'
+import { createInnerContext } from './trpc'
+
+interface Seen {
+  method: string
+  url: string
+  headers: IncomingMessage['headers']
+}
+
+async function listen(server: Server): Promise<string> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+}
+
+describe('tRPC API over HTTP (real client, real handler)', () => {
+  const seen: Seen[] = []
+  let server: Server
+  let base: string
+
+  beforeAll(async () => {
+    const handler = createHTTPHandler({
+      router: appRouter,
+      createContext: () => createInnerContext(),
+      basePath: '/api/trpc/',
+    })
+    server = createServer((req, res) => {
+      seen.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers })
+      handler(req, res)
+    })
+    base = await listen(server)
+  })
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())))
+
+  it('batches two queries into one GET with comma-joined paths and keeps Dates as Dates', async () => {
+    seen.length = 0
+    const client = createApiClient(`${base}/api/trpc`)
+    const before = Date.now()
+    const [health, config] = await Promise.all([client.system.health.query(), client.system.config.query()])
+    expect(seen).toHaveLength(1)
+    expect(seen[0]?.method).toBe('GET')
+    const url = new URL(seen[0]?.url ?? '', base)
+    expect(url.pathname).toBe('/api/trpc/system.health,system.config')
+    expect(url.searchParams.get('batch')).toBe('1')
+    expect(url.searchParams.has('input')).toBe(true)
+    // no custom headers: nothing tRPC-specific is added to the request
+    expect(Object.keys(seen[0]?.headers ?? {}).filter((h) => h.startsWith('x-') || h.startsWith('trpc'))).toEqual([])
+
+    expect(health.ok).toBe(true)
+    expect(health.time).toBeInstanceOf(Date)
+    expect(health.time.getTime()).toBeGreaterThanOrEqual(before - 1)
+    expect(health.version).toBe(packageJson.version)
+    expect(config).toEqual({ supabaseUrl: 'http://127.0.0.1:54321', backend: 'local' })
+  })
+
+  it('sends a mutation as POST with its Date input in the body', async () => {
+    seen.length = 0
+    const client = createApiClient(`${base}/api/trpc`)
+    const clientTime = new Date(Date.now() - 1500)
+    const result = await client.system.clockSkew.mutate({ clientTime })
+    expect(seen).toHaveLength(1)
+    expect(seen[0]?.method).toBe('POST')
+    expect(new URL(seen[0]?.url ?? '', base).pathname).toBe('/api/trpc/system.clockSkew')
+    expect(result.serverTime).toBeInstanceOf(Date)
+    expect(result.skewMs).toBeGreaterThanOrEqual(1500)
+    expect(result.skewMs).toBe(result.serverTime.getTime() - clientTime.getTime())
+  })
+
+  it('reports invalid input as BAD_REQUEST with the flattened zod issues in data', async () => {
+    const client = createApiClient(`${base}/api/trpc`)
+    const error = await client.system.clockSkew
+      .mutate({ clientTime: 'yesterday' as unknown as Date })
+      .then(() => null, (e: unknown) => e)
+    expect(error).toBeInstanceOf(TRPCClientError)
+    const clientError = error as TRPCClientError<AppRouter>
+    expect(clientError.shape?.code).toBe(-32600)
+    expect(clientError.data?.code).toBe('BAD_REQUEST')
+    expect(clientError.data?.httpStatus).toBe(400)
+    expect(clientError.data?.zodError?.fieldErrors.clientTime?.[0]).toMatch(/date/i)
+    expect(clientError.message).toMatch(/clientTime/)
+  })
+
+  it('leaves zodError empty for errors that are not input validation', async () => {
+    const client = createApiClient(`${base}/api/trpc`)
+    const error = (await (client.system as unknown as { nope: { query: () => Promise<unknown> } }).nope
+      .query()
+      .catch((e: unknown) => e)) as TRPCClientError<AppRouter>
+    expect(error.data?.code).toBe('NOT_FOUND')
+    expect(error.data?.httpStatus).toBe(404)
+    expect(error.data?.zodError).toBeNull()
+  })
+})
+
+describe('server-side caller', () => {
+  it('runs procedures without HTTP and rejects invalid input as BAD_REQUEST', async () => {
+    const caller = createCaller(createInnerContext())
+    const health = await caller.system.health()
+    expect(health.time).toBeInstanceOf(Date)
+    await expect(caller.system.clockSkew({ clientTime: 42 as unknown as Date })).rejects.toMatchObject({
+      code: 'BAD_REQUEST',
+    })
+  })
+})
+
+describe('a response that is not tRPC-shaped', () => {
+  let server: Server
+  let base: string
+
+  beforeAll(async () => {
+    server = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' })
+      res.end(JSON.stringify({ hello: 'this is some other API' }))
+    })
+    base = await listen(server)
+  })
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())))
+
+  it('surfaces as "Unable to transform response from server"', async () => {
+    const client = createApiClient(`${base}/api/trpc`)
+    const error = await client.system.health.query().catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(TRPCClientError)
+    expect((error as Error).message).toBe('Unable to transform response from server')
+  })
+})
