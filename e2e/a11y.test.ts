@@ -1,0 +1,76 @@
+// Accessibility: axe-core injected into every page and state (home, 404, modal open, toast open), in light
+// and dark; no violation of impact serious or critical.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { describe, expect, test } from 'vitest';
+import { gotoHydrated, htmlThemeClasses, openConnectedToast, ROOT, sleep, useBrowser } from './browser.ts';
+
+const fixture = useBrowser();
+const AXE_SOURCE = readFileSync(join(ROOT, 'node_modules/axe-core/axe.min.js'), 'utf8');
+
+interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: Array<{ target: unknown[]; failureSummary?: string }>;
+}
+
+async function seriousViolations(page: Page): Promise<AxeViolation[]> {
+  await page.addScriptTag({ content: AXE_SOURCE });
+  const violations = await page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run: (ctx: Document, opts: object) => Promise<{ violations: unknown[] }> } }).axe;
+    const result = await axe.run(document, { resultTypes: ['violations'] });
+    return result.violations;
+  });
+  return (violations as AxeViolation[]).filter((v) => v.impact === 'serious' || v.impact === 'critical');
+}
+
+function describeViolations(violations: AxeViolation[]): string {
+  return violations
+    .map((v) => `${v.impact} ${v.id}: ${v.help}\n${v.nodes.map((n) => `    ${JSON.stringify(n.target)} ${n.failureSummary ?? ''}`.replace(/\n/g, ' ')).join('\n')}`)
+    .join('\n');
+}
+
+const states: Array<{ name: string; open: (page: Page) => Promise<void> }> = [
+  { name: 'home', open: (page) => gotoHydrated(page, '/') },
+  {
+    name: '404 page',
+    open: async (page) => {
+      const response = await page.goto('/this-page-does-not-exist');
+      expect(response?.status()).toBe(404);
+      await page.getByRole('button', { name: /^Theme: / }).waitFor({ timeout: 30_000 }).catch(() => undefined);
+    },
+  },
+  {
+    name: 'home with the create modal open',
+    open: async (page) => {
+      await gotoHydrated(page, '/');
+      await page.getByRole('button', { name: 'New', exact: true }).click();
+      await page.getByRole('dialog', { name: 'Create' }).waitFor();
+      await sleep(400);
+    },
+  },
+  {
+    name: 'home with a toast open',
+    open: async (page) => {
+      await gotoHydrated(page, '/');
+      await openConnectedToast(page);
+      await sleep(400);
+    },
+  },
+];
+
+describe('axe-core: no serious or critical violations', () => {
+  for (const scheme of ['light', 'dark'] as const) {
+    for (const state of states) {
+      test(`${state.name} (${scheme})`, async () => {
+        const page = await fixture.newPage({ colorScheme: scheme });
+        await state.open(page);
+        expect(await htmlThemeClasses(page)).toEqual([`t_${scheme}`]);
+        const violations = await seriousViolations(page);
+        expect(violations.map((v) => v.id), describeViolations(violations)).toEqual([]);
+      });
+    }
+  }
+});

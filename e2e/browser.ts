@@ -1,0 +1,130 @@
+// Shared helpers for the browser tests: Debian Chromium via playwright-core, a fresh context per test,
+// and small page utilities (hydration wait, theme class, visible background colour).
+import { mkdirSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core';
+import { afterAll, beforeAll, inject, onTestFinished } from 'vitest';
+
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+export const SCREENSHOT_DIR = join(ROOT, 'test-results/screenshots');
+export const CHROMIUM_PATH = '/usr/bin/chromium';
+export const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+export const baseURL: string = inject('baseURL');
+
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, headless: true });
+}
+
+export interface BrowserFixture {
+  /** A fresh context (own storage, cookies) closed automatically when the current test ends. */
+  newContext(options?: BrowserContextOptions): Promise<BrowserContext>;
+  /** A page in a fresh context. */
+  newPage(options?: BrowserContextOptions): Promise<Page>;
+}
+
+/** One Chromium per test file; every test gets its own context. */
+export function useBrowser(): BrowserFixture {
+  let browser: Browser | undefined;
+  beforeAll(async () => {
+    browser = await launchChromium();
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+  const newContext = async (options: BrowserContextOptions = {}): Promise<BrowserContext> => {
+    if (!browser) throw new Error('browser not launched');
+    const context = await browser.newContext({ baseURL, viewport: { width: 1280, height: 800 }, ...options });
+    onTestFinished(async () => {
+      await context.close();
+    });
+    return context;
+  };
+  return {
+    newContext,
+    async newPage(options) {
+      const context = await newContext(options);
+      return context.newPage();
+    },
+  };
+}
+
+/** The theme toggle's accessible name once the app has mounted (before mount it is just "Theme"). */
+export const MOUNTED_TOGGLE_NAME = /^Theme: (system|light|dark)$/;
+
+/** Navigates and waits until React has hydrated (the theme toggle shows the preference only after mount). */
+export async function gotoHydrated(page: Page, path = '/'): Promise<void> {
+  const response = await page.goto(path);
+  if (!response) throw new Error(`no response for ${path}`);
+  await page.getByRole('button', { name: MOUNTED_TOGGLE_NAME }).waitFor({ state: 'visible', timeout: 30_000 });
+}
+
+export function htmlThemeClasses(page: Page): Promise<string[]> {
+  return page.evaluate(() =>
+    Array.from(document.documentElement.classList).filter((name) => name === 't_light' || name === 't_dark'),
+  );
+}
+
+export interface Rgba {
+  r: number;
+  g: number;
+  b: number;
+  a: number;
+}
+
+/**
+ * The background colour a user sees at a point: the first non-transparent background from the element under
+ * the point up to <html>; when all are transparent, the canvas colour from the used color-scheme.
+ */
+export async function visibleBackgroundAt(page: Page, x: number, y: number): Promise<Rgba> {
+  const color = await page.evaluate(
+    ({ px, py }) => {
+      let element: Element | null = document.elementFromPoint(px, py);
+      while (element) {
+        const value = getComputedStyle(element).backgroundColor;
+        const parts = value.match(/[\d.]+/g)?.map(Number) ?? [];
+        const alpha = parts.length >= 4 ? (parts[3] ?? 1) : 1;
+        if (parts.length >= 3 && alpha > 0.5) return value;
+        element = element.parentElement;
+      }
+      const scheme = getComputedStyle(document.documentElement).colorScheme;
+      return scheme.includes('dark') && !scheme.includes('light') ? 'rgb(18, 18, 18)' : 'rgb(255, 255, 255)';
+    },
+    { px: x, py: y },
+  );
+  const [r = 0, g = 0, b = 0, a = 1] = color.match(/[\d.]+/g)?.map(Number) ?? [];
+  return { r, g, b, a };
+}
+
+/** WCAG relative luminance, 0 (black) … 1 (white). */
+export function luminance({ r, g, b }: Rgba): number {
+  const channel = (v: number): number => {
+    const s = v / 255;
+    return s <= 0.03928 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;
+  };
+  return 0.2126 * channel(r) + 0.7152 * channel(g) + 0.0722 * channel(b);
+}
+
+export function screenshotPath(name: string): string {
+  mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  return join(SCREENSHOT_DIR, `${name}.png`);
+}
+
+/** Opens a success toast the way a user does: the "Check connection" button on the home page. */
+export async function openConnectedToast(page: Page): Promise<void> {
+  await page.getByRole('button', { name: 'Check connection' }).click();
+  await page.getByTestId('toast').filter({ hasText: 'Connected' }).waitFor({ state: 'visible', timeout: 15_000 });
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}

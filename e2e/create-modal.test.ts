@@ -1,0 +1,77 @@
+// Create modal: opened by the "New" button or the `n` key, closed by Escape or "Close", focus moves in
+// and returns to the opener.
+import type { Locator, Page } from 'playwright-core';
+import { describe, expect, test } from 'vitest';
+import { gotoHydrated, sleep, useBrowser } from './browser.ts';
+
+const fixture = useBrowser();
+
+const dialog = (page: Page): Locator => page.getByRole('dialog', { name: 'Create' });
+const newButton = (page: Page): Locator => page.getByRole('banner').getByRole('button', { name: 'New', exact: true });
+
+const focusInside = (locator: Locator): Promise<boolean> =>
+  locator.evaluate((el) => document.activeElement !== null && document.activeElement !== document.body && el.contains(document.activeElement));
+const isFocused = (locator: Locator): Promise<boolean> => locator.evaluate((el) => el === document.activeElement);
+
+describe('create modal', () => {
+  test('"New" opens a dialog named "Create" with focus inside; Escape closes it and focus returns to "New"', async () => {
+    const page = await fixture.newPage();
+    await gotoHydrated(page);
+    expect(await dialog(page).count()).toBe(0);
+    expect(await newButton(page).getAttribute('aria-keyshortcuts')).toBe('N');
+
+    await newButton(page).click();
+    await dialog(page).waitFor({ state: 'visible', timeout: 5000 });
+    await expect.poll(() => focusInside(dialog(page)), { timeout: 2000 }).toBe(true);
+    expect((await dialog(page).innerText()).toLowerCase()).toContain('notes');
+
+    await page.keyboard.press('Escape');
+    await dialog(page).waitFor({ state: 'hidden', timeout: 3000 });
+    await expect.poll(() => isFocused(newButton(page)), { timeout: 2000 }).toBe(true);
+  });
+
+  test('the key n opens it and the "Close" button closes it', async () => {
+    const page = await fixture.newPage();
+    await gotoHydrated(page);
+    await page.keyboard.press('n');
+    await dialog(page).waitFor({ state: 'visible', timeout: 5000 });
+    await expect.poll(() => focusInside(dialog(page)), { timeout: 2000 }).toBe(true);
+
+    await dialog(page).getByRole('button', { name: 'Close', exact: true }).click();
+    await dialog(page).waitFor({ state: 'hidden', timeout: 3000 });
+
+    // The same key opens it again after closing (a toggle, not a one-shot).
+    await page.keyboard.press('n');
+    await dialog(page).waitFor({ state: 'visible', timeout: 5000 });
+  });
+
+  test('opened with the keyboard from the "New" button, it returns focus there on close', async () => {
+    const page = await fixture.newPage();
+    await gotoHydrated(page);
+    await newButton(page).focus();
+    await page.keyboard.press('Enter');
+    await dialog(page).waitFor({ state: 'visible', timeout: 5000 });
+    await dialog(page).getByRole('button', { name: 'Close', exact: true }).click();
+    await dialog(page).waitFor({ state: 'hidden', timeout: 3000 });
+    await expect.poll(() => isFocused(newButton(page)), { timeout: 2000 }).toBe(true);
+  });
+
+  test('typing n in a text field or with a modifier does not open it', async () => {
+    const page = await fixture.newPage();
+    await gotoHydrated(page);
+    // A text field as features will add (the home page has none yet).
+    await page.evaluate(() => {
+      const input = document.createElement('input');
+      input.id = 'e2e-field';
+      input.setAttribute('aria-label', 'e2e field');
+      document.querySelector('main')?.prepend(input);
+    });
+    await page.locator('#e2e-field').focus();
+    await page.keyboard.type('notes n');
+    expect(await page.locator('#e2e-field').inputValue()).toBe('notes n');
+    await page.locator('#e2e-field').evaluate((el) => (el as HTMLInputElement).blur());
+    await page.keyboard.press('Alt+n');
+    await sleep(300);
+    expect(await dialog(page).count()).toBe(0);
+  });
+});

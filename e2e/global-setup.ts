@@ -1,0 +1,163 @@
+// Global setup for the browser tests: makes sure Debian Chromium exists, that a production build of
+// apps/web exists, then serves it with `next start` on a free 127.0.0.1 port for the whole run.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createWriteStream, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { TestProject } from 'vitest/node';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    baseURL: string;
+  }
+}
+
+export const CHROMIUM_PATH = '/usr/bin/chromium';
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const WEB = join(ROOT, 'apps/web');
+const LOG_DIR = join(ROOT, 'test-results');
+const SERVER_LOG = join(LOG_DIR, 'e2e-server.log');
+
+/** PATH with the project's Node 22 (node_modules/.bin) first, as every npm script gets it. */
+function projectEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    PATH: `${join(ROOT, 'node_modules/.bin')}:${process.env.PATH ?? ''}`,
+    NEXT_TELEMETRY_DISABLED: '1',
+    ...extra,
+  };
+}
+
+function ensureChromium(): void {
+  if (existsSync(CHROMIUM_PATH)) return;
+  const installCommand = 'apt-get update && apt-get install -y chromium';
+  const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+  if (!isRoot) {
+    throw new Error(
+      `Chromium is missing at ${CHROMIUM_PATH}; the browser tests need it. Install it as root with:\n` +
+        `  sudo sh -c '${installCommand}'\nthen run the tests again.`,
+    );
+  }
+  console.log(`[e2e] ${CHROMIUM_PATH} is missing; installing Debian's Chromium: ${installCommand}`);
+  for (const args of [['update'], ['install', '-y', 'chromium']]) {
+    console.log(`[e2e] $ apt-get ${args.join(' ')}`);
+    const result = spawnSync('apt-get', args, {
+      stdio: 'inherit',
+      env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+    });
+    if (result.status !== 0) {
+      throw new Error(`[e2e] "apt-get ${args.join(' ')}" failed (exit ${result.status}); cannot run the browser tests.`);
+    }
+  }
+  if (!existsSync(CHROMIUM_PATH)) throw new Error(`[e2e] apt-get finished but ${CHROMIUM_PATH} still does not exist.`);
+  console.log(`[e2e] installed ${CHROMIUM_PATH}`);
+}
+
+function ensureBuild(): void {
+  const buildId = join(WEB, '.next/BUILD_ID');
+  const forced = process.env.E2E_BUILD === 'always';
+  if (existsSync(buildId) && !forced) {
+    console.log(`[e2e] using the existing production build ${readFileSync(buildId, 'utf8').trim()} (E2E_BUILD=always rebuilds)`);
+    return;
+  }
+  console.log(`[e2e] ${forced ? 'E2E_BUILD=always: rebuilding' : 'no production build found: building'} apps/web (npm run build -w apps/web)`);
+  const result = spawnSync('npm', ['run', 'build', '-w', 'apps/web'], { cwd: ROOT, stdio: 'inherit', env: projectEnv() });
+  if (result.status !== 0 || !existsSync(buildId)) {
+    throw new Error(`[e2e] "npm run build -w apps/web" failed (exit ${result.status}); see its output above.`);
+  }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      if (address === null || typeof address === 'string') {
+        server.close();
+        reject(new Error('could not get a free port'));
+        return;
+      }
+      server.close(() => resolvePort(address.port));
+    });
+  });
+}
+
+function stop(child: ChildProcess): Promise<void> {
+  return new Promise((done) => {
+    if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) {
+      done();
+      return;
+    }
+    const pid = child.pid;
+    const killTimer = setTimeout(() => {
+      try {
+        process.kill(-pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }, 5000);
+    child.once('exit', () => {
+      clearTimeout(killTimer);
+      done();
+    });
+    try {
+      process.kill(-pid, 'SIGTERM'); // the whole process group: npm, sh and next
+    } catch {
+      clearTimeout(killTimer);
+      done();
+    }
+  });
+}
+
+async function waitUntilReady(url: string, child: ChildProcess, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError = '';
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      throw new Error(`[e2e] "next start" exited (${child.exitCode ?? child.signalCode}) before it was ready; log: ${SERVER_LOG}`);
+    }
+    try {
+      const response = await fetch(url, { signal: AbortSignal.timeout(5000) });
+      if (response.status === 200) return;
+      lastError = `HTTP ${response.status}`;
+    } catch (error) {
+      lastError = error instanceof Error ? error.message : String(error);
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`[e2e] ${url} was not ready after ${timeoutMs} ms (last: ${lastError}); log: ${SERVER_LOG}`);
+}
+
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  ensureChromium();
+  ensureBuild();
+
+  const port = await freePort();
+  const baseURL = `http://127.0.0.1:${port}`;
+  mkdirSync(LOG_DIR, { recursive: true });
+  const log = createWriteStream(SERVER_LOG);
+  const child = spawn('npm', ['run', 'start', '-w', 'apps/web', '--', '--hostname', '127.0.0.1', '--port', String(port)], {
+    cwd: ROOT,
+    env: projectEnv({ PORT: String(port), HOSTNAME: '127.0.0.1' }),
+    detached: true, // own process group, so teardown can stop npm and next together
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout?.pipe(log);
+  child.stderr?.pipe(log);
+  console.log(`[e2e] next start on ${baseURL} (pid ${child.pid}, log ${SERVER_LOG})`);
+  try {
+    await waitUntilReady(`${baseURL}/`, child, 90_000);
+  } catch (error) {
+    await stop(child);
+    throw error;
+  }
+  project.provide('baseURL', baseURL);
+
+  return async () => {
+    await stop(child);
+    log.end();
+    console.log('[e2e] stopped next start');
+  };
+}

@@ -1,0 +1,181 @@
+// Toasts: position (top, 10 px inset), 6 s auto-close, pause on hover, Escape, close button, F8 focus,
+// swipe up to dismiss (past 20 px) and snap back (below).
+import type { Locator, Page } from 'playwright-core';
+import { describe, expect, test } from 'vitest';
+import { gotoHydrated, openConnectedToast, sleep, useBrowser } from './browser.ts';
+
+const fixture = useBrowser();
+
+const toasts = (page: Page): Locator => page.getByTestId('toast');
+const connectedToast = (page: Page): Locator => toasts(page).filter({ hasText: 'Connected' });
+const viewportRegion = (page: Page): Locator => page.getByRole('region', { name: /^Notifications/ });
+
+async function homeWithToast(width = 1280): Promise<Page> {
+  const page = await fixture.newPage({ viewport: { width, height: 800 } });
+  await gotoHydrated(page);
+  await openConnectedToast(page);
+  await sleep(250); // let the 100 ms enter animation finish before measuring
+  return page;
+}
+
+/** Parks the pointer away from the toast viewport so hovering cannot pause the timer by accident. */
+async function parkPointer(page: Page): Promise<void> {
+  const size = page.viewportSize() ?? { width: 1280, height: 800 };
+  await page.mouse.move(size.width / 2, size.height - 5);
+}
+
+async function expectClosed(toast: Locator, timeout = 1500): Promise<void> {
+  await toast.waitFor({ state: 'hidden', timeout });
+}
+
+function translateY(transform: string): number {
+  if (transform === 'none' || transform === '') return 0;
+  const values = transform.match(/-?[\d.]+(e-?\d+)?/g)?.map(Number) ?? [];
+  if (transform.startsWith('matrix3d')) return values[13] ?? 0;
+  if (transform.startsWith('matrix')) return values[5] ?? 0;
+  return Number.NaN;
+}
+
+describe('toast', () => {
+  test('"Check connection" shows a "Connected" toast with the measured skew', async () => {
+    const page = await homeWithToast();
+    const toast = connectedToast(page);
+    expect(await toasts(page).count()).toBe(1);
+    const role = await toast.getAttribute('role');
+    const insideStatus = await toast.evaluate((el) => el.closest('[role="status"]') !== null || el.querySelector('[role="status"]') !== null);
+    expect(role === 'status' || insideStatus, 'a success toast is announced as a status').toBe(true);
+    const text = (await toast.innerText()).trim();
+    expect(text).toMatch(/^Connected/);
+    expect(text, 'the description reports the measured skew').toMatch(/\d/);
+    await toast.getByRole('button', { name: 'Close notification' }).waitFor();
+  });
+
+  for (const width of [390, 1280]) {
+    test(`sits at the top, inset 10 px from the edges (${width} px wide)`, async () => {
+      const page = await homeWithToast(width);
+      const region = await viewportRegion(page).boundingBox();
+      const toast = await connectedToast(page).boundingBox();
+      expect(region, 'the notifications region is on screen').not.toBeNull();
+      expect(toast).not.toBeNull();
+      if (!region || !toast) return;
+      // The viewport: fixed at the top, 10 px from the top, left and right edges.
+      expect(region.y).toBeCloseTo(10, 0);
+      expect(region.x).toBeCloseTo(10, 0);
+      expect(width - (region.x + region.width)).toBeCloseTo(10, 0);
+      // The toast inside it: at the top, never closer than 10 px to an edge.
+      expect(toast.y).toBeGreaterThanOrEqual(9.5);
+      expect(toast.y).toBeLessThanOrEqual(12);
+      expect(toast.x).toBeGreaterThanOrEqual(9.5);
+      expect(toast.x + toast.width).toBeLessThanOrEqual(width - 9.5);
+      // Still at the top after scrolling (fixed).
+      await page.mouse.wheel(0, 400);
+      await sleep(100);
+      const afterScroll = await connectedToast(page).boundingBox();
+      expect(afterScroll?.y).toBeCloseTo(toast.y, 0);
+    });
+  }
+
+  test('closes by itself after about 6 seconds', async () => {
+    const page = await fixture.newPage();
+    await gotoHydrated(page);
+    await page.getByRole('button', { name: 'Check connection' }).click();
+    const toast = connectedToast(page);
+    await toast.waitFor({ state: 'visible', timeout: 15_000 });
+    const shownAt = Date.now();
+    await parkPointer(page);
+
+    await sleep(5000 - (Date.now() - shownAt));
+    expect(await toast.isVisible(), 'still open at 5 s').toBe(true);
+    await expectClosed(toast, 7500 - (Date.now() - shownAt));
+    const closedAfter = Date.now() - shownAt;
+    expect(closedAfter).toBeGreaterThanOrEqual(5000);
+    expect(closedAfter).toBeLessThanOrEqual(7500);
+  });
+
+  test('hovering the toast pauses the timer; leaving resumes it', async () => {
+    const page = await homeWithToast();
+    const toast = connectedToast(page);
+    await toast.hover();
+    await sleep(7500);
+    expect(await toast.isVisible(), 'still open after 7.5 s of hover').toBe(true);
+    await parkPointer(page);
+    await expectClosed(toast, 7000);
+  });
+
+  test('Escape closes it (focus in the notifications viewport)', async () => {
+    const page = await homeWithToast();
+    await page.keyboard.press('F8');
+    await page.keyboard.press('Escape');
+    await expectClosed(connectedToast(page));
+  });
+
+  test('the "Close notification" button closes it', async () => {
+    const page = await homeWithToast();
+    await connectedToast(page).getByRole('button', { name: 'Close notification' }).click();
+    await expectClosed(connectedToast(page));
+  });
+
+  test('F8 moves focus to the notifications viewport', async () => {
+    const page = await homeWithToast();
+    const region = viewportRegion(page);
+    expect(await region.evaluate((el) => el === document.activeElement || el.contains(document.activeElement))).toBe(false);
+    await page.keyboard.press('F8');
+    await expect
+      .poll(() => region.evaluate((el) => el === document.activeElement || el.contains(document.activeElement)), { timeout: 2000 })
+      .toBe(true);
+    // Focus within the viewport pauses the timer too.
+    await sleep(7000);
+    expect(await connectedToast(page).isVisible(), 'still open after 7 s with focus in the viewport').toBe(true);
+  });
+
+  test('a swipe up past 20 px dismisses it', async () => {
+    const page = await homeWithToast();
+    const toast = connectedToast(page);
+    const box = await toast.boundingBox();
+    if (!box) throw new Error('toast has no box');
+    const x = box.x + Math.min(24, box.width / 4);
+    const y = box.y + box.height / 2;
+    await page.mouse.move(x, y);
+    await page.mouse.down();
+    await page.mouse.move(x, y - 30, { steps: 10 });
+    await page.mouse.up();
+    await expectClosed(toast);
+  });
+
+  test('a swipe up of 15 px snaps back and the toast stays', async () => {
+    const page = await homeWithToast();
+    const toast = connectedToast(page);
+    const box = await toast.boundingBox();
+    if (!box) throw new Error('toast has no box');
+    const x = box.x + Math.min(24, box.width / 4);
+    const y = box.y + box.height / 2;
+    await page.mouse.move(x, y);
+    await page.mouse.down();
+    await page.mouse.move(x, y - 15, { steps: 6 });
+    const during = await toast.boundingBox();
+    expect(during?.y ?? box.y, 'the toast follows the pointer once the swipe started (>10 px)').toBeLessThan(box.y - 1);
+    await page.mouse.up();
+    await sleep(400);
+    expect(await toast.isVisible(), 'the toast stays after a short swipe').toBe(true);
+    const transform = await toast.evaluate((el) => getComputedStyle(el).transform);
+    expect(translateY(transform), `snapped back (transform ${transform})`).toBeCloseTo(0, 0);
+    const after = await toast.boundingBox();
+    expect(after?.y).toBeCloseTo(box.y, 0);
+  });
+
+  test('a small 5 px drag does not move the toast (swipe starts after 10 px)', async () => {
+    const page = await homeWithToast();
+    const toast = connectedToast(page);
+    const box = await toast.boundingBox();
+    if (!box) throw new Error('toast has no box');
+    const x = box.x + Math.min(24, box.width / 4);
+    const y = box.y + box.height / 2;
+    await page.mouse.move(x, y);
+    await page.mouse.down();
+    await page.mouse.move(x, y - 5, { steps: 3 });
+    const during = await toast.boundingBox();
+    expect(during?.y).toBeCloseTo(box.y, 0);
+    await page.mouse.up();
+    expect(await toast.isVisible()).toBe(true);
+  });
+});

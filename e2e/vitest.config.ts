@@ -1,0 +1,19 @@
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vitest/config';
+
+// Browser tests: real Chromium against the production build of apps/web (started once in global-setup.ts).
+// One worker, one file at a time: the tests share one server and a 2-core machine, and several measure timers.
+export default defineConfig({
+  test: {
+    root: fileURLToPath(new URL('..', import.meta.url)),
+    include: ['e2e/**/*.test.ts'],
+    globalSetup: ['e2e/global-setup.ts'],
+    pool: 'forks',
+    maxWorkers: 1,
+    fileParallelism: false,
+    sequence: { concurrent: false },
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
+    teardownTimeout: 30_000,
+  },
+});
