@@ -1,0 +1,250 @@
+// First-load JavaScript per route of the apps/web production build, gzipped, against the budget.
+//
+//   node bench/web-size.ts [--dir apps/web/.next] [--json]
+//
+// Next 16 no longer prints "First Load JS", so this reads the build manifests instead:
+//   Pages Router  .next/build-manifest.json   every page loads pages["/_app"] + pages[route] + lowPriorityFiles
+//                                             (_buildManifest.js / _ssgManifest.js script tags); polyfillFiles are
+//                                             <script nomodule> and skipped by every browser the app supports,
+//                                             so they are listed apart and not counted.
+//   App Router    .next/app-build-manifest.json (if present) rootMainFiles + pages[route].
+// Each file is gzipped on its own (as it travels) with zlib's default level (6); a route's figure is the sum
+// over its unique files. Budget: 200 kB gz for every route; target: 160 kB gz for the smallest pages.
+// Exit code 1 when any route is over the 200 kB budget.
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { constants, gzipSync } from 'node:zlib';
+
+const KB = 1000; // kB as Next reported it (1 kB = 1000 bytes)
+const BUDGET_KB = 200;
+const TARGET_KB = 160;
+const GZIP_LEVEL = constants.Z_DEFAULT_COMPRESSION; // zlib default = level 6
+
+interface BuildManifest {
+  polyfillFiles?: string[];
+  lowPriorityFiles?: string[];
+  rootMainFiles?: string[];
+  pages: Record<string, string[]>;
+}
+
+interface FileSize {
+  file: string;
+  raw: number;
+  gzip: number;
+}
+
+interface RouteSize {
+  route: string;
+  router: 'pages' | 'app';
+  files: string[];
+  gzip: number;
+  raw: number;
+}
+
+const args = process.argv.slice(2);
+const argValue = (name: string): string | undefined => {
+  const index = args.indexOf(name);
+  return index >= 0 ? args[index + 1] : undefined;
+};
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const NEXT_DIR = resolve(ROOT, argValue('--dir') ?? 'apps/web/.next');
+const asJson = args.includes('--json');
+
+function fail(message: string): never {
+  console.error(`web-size: ${message}`);
+  process.exit(2);
+}
+
+if (!existsSync(join(NEXT_DIR, 'BUILD_ID'))) {
+  fail(`no production build in ${NEXT_DIR}; run "npm run build" first`);
+}
+
+const sizeCache = new Map<string, FileSize>();
+function sizeOf(file: string): FileSize {
+  const cached = sizeCache.get(file);
+  if (cached) return cached;
+  const path = join(NEXT_DIR, file);
+  if (!existsSync(path)) fail(`manifest lists ${file} but ${path} does not exist`);
+  const content = readFileSync(path);
+  const size = { file, raw: content.length, gzip: gzipSync(content, { level: GZIP_LEVEL }).length };
+  sizeCache.set(file, size);
+  return size;
+}
+
+const isJs = (file: string): boolean => file.endsWith('.js');
+const unique = (files: string[]): string[] => [...new Set(files.filter(isJs))];
+
+function readJson<T>(file: string): T | undefined {
+  const path = join(NEXT_DIR, file);
+  return existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8')) as T) : undefined;
+}
+
+const routes: RouteSize[] = [];
+const buildManifest = readJson<BuildManifest>('build-manifest.json');
+if (!buildManifest) fail(`${NEXT_DIR}/build-manifest.json not found`);
+const polyfills = unique(buildManifest.polyfillFiles ?? []);
+const everyPage = unique([...(buildManifest.pages['/_app'] ?? []), ...(buildManifest.lowPriorityFiles ?? [])]);
+for (const [route, files] of Object.entries(buildManifest.pages)) {
+  if (route === '/_app' || route === '/_document') continue;
+  const all = unique([...everyPage, ...files]);
+  routes.push({ route, router: 'pages', files: all, raw: 0, gzip: 0 });
+}
+const appManifest = readJson<BuildManifest>('app-build-manifest.json');
+if (appManifest) {
+  const rootMain = unique(buildManifest.rootMainFiles ?? appManifest.rootMainFiles ?? []);
+  for (const [route, files] of Object.entries(appManifest.pages)) {
+    routes.push({ route, router: 'app', files: unique([...rootMain, ...files]), raw: 0, gzip: 0 });
+  }
+}
+for (const route of routes) {
+  for (const file of route.files) {
+    const size = sizeOf(file);
+    route.raw += size.raw;
+    route.gzip += size.gzip;
+  }
+}
+routes.sort((a, b) => a.gzip - b.gzip);
+
+// Chunks by weight, with the routes that load them.
+const chunkUse = new Map<string, string[]>();
+for (const route of routes) for (const file of route.files) chunkUse.set(file, [...(chunkUse.get(file) ?? []), route.route]);
+const chunks = [...chunkUse.keys()].map(sizeOf).sort((a, b) => b.gzip - a.gzip);
+
+// Optional per-package attribution from source maps (emitted with productionBrowserSourceMaps).
+const VLQ_CHARS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+function decodeVlq(segment: string): number[] {
+  const values: number[] = [];
+  let value = 0;
+  let shift = 0;
+  for (const char of segment) {
+    const digit = VLQ_CHARS.indexOf(char);
+    value += (digit & 31) << shift;
+    if (digit & 32) {
+      shift += 5;
+    } else {
+      values.push(value & 1 ? -(value >>> 1) : value >>> 1);
+      value = 0;
+      shift = 0;
+    }
+  }
+  return values;
+}
+function packageOf(source: string): string {
+  const path = source.replace(/^webpack:\/\/[^/]*\//, '').replace(/^\[project\]\//, '');
+  const match = path.match(/node_modules\/((?:@[^/]+\/)?[^/]+)/g);
+  if (match) return match[match.length - 1]!.replace('node_modules/', '');
+  if (path.includes('webpack/')) return '(webpack runtime)';
+  // Next's prebuilt client maps point at its own sources outside the project (../../src/client/...).
+  if (path.startsWith('../')) return 'next';
+  return '(app code)';
+}
+/** Bytes of generated code per package, from a source map's mappings (each segment runs to the next). */
+function attribute(file: string): Map<string, number> | undefined {
+  const mapPath = join(NEXT_DIR, `${file}.map`);
+  if (!existsSync(mapPath)) return undefined;
+  const map = JSON.parse(readFileSync(mapPath, 'utf8')) as { sources: string[]; mappings: string };
+  const code = readFileSync(join(NEXT_DIR, file), 'utf8').split('\n');
+  const bytes = new Map<string, number>();
+  let sourceIndex = 0;
+  map.mappings.split(';').forEach((line, lineNo) => {
+    const lineLength = code[lineNo]?.length ?? 0;
+    let column = 0;
+    let previous: { column: number; source: number | undefined } | undefined;
+    const flush = (end: number): void => {
+      if (!previous) return;
+      const name = previous.source === undefined ? '(unmapped)' : packageOf(map.sources[previous.source] ?? '');
+      bytes.set(name, (bytes.get(name) ?? 0) + Math.max(0, end - previous.column));
+    };
+    for (const segment of line.split(',')) {
+      if (!segment) continue;
+      const values = decodeVlq(segment);
+      column += values[0] ?? 0;
+      let source: number | undefined;
+      if (values.length >= 4) {
+        sourceIndex += values[1] ?? 0;
+        source = sourceIndex;
+      }
+      flush(column);
+      previous = { column, source };
+    }
+    flush(lineLength);
+  });
+  return bytes;
+}
+
+const format = (bytes: number): string => (bytes / KB).toFixed(1);
+const buildId = readFileSync(join(NEXT_DIR, 'BUILD_ID'), 'utf8').trim();
+const builtAt = statSync(join(NEXT_DIR, 'BUILD_ID')).mtime.toISOString();
+
+if (asJson) {
+  console.log(
+    JSON.stringify(
+      {
+        buildId,
+        gzipLevel: 'zlib default (6)',
+        budgetKb: BUDGET_KB,
+        targetKb: TARGET_KB,
+        routes: routes.map((r) => ({ route: r.route, router: r.router, gzipKb: +format(r.gzip), rawKb: +format(r.raw), files: r.files })),
+        chunks: chunks.map((c) => ({ file: c.file, gzipKb: +format(c.gzip), rawKb: +format(c.raw), routes: chunkUse.get(c.file) })),
+        polyfills: polyfills.map(sizeOf).map((c) => ({ file: c.file, gzipKb: +format(c.gzip) })),
+      },
+      null,
+      2,
+    ),
+  );
+} else {
+  console.log(`First-load JS per route — ${NEXT_DIR} (build ${buildId}, ${builtAt})`);
+  console.log(`gzip: zlib default level (6), each file on its own; 1 kB = 1000 bytes; budget ${BUDGET_KB} kB gz, target ${TARGET_KB} kB gz\n`);
+  const header = ['route', 'router', 'files', 'raw kB', 'kB gz', 'budget', '% budget', 'target', 'status'];
+  const rows = routes.map((r) => [
+    r.route,
+    r.router,
+    String(r.files.length),
+    format(r.raw),
+    format(r.gzip),
+    String(BUDGET_KB),
+    `${((r.gzip / (BUDGET_KB * KB)) * 100).toFixed(0)}%`,
+    String(TARGET_KB),
+    r.gzip > BUDGET_KB * KB ? 'OVER' : r.gzip > TARGET_KB * KB ? 'OK (above target)' : 'OK',
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
+  const line = (cells: string[]): string => cells.map((c, i) => (i === 0 || i === 1 || i === 8 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  console.log(line(header));
+  console.log(widths.map((w) => '-'.repeat(w)).join('  '));
+  for (const row of rows) console.log(line(row));
+
+  const shared = everyPage.map(sizeOf).reduce((sum, f) => sum + f.gzip, 0);
+  console.log(`\nshared by every page (_app + runtime + manifests): ${format(shared)} kB gz in ${everyPage.length} files`);
+  if (polyfills.length) {
+    const gz = polyfills.map(sizeOf).reduce((sum, f) => sum + f.gzip, 0);
+    console.log(`not counted: nomodule polyfills ${format(gz)} kB gz (${polyfills.join(', ')}) — only legacy browsers load them`);
+  }
+
+  console.log('\nheaviest chunks (kB gz, raw, routes that load them):');
+  for (const chunk of chunks.slice(0, 12)) {
+    const used = chunkUse.get(chunk.file) ?? [];
+    const where = used.length === routes.length ? 'every route' : used.join(', ');
+    console.log(`  ${format(chunk.gzip).padStart(7)}  ${format(chunk.raw).padStart(8)}  ${chunk.file}  (${where})`);
+  }
+
+  const attributed = chunks.slice(0, 6).map((c) => ({ chunk: c, bytes: attribute(c.file) }));
+  if (attributed.some((a) => a.bytes)) {
+    console.log('\npackages in the heaviest chunks (minified bytes from source maps):');
+    for (const { chunk, bytes } of attributed) {
+      if (!bytes) continue;
+      const total = [...bytes.values()].reduce((a, b) => a + b, 0) || 1;
+      const top = [...bytes.entries()].sort((a, b) => b[1] - a[1]).slice(0, 8);
+      console.log(`  ${chunk.file}`);
+      for (const [name, count] of top) console.log(`    ${format(count).padStart(7)} kB  ${((count / total) * 100).toFixed(0).padStart(3)}%  ${name}`);
+    }
+  } else {
+    console.log('\n(no source maps beside the chunks: build with productionBrowserSourceMaps to see which packages fill them)');
+  }
+}
+
+const over = routes.filter((r) => r.gzip > BUDGET_KB * KB);
+if (over.length) {
+  console.error(`\nOVER BUDGET (${BUDGET_KB} kB gz): ${over.map((r) => `${r.route} ${format(r.gzip)} kB`).join(', ')}`);
+  process.exit(1);
+}
