@@ -4,7 +4,10 @@ import { readBackendConfig } from './src/lib/env-config'
 
 // Fail at start (dev, build and `next start` all evaluate this file) when a backend variable is set but empty
 // or not a URL. The same check runs again where the values are used (src/lib/env.ts).
-readBackendConfig(process.env)
+readBackendConfig({
+  NEXT_PUBLIC_SUPABASE_URL: process.env.NEXT_PUBLIC_SUPABASE_URL,
+  NEXT_PUBLIC_SUPABASE_ANON_KEY: process.env.NEXT_PUBLIC_SUPABASE_ANON_KEY,
+})
 
 // Tamagui's prebuilt packages branch on TAMAGUI_TARGET; on the server they are loaded from node_modules
 // at run time, so the variable must exist in this process too, not only inlined into bundles.

@@ -36,12 +36,16 @@ export function createContext({ req }: CreateNextContextOptions): Context {
  * 2. INITIALISATION
  * ------------------------------------------------------------------------------------------------ */
 
-export type ZodErrorData = ReturnType<typeof z.flattenError>
+/** Flattened zod issues, sent in `error.data.zodError` for invalid input (BAD_REQUEST). */
+export interface ZodErrorData {
+  formErrors: string[]
+  fieldErrors: Record<string, string[] | undefined>
+}
 
 const t = initTRPC.context<Context>().create({
   transformer: superjson,
   errorFormatter({ shape, error }) {
-    const zodError =
+    const zodError: ZodErrorData | null =
       error.code === 'BAD_REQUEST' && error.cause instanceof ZodError ? z.flattenError(error.cause) : null
     return {
       ...shape,

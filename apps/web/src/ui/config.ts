@@ -4,7 +4,7 @@
  */
 import { createAnimations } from '@tamagui/animations-css'
 import { createV5Theme, defaultChildrenThemes } from '@tamagui/config/v5'
-import { createFont, createTamagui, createTokens, type AnimationDriver, type CreateTamaguiProps } from 'tamagui'
+import { createFont, createTamagui, createTokens, type CreateTamaguiProps } from 'tamagui'
 
 // ---------------------------------------------------------------------------------------------
 // Animations (web: CSS driver). Durations in ms are the spec's; easing curves are ours.
@@ -48,6 +48,8 @@ export const animationPresets = {
 } as const satisfies Record<AnimationName, string>
 
 export const animations = createAnimations(animationPresets)
+
+export type UIAnimationDriver = ReturnType<typeof createAnimations<typeof animationPresets>>
 
 // ---------------------------------------------------------------------------------------------
 // Media queries. Two sets, both from the spec:
@@ -142,20 +144,27 @@ const lineHeights = Object.fromEntries(
   Object.entries(fontSizes).map(([key, size]) => [key, Math.round(size * (size <= 20 ? 1.5 : 1.2))]),
 ) as { [K in keyof typeof fontSizes]: number }
 
+/** One value per size key (Tamagui fills gaps in font maps unpredictably, so every key is spelled out). */
+function perSize<T>(pick: (size: number) => T): { [K in keyof typeof fontSizes]: T } {
+  return Object.fromEntries(Object.entries(fontSizes).map(([key, px]) => [key, pick(px)])) as {
+    [K in keyof typeof fontSizes]: T
+  }
+}
+
 const bodyFont = createFont({
   family: systemFontStack,
   size: fontSizes,
   lineHeight: lineHeights,
-  weight: { 1: '400', 4: '400', 6: '500', 7: '600' },
-  letterSpacing: { 1: 0, 4: 0, 8: -0.2, 10: -0.6, 16: -1.5 },
+  weight: perSize(() => '400'),
+  letterSpacing: perSize((px) => (px < 20 ? 0 : px < 40 ? -0.3 : -0.8)),
 })
 
 const headingFont = createFont({
   family: systemFontStack,
   size: fontSizes,
   lineHeight: lineHeights,
-  weight: { 1: '600', 4: '600', 8: '700', 10: '800' },
-  letterSpacing: { 1: 0, 4: 0, 8: -0.4, 10: -1, 16: -2 },
+  weight: perSize((px) => (px < 20 ? '600' : '700')),
+  letterSpacing: perSize((px) => (px < 20 ? 0 : px < 40 ? -0.4 : -1)),
 })
 
 // ---------------------------------------------------------------------------------------------
@@ -279,7 +288,7 @@ export class UIConfigurationError extends Error {
 
 export interface UIConfigOptions {
   /** The animation driver; required. Tamagui 2 only warns without one, we refuse to start. */
-  animations: AnimationDriver | undefined
+  animations: UIAnimationDriver | undefined
 }
 
 export function createUIConfig(options: UIConfigOptions) {

@@ -1,0 +1,39 @@
+import { useIsMutating } from '@tanstack/react-query'
+import { useRouter } from 'next/router'
+import { useEffect, useState } from 'react'
+
+/** Route changes in flight (client-side navigation). */
+function useRouteChangePending(): boolean {
+  const router = useRouter()
+  const [pending, setPending] = useState(false)
+  useEffect(() => {
+    const start = (_url: string, { shallow }: { shallow: boolean }) => {
+      if (!shallow) setPending(true)
+    }
+    const done = () => setPending(false)
+    router.events.on('routeChangeStart', start)
+    router.events.on('routeChangeComplete', done)
+    router.events.on('routeChangeError', done)
+    return () => {
+      router.events.off('routeChangeStart', start)
+      router.events.off('routeChangeComplete', done)
+      router.events.off('routeChangeError', done)
+    }
+  }, [router.events])
+  return pending
+}
+
+/** z-index of the bar: token $4 (400), below the toast viewport. */
+export const PROGRESS_BAR_Z_INDEX = 400
+
+/** A thin indeterminate bar at the very top while a route change or a mutation is pending. */
+export function ProgressBar() {
+  const routePending = useRouteChangePending()
+  const mutating = useIsMutating() > 0
+  if (!routePending && !mutating) return null
+  return (
+    <div role="progressbar" aria-label="Loading" className="progress-bar" style={{ zIndex: PROGRESS_BAR_Z_INDEX }}>
+      <div className="progress-bar__indicator" />
+    </div>
+  )
+}

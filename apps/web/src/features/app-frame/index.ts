@@ -1,0 +1,2 @@
+export { AppFrame } from './AppFrame'
+export { PROGRESS_BAR_Z_INDEX, ProgressBar } from './ProgressBar'

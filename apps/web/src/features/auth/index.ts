@@ -1,0 +1,1 @@
+export { SessionProvider, useSession, type SessionState } from './SessionProvider'

@@ -1,0 +1,23 @@
+import { create } from 'zustand'
+
+export interface CreateModalState {
+  open: boolean
+  toggleCreateModal: () => void
+  setOpen: (open: boolean) => void
+}
+
+/** The one global flag behind the create modal (spec §2, §4). */
+export const useCreateModal = create<CreateModalState>()((set) => ({
+  open: false,
+  toggleCreateModal: () => set((state) => ({ open: !state.open })),
+  setOpen: (open) => set({ open }),
+}))
+
+/** True when a key press should not trigger app shortcuts: typing in a field, or a modifier held. */
+export function isShortcutBlocked(event: Pick<KeyboardEvent, 'target' | 'altKey' | 'ctrlKey' | 'metaKey' | 'shiftKey'>) {
+  if (event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) return true
+  const target = event.target as (Element & { isContentEditable?: boolean }) | null
+  if (!target || typeof target.closest !== 'function') return false
+  if (target.isContentEditable) return true
+  return target.closest('input, textarea, select, [contenteditable=""], [contenteditable="true"]') !== null
+}

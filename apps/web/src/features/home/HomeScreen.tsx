@@ -1,0 +1,63 @@
+import { H1, Paragraph, Text, XStack, YStack } from 'tamagui'
+
+import { SystemStatusCard } from '../system'
+
+function Hint({ keys, children }: { keys: string; children: React.ReactNode }) {
+  return (
+    <XStack alignItems="center" gap="$2">
+      <Text
+        render="kbd"
+        fontSize="$2"
+        fontWeight="600"
+        color="$color11"
+        borderWidth={1}
+        borderColor="$borderColor"
+        borderBottomWidth={2}
+        borderRadius="$3"
+        paddingHorizontal="$1.5"
+        minWidth={24}
+        textAlign="center"
+      >
+        {keys}
+      </Text>
+      <Text fontSize="$3" color="$color11">
+        {children}
+      </Text>
+    </XStack>
+  )
+}
+
+/** The landing page: what Foyer is, keyboard hints and the live system status. */
+export function HomeScreen() {
+  return (
+    <YStack gap="$7" $lg={{ flexDirection: 'row', alignItems: 'flex-start', gap: '$9' }}>
+      <YStack gap="$4" maxWidth={560} $lg={{ flex: 1 }}>
+        <Text fontSize="$2" fontWeight="600" letterSpacing={1.2} textTransform="uppercase" color="$color10">
+          Your workspace
+        </Text>
+        <H1
+          fontSize="$10"
+          lineHeight="$10"
+          fontWeight="800"
+          color="$color12"
+          letterSpacing={-1}
+          $upTo390={{ fontSize: '$9', lineHeight: '$9' }}
+        >
+          Welcome to Foyer
+        </H1>
+        <Paragraph fontSize="$5" lineHeight="$5" color="$color11">
+          A calm place to keep your notes. Sign in, capture a thought with the New button, and find it again in a
+          sorted list — on your laptop or your phone, in light or dark.
+        </Paragraph>
+        <YStack gap="$2.5" paddingTop="$2">
+          <Hint keys="N">opens the create dialog</Hint>
+          <Hint keys="F8">jumps to notifications</Hint>
+          <Hint keys="Esc">closes dialogs and notifications</Hint>
+        </YStack>
+      </YStack>
+      <YStack width="100%" $lg={{ width: 440, flexShrink: 0 }}>
+        <SystemStatusCard />
+      </YStack>
+    </YStack>
+  )
+}

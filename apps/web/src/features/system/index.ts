@@ -1,0 +1,1 @@
+export { SystemStatusCard } from './SystemStatusCard'

@@ -1,0 +1,58 @@
+import { createStore } from 'zustand/vanilla'
+
+export type ToastKind = 'success' | 'error' | 'info'
+
+export interface ToastItem {
+  id: number
+  kind: ToastKind
+  title: string
+  description?: string
+}
+
+/** How long a toast stays open, in ms (spec §9). The timer pauses while the viewport is hovered or focused. */
+export const TOAST_DURATION_MS = 6000
+/** Enter and exit animation length, in ms (spec §9). */
+export const TOAST_ANIMATION_MS = 100
+/** Upward pointer movement before a drag becomes a swipe, in px (spec §9). */
+export const SWIPE_START_PX = 10
+/** Upward distance past which releasing a swipe dismisses the toast, in px (spec §9). */
+export const SWIPE_DISMISS_PX = 20
+
+interface ToastStoreState {
+  toasts: ToastItem[]
+  add: (toast: Omit<ToastItem, 'id'>) => number
+  remove: (id: number) => void
+}
+
+let nextId = 1
+
+/** The open toasts, oldest first. Client-side state only; nothing is toasted during SSR. */
+export const toastStore = createStore<ToastStoreState>()((set) => ({
+  toasts: [],
+  add: (toast) => {
+    const id = nextId++
+    set((state) => ({ toasts: [...state.toasts, { ...toast, id }] }))
+    return id
+  },
+  remove: (id) => set((state) => ({ toasts: state.toasts.filter((t) => t.id !== id) })),
+}))
+
+function show(kind: ToastKind) {
+  return (title: string, description?: string): number =>
+    toastStore.getState().add(description === undefined ? { kind, title } : { kind, title, description })
+}
+
+/** The app-level toast API features call: `toast.success('Saved', 'Your note is stored.')`. */
+export const toast = {
+  success: show('success'),
+  error: show('error'),
+  info: show('info'),
+  dismiss: (id: number) => toastStore.getState().remove(id),
+}
+
+/** Swipe decision for a vertical drag of `upward` px (positive = up). */
+export function swipeOutcome(upward: number): 'none' | 'dragging' | 'dismiss' {
+  if (upward > SWIPE_DISMISS_PX) return 'dismiss'
+  if (upward > SWIPE_START_PX) return 'dragging'
+  return 'none'
+}

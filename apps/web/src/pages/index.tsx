@@ -1,0 +1,3 @@
+import { HomeScreen } from '../features/home'
+
+export default HomeScreen
