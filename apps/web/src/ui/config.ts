@@ -323,6 +323,7 @@ export const config = createUIConfig({ animations })
 export type AppConfig = typeof config
 
 declare module 'tamagui' {
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- Tamagui's documented type hook
   interface TamaguiCustomConfig extends AppConfig {}
 }
 

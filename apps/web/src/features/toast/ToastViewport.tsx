@@ -21,7 +21,8 @@ export const TOAST_Z_INDEX = 100_000
 const ACCENT: Record<ToastKind, 'green' | 'red' | 'blue'> = { success: 'green', error: 'red', info: 'blue' }
 const ICON = { success: CheckCircleIcon, error: AlertCircleIcon, info: InfoIcon } as const
 
-type Phase = 'entering' | 'open' | 'closing'
+/** Entering is a CSS animation (.toast in base.css), so it runs even where frames are throttled. */
+type Phase = 'open' | 'closing'
 
 interface ToastViewProps {
   toast: ToastItem
@@ -30,7 +31,7 @@ interface ToastViewProps {
 }
 
 function ToastView({ toast, paused, registerCloser }: ToastViewProps) {
-  const [phase, setPhase] = useState<Phase>('entering')
+  const [phase, setPhase] = useState<Phase>('open')
   const [offset, setOffset] = useState(0)
   const [dragging, setDragging] = useState(false)
   const remaining = useRef(TOAST_DURATION_MS)
@@ -53,14 +54,6 @@ function ToastView({ toast, paused, registerCloser }: ToastViewProps) {
     registerCloser(toast.id, () => close())
     return () => registerCloser(toast.id, null)
   }, [close, registerCloser, toast.id])
-
-  // Enter: render hidden once, then transition in on the next frame.
-  useEffect(() => {
-    let frame = requestAnimationFrame(() => {
-      frame = requestAnimationFrame(() => setPhase((p) => (p === 'entering' ? 'open' : p)))
-    })
-    return () => cancelAnimationFrame(frame)
-  }, [])
 
   // Auto-close after the remaining time; pausing keeps what is left.
   useEffect(() => {
@@ -105,13 +98,14 @@ function ToastView({ toast, paused, registerCloser }: ToastViewProps) {
 
   const Icon = ICON[toast.kind]
   const visible = phase === 'open'
-  const translateY = phase === 'entering' ? -12 : offset + (phase === 'closing' && offset === 0 ? -12 : 0)
+  const translateY = offset + (phase === 'closing' && offset === 0 ? -12 : 0)
 
   return (
     <li
       ref={elementRef}
       data-testid="toast"
       data-state={phase}
+      className="toast"
       role={toast.kind === 'error' ? 'alert' : 'status'}
       aria-atomic="true"
       onPointerDown={onPointerDown}
@@ -124,7 +118,10 @@ function ToastView({ toast, paused, registerCloser }: ToastViewProps) {
         maxWidth: 420,
         pointerEvents: 'auto',
         touchAction: 'none',
-        userSelect: dragging ? 'none' : undefined,
+        // A drag must never start a text selection: a later press on selected text would begin a native
+        // drag-and-drop and cancel the pointer stream.
+        userSelect: 'none',
+        WebkitUserSelect: 'none',
         cursor: dragging ? 'grabbing' : undefined,
         opacity: visible ? 1 : 0,
         transform: `translateY(${translateY}px)`,
@@ -227,6 +224,7 @@ export function ToastViewport() {
         event.stopPropagation()
         closers.current.get(newest.id)?.()
       }}
+      data-paused={hovered || focusWithin ? 'true' : 'false'}
       className="toast-viewport"
       style={{
         position: 'fixed',
