@@ -4,7 +4,7 @@ import { defineConfig } from 'vitest/config';
 // files run at once. Tests within a file run in order (they share the file's server).
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
+    include: ['test/**/*.test.ts', 'src/**/*.test.ts'],
     pool: 'forks',
     maxWorkers: 2,
     testTimeout: 30_000,

@@ -1,0 +1,361 @@
+// localbase auth throughput and start-up, beside a bare Node HTTP JSON endpoint measured in the same run.
+//
+//   node bench/localbase-auth.ts [--duration 5] [--connections 20] [--json]
+//
+// What it does (all on 127.0.0.1):
+//   1. Cold start: spawns the CLI (`bin/localbase.ts start --data-dir <new temp dir> --quiet`) and times the start
+//      until its "API URL" banner line; stops it (SIGTERM) and starts it again on the same folder. RSS is read from
+//      /proc/<pid>/status (VmRSS now, VmHWM = peak) right after the banner. Targets: first start ≤ 10 s; start on
+//      an existing folder ≤ 3 s and ≤ 350 MB RSS.
+//   2. Load: starts localbase (file-backed, the same temp folder, request log off, rate limits raised so the
+//      limiter does not answer instead of the handlers) and a bare `node:http` server answering a small JSON
+//      object, each in its own child process, and drives them with autocannon from this process: fixed
+//      concurrency, bounded duration, 1 s warm-up each.
+//        - bare      GET /                                        (baseline)
+//        - GET /auth/v1/user                                       with a signed-up user's bearer token
+//        - POST /auth/v1/token?grant_type=refresh_token           every request presents a refresh token never
+//          used before: a pool of pre-minted sessions (one sign-in each) feeds autocannon's setupRequest, and each
+//          200 answer's rotated refresh_token goes back into the pool (onResponse), so each session is a rotation
+//          chain and no token is ever replayed.
+//      Target: GET /user ≥ 1/3 of the bare endpoint's req/s.
+// Exit code 1 when a target is missed.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import autocannon, { type AutocannonOptions, type AutocannonResult } from 'autocannon';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const CLI = join(ROOT, 'packages/localbase/bin/localbase.ts');
+const SRC_INDEX = join(ROOT, 'packages/localbase/src/index.ts');
+const NODE = process.execPath;
+
+const args = process.argv.slice(2);
+const argValue = (name: string): string | undefined => {
+  const i = args.indexOf(name);
+  return i >= 0 ? args[i + 1] : undefined;
+};
+const DURATION_S = Number(argValue('--duration') ?? 5);
+const CONNECTIONS = Number(argValue('--connections') ?? 20);
+const asJson = args.includes('--json');
+
+const TARGET_FIRST_START_MS = 10_000;
+const TARGET_RESTART_MS = 3_000;
+const TARGET_RSS_MB = 350;
+const TARGET_USER_RATIO = 1 / 3;
+const READY_LINE = /API URL/i;
+const API_VERSION = '2024-01-01';
+/** The servers run with the defaults: the Supabase CLI demo anon key (protocol §E). */
+const ANON_KEY =
+  'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJpc3MiOiJzdXBhYmFzZS1kZW1vIiwicm9sZSI6ImFub24iLCJleHAiOjE5ODM4MTI5OTZ9.CRXP1A7WOeoJeXxjNni43kdQwgnWNReilDMblYTn_I0';
+
+function log(message: string): void {
+  if (!asJson) console.error(message);
+}
+
+function freePort(): Promise<number> {
+  return new Promise((res, rej) => {
+    const srv = createServer();
+    srv.once('error', rej);
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address();
+      const port = typeof addr === 'object' && addr ? addr.port : 0;
+      srv.close(() => res(port));
+    });
+  });
+}
+
+interface Child {
+  proc: ChildProcess;
+  pid: number;
+  output: () => string;
+  exited: Promise<number | null>;
+}
+
+function spawnChild(argv: string[], env: NodeJS.ProcessEnv = process.env): Child {
+  const proc = spawn(NODE, argv, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  proc.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+  proc.stderr?.on('data', (d: Buffer) => (out += d.toString()));
+  const exited = new Promise<number | null>((r) => proc.once('exit', (code) => r(code)));
+  if (proc.pid === undefined) throw new Error(`could not spawn ${argv.join(' ')}`);
+  return { proc, pid: proc.pid, output: () => out, exited };
+}
+
+/** Resolves with ms from `t0` when a line of the child's output matches; rejects on exit or timeout. */
+function waitForLine(child: Child, pattern: RegExp, t0: number, timeoutMs: number): Promise<number> {
+  return new Promise((res, rej) => {
+    let done = false;
+    const finish = (fn: () => void): void => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      child.proc.stdout?.off('data', check);
+      child.proc.stderr?.off('data', check);
+      fn();
+    };
+    const check = (): void => {
+      if (pattern.test(child.output())) {
+        const ms = performance.now() - t0;
+        finish(() => res(ms));
+      }
+    };
+    const timer = setTimeout(
+      () => finish(() => rej(new Error(`no ${pattern} within ${timeoutMs} ms:\n${child.output()}`))),
+      timeoutMs,
+    );
+    child.proc.stdout?.on('data', check);
+    child.proc.stderr?.on('data', check);
+    void child.exited.then((code) => finish(() => rej(new Error(`exited (${code}) before ${pattern}:\n${child.output()}`))));
+    check();
+  });
+}
+
+async function stopChild(child: Child): Promise<void> {
+  if (child.proc.exitCode !== null || child.proc.signalCode !== null) return;
+  child.proc.kill('SIGTERM');
+  const t = setTimeout(() => child.proc.kill('SIGKILL'), 10_000);
+  await child.exited;
+  clearTimeout(t);
+}
+
+/** VmRSS and VmHWM (peak) of a process in MB. */
+function rssOf(pid: number): { rssMb: number; peakMb: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (key: string): number => Number(new RegExp(`^${key}:\\s+(\\d+)\\s+kB`, 'm').exec(status)?.[1] ?? NaN);
+  return { rssMb: kb('VmRSS') / 1024, peakMb: kb('VmHWM') / 1024 };
+}
+
+function cliEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const key of Object.keys(env)) if (key.startsWith('LOCALBASE_') || key === 'DATABASE_URL') delete env[key];
+  return env;
+}
+
+interface StartFigures {
+  readyMs: number;
+  rssMb: number;
+  peakMb: number;
+}
+
+async function timedCliStart(dataDir: string, timeoutMs: number): Promise<StartFigures> {
+  const port = await freePort();
+  const t0 = performance.now();
+  const child = spawnChild([CLI, 'start', '--data-dir', dataDir, '--port', String(port), '--quiet'], cliEnv());
+  try {
+    const readyMs = await waitForLine(child, READY_LINE, t0, timeoutMs);
+    const mem = rssOf(child.pid);
+    return { readyMs, ...mem };
+  } finally {
+    await stopChild(child);
+  }
+}
+
+interface Served {
+  child: Child;
+  url: string;
+}
+
+async function startLocalbaseChild(dataDir: string): Promise<Served> {
+  const port = await freePort();
+  const high = 1_000_000_000;
+  const options = {
+    dataDir,
+    port,
+    quiet: true,
+    rateLimits: { signInSignUps: high, tokenRefresh: high, tokenVerifications: high, emailSent: high },
+  };
+  const code = `
+import { startLocalbase } from ${JSON.stringify(pathToFileURL(SRC_INDEX).href)};
+const lb = await startLocalbase(${JSON.stringify(options)});
+console.log('BENCH_READY ' + lb.url);
+const stop = async () => { await lb.stop(); process.exit(0); };
+process.on('SIGTERM', stop);
+process.on('SIGINT', stop);
+`;
+  const child = spawnChild(['--input-type=module', '-e', code], cliEnv());
+  await waitForLine(child, /BENCH_READY /, performance.now(), 120_000);
+  const url = /BENCH_READY (\S+)/.exec(child.output())![1]!;
+  return { child, url };
+}
+
+async function startBareChild(): Promise<Served> {
+  const port = await freePort();
+  const code = `
+import { createServer } from 'node:http';
+const body = JSON.stringify({ id: '5f0c6d3e-1a2b-4c3d-8e9f-001122334455', aud: 'authenticated', role: 'authenticated', email: 'bench@example.com' });
+createServer((req, res) => {
+  req.resume();
+  res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+  res.end(body);
+}).listen(${port}, '127.0.0.1', () => console.log('BENCH_READY http://127.0.0.1:${port}'));
+process.on('SIGTERM', () => process.exit(0));
+`;
+  const child = spawnChild(['--input-type=module', '-e', code]);
+  await waitForLine(child, /BENCH_READY /, performance.now(), 10_000);
+  return { child, url: `http://127.0.0.1:${port}` };
+}
+
+async function postJson(url: string, body: unknown, apikey: string): Promise<Record<string, unknown>> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { apikey, authorization: `Bearer ${apikey}`, 'content-type': 'application/json', 'x-supabase-api-version': API_VERSION },
+    body: JSON.stringify(body),
+  });
+  const json = (await res.json()) as Record<string, unknown>;
+  if (res.status !== 200) throw new Error(`${url} answered ${res.status}: ${JSON.stringify(json)}`);
+  return json;
+}
+
+async function run(options: AutocannonOptions, warmUp = true): Promise<AutocannonResult> {
+  if (warmUp) await autocannon({ ...options, duration: 1 });
+  return autocannon({ ...options, duration: DURATION_S });
+}
+
+interface Row {
+  name: string;
+  reqPerSec: number;
+  p99Ms: number;
+  p50Ms: number;
+  non2xx: number;
+  errors: number;
+  total: number;
+}
+
+function rowOf(name: string, r: AutocannonResult): Row {
+  return {
+    name,
+    reqPerSec: r.requests.average,
+    p99Ms: r.latency.p99,
+    p50Ms: r.latency.p50,
+    non2xx: r.non2xx,
+    errors: r.errors + r.timeouts,
+    total: r['2xx'] + r.non2xx,
+  };
+}
+
+async function main(): Promise<void> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'localbase-bench-'));
+  const children: Child[] = [];
+  try {
+    // 1. Start-up figures.
+    log('cold start: first start on a new data folder…');
+    const first = await timedCliStart(dataDir, 120_000);
+    log(`  ready in ${first.readyMs.toFixed(0)} ms, RSS ${first.rssMb.toFixed(0)} MB (peak ${first.peakMb.toFixed(0)} MB)`);
+    log('cold start: start on the existing folder…');
+    const again = await timedCliStart(dataDir, 60_000);
+    log(`  ready in ${again.readyMs.toFixed(0)} ms, RSS ${again.rssMb.toFixed(0)} MB (peak ${again.peakMb.toFixed(0)} MB)`);
+
+    // 2. Servers for the load runs.
+    const lb = await startLocalbaseChild(dataDir);
+    children.push(lb.child);
+    const bare = await startBareChild();
+    children.push(bare.child);
+    const anonKey = ANON_KEY;
+    const settings = await fetch(`${lb.url}/auth/v1/settings`, { headers: { apikey: anonKey } });
+    if (settings.status !== 200) throw new Error(`localbase /settings answered ${settings.status}`);
+
+    const email = `bench-${Date.now().toString(36)}@example.com`;
+    const password = 'bench-password-123';
+    const signUp = await postJson(`${lb.url}/auth/v1/signup`, { email, password }, anonKey);
+    const accessToken = signUp.access_token;
+    if (typeof accessToken !== 'string') throw new Error(`signUp returned no session: ${JSON.stringify(signUp)}`);
+
+    const poolSize = CONNECTIONS * 3;
+    log(`minting ${poolSize} sessions for the refresh run…`);
+    const pool: string[] = [];
+    for (let i = 0; i < poolSize; i += 4) {
+      const batch = await Promise.all(
+        Array.from({ length: Math.min(4, poolSize - i) }, () =>
+          postJson(`${lb.url}/auth/v1/token?grant_type=password`, { email, password }, anonKey),
+        ),
+      );
+      for (const s of batch) pool.push(String(s.refresh_token));
+    }
+
+    const common = { connections: CONNECTIONS, pipelining: 1, timeout: 10 };
+    log(`load: ${CONNECTIONS} connections, ${DURATION_S} s each (+1 s warm-up)…`);
+    const bareResult = await run({ ...common, url: `${bare.url}/` });
+    const userResult = await run({
+      ...common,
+      url: `${lb.url}/auth/v1/user`,
+      headers: { apikey: anonKey, authorization: `Bearer ${accessToken}`, 'x-supabase-api-version': API_VERSION },
+    });
+
+    let lastToken = pool[0]!;
+    let replayed = 0;
+    const refreshOptions: AutocannonOptions = {
+      ...common,
+      url: lb.url,
+      requests: [
+        {
+          method: 'POST',
+          path: '/auth/v1/token?grant_type=refresh_token',
+          headers: {
+            apikey: anonKey,
+            authorization: `Bearer ${anonKey}`,
+            'content-type': 'application/json;charset=UTF-8',
+            'x-supabase-api-version': API_VERSION,
+          },
+          setupRequest: (req) => {
+            let token = pool.shift();
+            if (!token) {
+              replayed += 1; // pool exhausted (failed answers): replays count as non-2xx below
+              token = lastToken;
+            }
+            lastToken = token;
+            return { ...req, body: JSON.stringify({ refresh_token: token }) };
+          },
+          onResponse: (status, body) => {
+            if (status !== 200) return;
+            try {
+              const rt = (JSON.parse(body) as { refresh_token?: unknown }).refresh_token;
+              if (typeof rt === 'string') pool.push(rt);
+            } catch {
+              // a non-JSON 200 would be a server bug; the token is simply not reused
+            }
+          },
+        },
+      ],
+    };
+    const refreshResult = await run(refreshOptions);
+
+    const rows = [rowOf('bare node:http GET / (baseline)', bareResult), rowOf('GET /auth/v1/user', userResult), rowOf('POST /token refresh_token', refreshResult)];
+    const userRatio = userResult.requests.average / bareResult.requests.average;
+    const refreshRatio = refreshResult.requests.average / bareResult.requests.average;
+    const checks = [
+      { what: 'GET /user req/s ≥ 1/3 of bare', value: `${(userRatio * 100).toFixed(1)} %`, ok: userRatio >= TARGET_USER_RATIO },
+      { what: `first start ≤ ${TARGET_FIRST_START_MS / 1000} s`, value: `${(first.readyMs / 1000).toFixed(2)} s`, ok: first.readyMs <= TARGET_FIRST_START_MS },
+      { what: `start on existing folder ≤ ${TARGET_RESTART_MS / 1000} s`, value: `${(again.readyMs / 1000).toFixed(2)} s`, ok: again.readyMs <= TARGET_RESTART_MS },
+      { what: `RSS on existing folder ≤ ${TARGET_RSS_MB} MB (VmHWM peak)`, value: `${again.peakMb.toFixed(0)} MB (now ${again.rssMb.toFixed(0)} MB)`, ok: again.peakMb <= TARGET_RSS_MB },
+    ];
+
+    if (asJson) {
+      console.log(JSON.stringify({ connections: CONNECTIONS, durationS: DURATION_S, rows, userRatio, refreshRatio, firstStart: first, restart: again, replayedRefreshTokens: replayed, checks }, null, 2));
+    } else {
+      console.log(`\nlocalbase auth bench — ${CONNECTIONS} connections, ${DURATION_S} s per run, loopback, autocannon 9`);
+      console.log('| endpoint | req/s | p50 ms | p99 ms | non-2xx | errors | vs bare |');
+      console.log('|---|---:|---:|---:|---:|---:|---:|');
+      for (const r of rows) {
+        const ratio = r.reqPerSec / bareResult.requests.average;
+        console.log(`| ${r.name} | ${r.reqPerSec.toFixed(0)} | ${r.p50Ms.toFixed(1)} | ${r.p99Ms.toFixed(1)} | ${r.non2xx} | ${r.errors} | ${(ratio * 100).toFixed(1)} % |`);
+      }
+      if (replayed > 0) console.log(`(refresh run: pool ran dry ${replayed} times; those requests replayed a used token)`);
+      console.log('\n| start-up | ready | RSS now | RSS peak |');
+      console.log('|---|---:|---:|---:|');
+      console.log(`| first start (new folder) | ${(first.readyMs / 1000).toFixed(2)} s | ${first.rssMb.toFixed(0)} MB | ${first.peakMb.toFixed(0)} MB |`);
+      console.log(`| start on existing folder | ${(again.readyMs / 1000).toFixed(2)} s | ${again.rssMb.toFixed(0)} MB | ${again.peakMb.toFixed(0)} MB |`);
+      console.log('\n| target | measured | |');
+      console.log('|---|---:|---|');
+      for (const c of checks) console.log(`| ${c.what} | ${c.value} | ${c.ok ? 'ok' : 'MISSED'} |`);
+    }
+    if (checks.some((c) => !c.ok)) process.exitCode = 1;
+  } finally {
+    for (const c of children) await stopChild(c);
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+await main();
