@@ -11,6 +11,8 @@ import {
   systemFontStack,
   UIConfigurationError,
 } from './config'
+import { buildThemes } from './theme-source'
+import { themes as generatedThemes } from './themes.generated'
 
 const durationOf = (css: string) => Number(/^(\d+)ms\b/.exec(css)?.[1])
 
@@ -78,6 +80,10 @@ describe('UI configuration', () => {
     for (const name of names) expect(name.split('_').filter((part) => part === 'light' || part === 'dark')).toHaveLength(1)
     // themes differ between schemes
     expect(config.themes.light.background?.val).not.toBe(config.themes.dark.background?.val)
+  })
+
+  it('ships themes identical to the theme source (run scripts/generate-themes.ts after changing it)', () => {
+    expect(JSON.parse(JSON.stringify(buildThemes()))).toEqual(generatedThemes)
   })
 
   it('throws a configuration error when no animation driver is given', () => {

@@ -3,8 +3,9 @@
  * Every number here is a requirement from the specification (§9); tests in config.test.ts pin them.
  */
 import { createAnimations } from '@tamagui/animations-css'
-import { createV5Theme, defaultChildrenThemes } from '@tamagui/config/v5'
 import { createFont, createTamagui, createTokens, type CreateTamaguiProps } from 'tamagui'
+
+import { themes } from './themes.generated'
 
 // ---------------------------------------------------------------------------------------------
 // Animations (web: CSS driver). Durations in ms are the spec's; easing curves are ours.
@@ -257,23 +258,12 @@ export const tokens = createTokens({
 
 // ---------------------------------------------------------------------------------------------
 // Themes: light and dark, each with an accent theme and the blue / red / yellow / green accents
-// (light_blue, dark_red, …). Sub-themes nest one level under light/dark, so dark/light nesting
-// never exceeds 2 levels.
+// (light_blue, dark_red, …), defined in theme-source.ts and baked into themes.generated.ts.
 // ---------------------------------------------------------------------------------------------
 
+export { themes }
 export const accentNames = ['blue', 'red', 'yellow', 'green'] as const
 export type AccentName = (typeof accentNames)[number]
-
-export const themes = createV5Theme({
-  childrenThemes: {
-    blue: defaultChildrenThemes.blue,
-    red: defaultChildrenThemes.red,
-    yellow: defaultChildrenThemes.yellow,
-    green: defaultChildrenThemes.green,
-  },
-  grandChildrenThemes: {},
-  componentThemes: false,
-})
 
 // ---------------------------------------------------------------------------------------------
 // The config factory.

@@ -90,3 +90,10 @@ export const ActivityIcon = (p: IconProps) => (
     <path d="M22 12h-4l-3 9L9 3l-3 9H2" />
   </Icon>
 )
+
+/** An indeterminate spinner (rotates via the .spin class in base.css). */
+export const SpinnerIcon = (p: IconProps) => (
+  <Icon className="spin" {...p}>
+    <path d="M21 12a9 9 0 1 1-6.22-8.56" />
+  </Icon>
+)

@@ -1,49 +1,15 @@
-import { useEffect, useRef } from 'react'
 import { Button, Dialog, Paragraph, Text, XStack, YStack } from 'tamagui'
 
 import { CloseIcon } from '../../ui/icons'
-import { isShortcutBlocked, useCreateModal } from './create-modal-store'
-
-/** Keyboard shortcut that toggles the create modal (also announced via aria-keyshortcuts on the opener). */
-export const CREATE_SHORTCUT_KEY = 'n'
-
-/** Toggles the create modal on `n` when focus is not in an editable field and no modifier is held. */
-export function useCreateShortcut() {
-  const toggleCreateModal = useCreateModal((s) => s.toggleCreateModal)
-  useEffect(() => {
-    const onKeyDown = (event: KeyboardEvent) => {
-      if (event.defaultPrevented || event.repeat || event.key.toLowerCase() !== CREATE_SHORTCUT_KEY) return
-      if (isShortcutBlocked(event)) return
-      event.preventDefault()
-      toggleCreateModal()
-    }
-    window.addEventListener('keydown', onKeyDown)
-    return () => window.removeEventListener('keydown', onKeyDown)
-  }, [toggleCreateModal])
-}
+import { takeCreateModalOpener, useCreateModal } from './create-modal-store'
 
 /**
  * The global create modal. Focus moves into it on open and back to the opener on close (Tamagui's
  * focus scope); Escape and the Close button close it. Its form arrives with the notes feature.
  */
-export function CreateModal() {
+export default function CreateModal() {
   const open = useCreateModal((s) => s.open)
   const setOpen = useCreateModal((s) => s.setOpen)
-  useCreateShortcut()
-
-  // Remember what had focus when the modal opened (the New button, or wherever `n` was pressed); the
-  // store notifies synchronously, before the dialog moves focus inside.
-  const opener = useRef<HTMLElement | null>(null)
-  useEffect(
-    () =>
-      useCreateModal.subscribe((state, previous) => {
-        if (state.open && !previous.open) {
-          const active = document.activeElement
-          opener.current = active instanceof HTMLElement && active !== document.body ? active : null
-        }
-      }),
-    [],
-  )
 
   return (
     <Dialog modal open={open} onOpenChange={setOpen}>
@@ -71,8 +37,7 @@ export function CreateModal() {
           backgroundColor="$background"
           onCloseAutoFocus={(event: Event) => {
             event.preventDefault()
-            const target = opener.current
-            opener.current = null
+            const target = takeCreateModalOpener()
             if (target?.isConnected) target.focus()
           }}
         >

@@ -1,2 +1,2 @@
-export { CREATE_SHORTCUT_KEY, CreateModal, useCreateShortcut } from './CreateModal'
-export { isShortcutBlocked, useCreateModal, type CreateModalState } from './create-modal-store'
+export { CREATE_SHORTCUT_KEY, LazyCreateModal as CreateModal, useCreateShortcut } from './LazyCreateModal'
+export { isShortcutBlocked, takeCreateModalOpener, useCreateModal, type CreateModalState } from './create-modal-store'

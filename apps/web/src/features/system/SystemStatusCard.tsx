@@ -1,8 +1,8 @@
 import { useMutation, useQuery } from '@tanstack/react-query'
-import { Button, H2, Spinner, Text, Theme, XStack, YStack } from 'tamagui'
+import { Button, H2, Text, Theme, XStack, YStack } from 'tamagui'
 
 import { useTRPC } from '../../lib/trpc'
-import { ActivityIcon, RefreshIcon } from '../../ui/icons'
+import { ActivityIcon, RefreshIcon, SpinnerIcon } from '../../ui/icons'
 import { toast } from '../toast'
 
 function Skeleton({ width, height = 16 }: { width: number; height?: number }) {
@@ -180,7 +180,7 @@ export function SystemStatusCard() {
           disabled={clockSkew.isPending}
           opacity={clockSkew.isPending ? 0.7 : 1}
           onPress={() => clockSkew.mutate({ clientTime: new Date() })}
-          icon={clockSkew.isPending ? <Spinner size="small" color="$color" /> : undefined}
+          icon={clockSkew.isPending ? <SpinnerIcon size={16} /> : undefined}
           focusVisibleStyle={{ outlineColor: '$color8', outlineWidth: 2, outlineStyle: 'solid', outlineOffset: 2 }}
         >
           Check connection

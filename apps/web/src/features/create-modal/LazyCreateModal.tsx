@@ -1,0 +1,51 @@
+import dynamic from 'next/dynamic'
+import { useEffect, useState } from 'react'
+
+import { isShortcutBlocked, useCreateModal } from './create-modal-store'
+
+/** Keyboard shortcut that toggles the create modal (also announced via aria-keyshortcuts on the opener). */
+export const CREATE_SHORTCUT_KEY = 'n'
+
+/** Toggles the create modal on `n` when focus is not in an editable field and no modifier is held. */
+export function useCreateShortcut() {
+  const toggleCreateModal = useCreateModal((s) => s.toggleCreateModal)
+  useEffect(() => {
+    const onKeyDown = (event: KeyboardEvent) => {
+      if (event.defaultPrevented || event.repeat || event.key.toLowerCase() !== CREATE_SHORTCUT_KEY) return
+      if (isShortcutBlocked(event)) return
+      event.preventDefault()
+      toggleCreateModal()
+    }
+    window.addEventListener('keydown', onKeyDown)
+    return () => window.removeEventListener('keydown', onKeyDown)
+  }, [toggleCreateModal])
+}
+
+const loadCreateModal = () => import('./CreateModal')
+const CreateModal = dynamic(loadCreateModal, { ssr: false })
+
+/**
+ * The create modal, kept out of the first-load bundle: its code (Tamagui Dialog, focus scope, portal) is
+ * fetched when the browser is idle after load, and mounted the first time the modal opens.
+ */
+export function LazyCreateModal() {
+  const open = useCreateModal((s) => s.open)
+  const [used, setUsed] = useState(false)
+  useCreateShortcut()
+
+  useEffect(() => {
+    if (open) setUsed(true)
+  }, [open])
+
+  useEffect(() => {
+    const prefetch = () => void loadCreateModal()
+    if ('requestIdleCallback' in window) {
+      const id = window.requestIdleCallback(prefetch, { timeout: 3000 })
+      return () => window.cancelIdleCallback(id)
+    }
+    const id = setTimeout(prefetch, 1500)
+    return () => clearTimeout(id)
+  }, [])
+
+  return used || open ? <CreateModal /> : null
+}
