@@ -17,7 +17,7 @@ export default function CreateModal() {
         <Dialog.Overlay
           key="overlay"
           transition="quickest"
-          opacity={0.55}
+          opacity={0.8}
           backgroundColor="$shadow6"
           enterStyle={{ opacity: 0 }}
           exitStyle={{ opacity: 0 }}
@@ -34,7 +34,7 @@ export default function CreateModal() {
           borderRadius="$8"
           padding="$5"
           gap="$4"
-          backgroundColor="$background"
+          backgroundColor="$backgroundHover"
           onCloseAutoFocus={(event: Event) => {
             event.preventDefault()
             const target = takeCreateModalOpener()

@@ -55,7 +55,7 @@ export function SystemStatusCard() {
     <YStack
       render="section"
       aria-labelledby="system-status-heading"
-      backgroundColor="$color1"
+      backgroundColor="$backgroundHover"
       borderWidth={1}
       borderColor="$borderColor"
       borderRadius="$8"

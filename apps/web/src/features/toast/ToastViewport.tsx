@@ -131,7 +131,8 @@ function ToastView({ toast, paused, registerCloser }: ToastViewProps) {
       }}
     >
       <XStack
-        backgroundColor="$background"
+        // $backgroundHover: white on the light page, a step lighter than the page in dark (a raised surface)
+        backgroundColor="$backgroundHover"
         borderColor="$borderColor"
         borderWidth={1}
         borderRadius="$6"
