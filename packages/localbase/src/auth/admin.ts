@@ -1,0 +1,250 @@
+import { Hono } from 'hono';
+import { ApiError, validationFailed } from '../http/errors.ts';
+import { optBool, optObject, optString, readJsonObject } from '../http/body.ts';
+import type { Body } from '../http/body.ts';
+import { USER_SELECT, userJson } from './format.ts';
+import { checkPassword, validateEmail } from './service.ts';
+import type { AuthService, OtpTokenType } from './service.ts';
+import { newOtp, tokenHash, UUID_RE } from './tokens.ts';
+import type { Queryable } from '../db/types.ts';
+
+/** Parses a GoTrue ban_duration ("24h", "1h30m", "none") into seconds; null = unban. */
+export function parseBanDuration(v: string): number | null {
+  if (v === 'none') return null;
+  const re = /(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h)/g;
+  const units: Record<string, number> = { ns: 1e-9, us: 1e-6, µs: 1e-6, ms: 1e-3, s: 1, m: 60, h: 3600 };
+  let total = 0;
+  let consumed = 0;
+  for (const m of v.matchAll(re)) {
+    total += Number(m[1]) * units[m[2]];
+    consumed += m[0].length;
+  }
+  if (consumed !== v.length || consumed === 0) throw validationFailed('invalid format for ban duration');
+  return total;
+}
+
+export function adminRoutes(svc: AuthService): Hono {
+  const app = new Hono();
+
+  app.use('*', async (c, next) => {
+    await svc.requireAdmin(c.req.header('authorization'));
+    await next();
+  });
+
+  async function applyUserAttributes(q: Queryable, userId: string, body: Body): Promise<void> {
+    const password = optString(body, 'password');
+    const rawEmail = optString(body, 'email');
+    const emailConfirm = optBool(body, 'email_confirm');
+    const userMeta = optObject(body, 'user_metadata') ?? optObject(body, 'data');
+    const appMeta = optObject(body, 'app_metadata');
+    const ban = optString(body, 'ban_duration');
+    const role = optString(body, 'role');
+    if (password !== undefined) {
+      checkPassword(password, svc.cfg.minPasswordLength);
+      await q.query('update auth.users set encrypted_password = $2 where id = $1', [
+        userId,
+        await svc.hashPassword(password),
+      ]);
+    }
+    if (rawEmail !== undefined) {
+      const email = validateEmail(rawEmail);
+      const taken = await svc.findUserByEmail(q, email);
+      if (taken && String(taken.id) !== userId)
+        throw new ApiError(422, 'email_exists', 'A user with this email address has already been registered');
+      await q.query('update auth.users set email = $2 where id = $1', [userId, email]);
+      await q.query(
+        `update auth.identities set identity_data = identity_data || jsonb_build_object('email', $2::text)
+         where user_id = $1 and provider = 'email'`,
+        [userId, email],
+      );
+    }
+    if (emailConfirm === true) await svc.confirmEmail(q, userId);
+    if (userMeta)
+      await q.query(
+        `update auth.users set raw_user_meta_data = coalesce(raw_user_meta_data, '{}'::jsonb) || $2::jsonb where id = $1`,
+        [userId, JSON.stringify(userMeta)],
+      );
+    if (appMeta)
+      await q.query(
+        `update auth.users set raw_app_meta_data = coalesce(raw_app_meta_data, '{}'::jsonb) || $2::jsonb where id = $1`,
+        [userId, JSON.stringify(appMeta)],
+      );
+    if (ban !== undefined) {
+      const secs = parseBanDuration(ban);
+      await q.query(
+        'update auth.users set banned_until = case when $2::float8 is null then null else now() + make_interval(secs => $2::float8) end where id = $1',
+        [userId, secs],
+      );
+      if (secs !== null) await q.query('delete from auth.sessions where user_id = $1', [userId]);
+    }
+    if (role !== undefined) await q.query('update auth.users set role = $2 where id = $1', [userId, role]);
+    await q.query('update auth.users set updated_at = now() where id = $1', [userId]);
+  }
+
+  app.get('/users', async (c) => {
+    const page = Math.max(1, Number.parseInt(c.req.query('page') ?? '1', 10) || 1);
+    const perPage = Math.min(1000, Math.max(1, Number.parseInt(c.req.query('per_page') ?? '50', 10) || 50));
+    const total = Number(
+      (await svc.db.query<{ n: number }>('select count(*)::int as n from auth.users')).rows[0].n,
+    );
+    const r = await svc.db.query(`${USER_SELECT} order by u.created_at desc, u.id limit $1 offset $2`, [
+      perPage,
+      (page - 1) * perPage,
+    ]);
+    const lastPage = Math.max(1, Math.ceil(total / perPage));
+    const url = new URL(c.req.url);
+    const link = (p: number, rel: string) => {
+      url.searchParams.set('page', String(p));
+      url.searchParams.set('per_page', String(perPage));
+      return `<${url.pathname}${url.search}>; rel="${rel}"`;
+    };
+    const links = [];
+    if (page < lastPage) links.push(link(page + 1, 'next'));
+    links.push(link(lastPage, 'last'));
+    c.header('X-Total-Count', String(total));
+    c.header('Link', links.join(', '));
+    return c.json({ aud: 'authenticated', users: r.rows.map(userJson) });
+  });
+
+  app.post('/users', async (c) => {
+    const body = await readJsonObject(c);
+    const rawEmail = optString(body, 'email');
+    if (!rawEmail) throw validationFailed('Unable to validate email address: invalid format');
+    const email = validateEmail(rawEmail);
+    const password = optString(body, 'password');
+    if (password !== undefined) checkPassword(password, svc.cfg.minPasswordLength);
+    const hash = password !== undefined ? await svc.hashPassword(password) : null;
+    const user = await svc.db.transaction(async (tx) => {
+      if (await svc.findUserByEmail(tx, email))
+        throw new ApiError(422, 'email_exists', 'A user with this email address has already been registered');
+      const u = await svc.createUser(tx, {
+        email,
+        passwordHash: hash,
+        confirmed: optBool(body, 'email_confirm') === true,
+        userMetadata: optObject(body, 'user_metadata') ?? optObject(body, 'data') ?? {},
+        appMetadata: optObject(body, 'app_metadata') ?? {},
+      });
+      const ban = optString(body, 'ban_duration');
+      const role = optString(body, 'role');
+      if (ban !== undefined || role !== undefined)
+        await applyUserAttributes(tx, String(u.id), { ban_duration: ban, role });
+      return svc.reloadUser(tx, String(u.id));
+    });
+    return c.json(userJson(user));
+  });
+
+  app.get('/users/:id', async (c) => {
+    const u = await svc.findUserById(svc.db, c.req.param('id'));
+    if (!u) throw new ApiError(404, 'user_not_found', 'User not found');
+    return c.json(userJson(u));
+  });
+
+  app.put('/users/:id', async (c) => {
+    const id = c.req.param('id');
+    const body = await readJsonObject(c);
+    const user = await svc.db.transaction(async (tx) => {
+      if (!(await svc.findUserById(tx, id))) throw new ApiError(404, 'user_not_found', 'User not found');
+      await applyUserAttributes(tx, id, body);
+      return svc.reloadUser(tx, id);
+    });
+    return c.json(userJson(user));
+  });
+
+  app.delete('/users/:id', async (c) => {
+    const id = c.req.param('id');
+    const body = await readJsonObject(c);
+    const soft = optBool(body, 'should_soft_delete') ?? false;
+    if (!UUID_RE.test(id)) throw new ApiError(404, 'user_not_found', 'User not found');
+    const r = soft
+      ? await svc.db.transaction(async (tx) => {
+          await tx.query('delete from auth.sessions where user_id = $1', [id]);
+          return tx.query(
+            `update auth.users set deleted_at = now(), email = null, encrypted_password = null, updated_at = now(),
+               raw_user_meta_data = '{}'::jsonb where id = $1`,
+            [id],
+          );
+        })
+      : await svc.db.query('delete from auth.users where id = $1', [id]);
+    if (r.affectedRows === 0) throw new ApiError(404, 'user_not_found', 'User not found');
+    return c.json({});
+  });
+
+  app.post('/generate_link', async (c) => {
+    const body = await readJsonObject(c);
+    const type = optString(body, 'type');
+    const rawEmail = optString(body, 'email');
+    if (!rawEmail) throw validationFailed('Unable to validate email address: invalid format');
+    const email = validateEmail(rawEmail);
+    const password = optString(body, 'password');
+    const data = optObject(body, 'data') ?? {};
+    const redirect = svc.redirectTo(optString(body, 'redirect_to') ?? c.req.query('redirect_to'));
+    const kinds: Record<string, { tokenType: OtpTokenType; verifyType: string }> = {
+      signup: { tokenType: 'confirmation_token', verifyType: 'signup' },
+      invite: { tokenType: 'confirmation_token', verifyType: 'invite' },
+      magiclink: { tokenType: 'recovery_token', verifyType: 'magiclink' },
+      recovery: { tokenType: 'recovery_token', verifyType: 'recovery' },
+      email_change_new: { tokenType: 'email_change_token_new', verifyType: 'email_change' },
+      email_change_current: { tokenType: 'email_change_token_current', verifyType: 'email_change' },
+    };
+    const kind = type ? kinds[type] : undefined;
+    if (!kind) throw validationFailed('Invalid email action link type requested');
+    const newEmailRaw = optString(body, 'new_email');
+    if (type?.startsWith('email_change') && !newEmailRaw)
+      throw validationFailed('The new_email address is required');
+    if (type === 'signup') {
+      if (!password) throw validationFailed('Signup requires a valid password');
+      checkPassword(password, svc.cfg.minPasswordLength);
+    }
+    const hash = password ? await svc.hashPassword(password) : null;
+    const result = await svc.db.transaction(async (tx) => {
+      let user = await svc.findUserByEmail(tx, email);
+      if (!user) {
+        if (type !== 'signup' && type !== 'invite' && type !== 'magiclink')
+          throw new ApiError(404, 'user_not_found', 'User with this email not found');
+        user = await svc.createUser(tx, {
+          email,
+          passwordHash: hash,
+          confirmed: false,
+          userMetadata: data,
+          invited: type === 'invite',
+        });
+      } else if (type === 'signup' || type === 'invite') {
+        if (svc.isConfirmed(user))
+          throw new ApiError(422, 'email_exists', 'A user with this email address has already been registered');
+      }
+      const userId = String(user.id);
+      let to = email;
+      if (type?.startsWith('email_change')) {
+        const newEmail = validateEmail(newEmailRaw ?? '');
+        const taken = await svc.findUserByEmail(tx, newEmail);
+        if (taken) throw new ApiError(422, 'email_exists', 'A user with this email address has already been registered');
+        await tx.query('update auth.users set email_change = $2, email_change_sent_at = now() where id = $1', [
+          userId,
+          newEmail,
+        ]);
+        if (type === 'email_change_new') to = newEmail;
+      }
+      const otp = newOtp();
+      const hashed = tokenHash(to, otp);
+      await tx.query(
+        `insert into auth.one_time_tokens (user_id, token_type, token_hash, relates_to, created_at, updated_at)
+         values ($1, $2, $3, $4, now(), now())
+         on conflict (user_id, token_type) do update set token_hash = excluded.token_hash,
+           relates_to = excluded.relates_to, created_at = now(), updated_at = now()`,
+        [userId, kind.tokenType, hashed, to],
+      );
+      const u = await svc.reloadUser(tx, userId);
+      return {
+        ...userJson(u),
+        action_link: `${svc.apiUrl}/auth/v1/verify?token=${hashed}&type=${kind.verifyType}&redirect_to=${encodeURIComponent(redirect)}`,
+        email_otp: otp,
+        hashed_token: hashed,
+        redirect_to: redirect,
+        verification_type: kind.verifyType,
+      };
+    });
+    return c.json(result);
+  });
+
+  return app;
+}

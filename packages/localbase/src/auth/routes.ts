@@ -1,0 +1,541 @@
+import crypto from 'node:crypto';
+import { Hono } from 'hono';
+import type { Context } from 'hono';
+import type { Row } from '../db/types.ts';
+import { ApiError, validationFailed } from '../http/errors.ts';
+import { optBool, optObject, optString, readJsonObject } from '../http/body.ts';
+import type { Body } from '../http/body.ts';
+import { userJson } from './format.ts';
+import { AuthService, checkPassword, validateEmail } from './service.ts';
+import type { OtpTokenType, TokenResponse } from './service.ts';
+import { mfaRoutes } from './mfa.ts';
+import { adminRoutes } from './admin.ts';
+import { clientIp } from '../http/ip.ts';
+
+export const GOTRUE_VERSION = 'v2.189.0-localbase';
+
+function meta(c: Context): { userAgent?: string; ip: string } {
+  return { userAgent: c.req.header('user-agent') ?? undefined, ip: clientIp(c) };
+}
+
+/** Merges user_metadata like GoTrue: keys set to null are removed. */
+export function mergeMetadata(current: Record<string, unknown>, patch: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...current };
+  for (const [k, v] of Object.entries(patch)) {
+    if (v === null) delete out[k];
+    else out[k] = v;
+  }
+  return out;
+}
+
+const VERIFY_TYPES: Record<string, OtpTokenType[]> = {
+  signup: ['confirmation_token'],
+  invite: ['confirmation_token'],
+  recovery: ['recovery_token'],
+  magiclink: ['recovery_token'],
+  email: ['confirmation_token', 'recovery_token'],
+  email_change: ['email_change_token_new', 'email_change_token_current'],
+};
+
+type VerifyOutcome =
+  | { kind: 'session'; tokens: TokenResponse; type: string }
+  | { kind: 'message'; message: string };
+
+export function authRoutes(svc: AuthService): Hono {
+  const app = new Hono();
+  const cfg = svc.cfg;
+
+  app.get('/health', (c) =>
+    c.json({
+      version: GOTRUE_VERSION,
+      name: 'GoTrue',
+      description: 'GoTrue is a user registration and authentication API',
+    }),
+  );
+
+  app.get('/settings', (c) =>
+    c.json({
+      external: {
+        anonymous_users: false,
+        apple: false,
+        azure: false,
+        bitbucket: false,
+        discord: false,
+        facebook: false,
+        figma: false,
+        fly: false,
+        github: false,
+        gitlab: false,
+        google: false,
+        keycloak: false,
+        kakao: false,
+        linkedin: false,
+        linkedin_oidc: false,
+        notion: false,
+        spotify: false,
+        slack: false,
+        slack_oidc: false,
+        workos: false,
+        twitch: false,
+        twitter: false,
+        x: false,
+        email: true,
+        phone: false,
+        zoom: false,
+      },
+      disable_signup: false,
+      mailer_autoconfirm: !cfg.enableConfirmations,
+      phone_autoconfirm: true,
+      sms_provider: '',
+      saml_enabled: false,
+      saml_private_key_next_configured: false,
+      passkeys_enabled: false,
+    }),
+  );
+
+  app.get('/.well-known/jwks.json', (c) => c.json({ keys: [] }));
+
+  // ---------- sign-up ----------
+  app.post('/signup', async (c) => {
+    const body = await readJsonObject(c);
+    const ip = clientIp(c);
+    const rawEmail = optString(body, 'email');
+    const password = optString(body, 'password');
+    const data = optObject(body, 'data') ?? {};
+    if (optString(body, 'phone')) throw new ApiError(422, 'phone_provider_disabled', 'Phone signups are disabled');
+    if (!rawEmail) {
+      if (password === undefined)
+        throw new ApiError(422, 'anonymous_provider_disabled', 'Anonymous sign-ins are disabled');
+      throw validationFailed('To signup, please provide your email');
+    }
+    const email = validateEmail(rawEmail);
+    if (!password) throw validationFailed('Signup requires a valid password');
+    checkPassword(password, cfg.minPasswordLength);
+    svc.limit('signIn', ip);
+    const redirectTo = c.req.query('redirect_to');
+    const hash = await svc.hashPassword(password);
+
+    const result = await svc.db.transaction(async (tx): Promise<TokenResponse | Record<string, unknown>> => {
+      const existing = await svc.findUserByEmail(tx, email);
+      if (!cfg.enableConfirmations) {
+        if (existing && svc.isConfirmed(existing))
+          throw new ApiError(422, 'user_already_exists', 'User already registered');
+        let userId: string;
+        if (existing) {
+          userId = String(existing.id);
+          await tx.query(
+            `update auth.users set encrypted_password = $2, updated_at = now(),
+               raw_user_meta_data = coalesce(raw_user_meta_data, '{}'::jsonb) || $3::jsonb where id = $1`,
+            [userId, hash, JSON.stringify(data)],
+          );
+          await svc.confirmEmail(tx, userId);
+        } else {
+          const u = await svc.createUser(tx, { email, passwordHash: hash, confirmed: true, userMetadata: data });
+          userId = String(u.id);
+        }
+        return svc.issueSession(tx, userId, 'password', meta(c));
+      }
+      if (existing && svc.isConfirmed(existing)) {
+        // Anti-enumeration: answer like a new sign-up, with an obfuscated user and no email.
+        const now = new Date().toISOString();
+        const fakeId = crypto.randomUUID();
+        return {
+          id: fakeId,
+          aud: 'authenticated',
+          role: 'authenticated',
+          email,
+          phone: '',
+          confirmation_sent_at: now,
+          app_metadata: { provider: 'email', providers: ['email'] },
+          user_metadata: { sub: fakeId, email, email_verified: false, phone_verified: false, ...data },
+          identities: [],
+          created_at: now,
+          updated_at: now,
+          is_anonymous: false,
+        };
+      }
+      svc.limitEmail(ip, email);
+      let user: Row;
+      if (existing) {
+        await tx.query(
+          `update auth.users set encrypted_password = $2, updated_at = now(),
+             raw_user_meta_data = coalesce(raw_user_meta_data, '{}'::jsonb) || $3::jsonb where id = $1`,
+          [existing.id, hash, JSON.stringify(data)],
+        );
+        user = existing;
+      } else {
+        user = await svc.createUser(tx, { email, passwordHash: hash, confirmed: false, userMetadata: data });
+      }
+      await svc.sendOtpMail(tx, {
+        user,
+        to: email,
+        mailType: 'signup',
+        tokenType: 'confirmation_token',
+        redirectTo,
+      });
+      return userJson(await svc.reloadUser(tx, String(user.id)));
+    });
+    return c.json(result);
+  });
+
+  // ---------- tokens ----------
+  app.post('/token', async (c) => {
+    const grantType = c.req.query('grant_type');
+    const body = await readJsonObject(c);
+    const ip = clientIp(c);
+    if (grantType === 'password') {
+      const rawEmail = optString(body, 'email');
+      const password = optString(body, 'password');
+      if (optString(body, 'phone') && !rawEmail)
+        throw new ApiError(400, 'phone_provider_disabled', 'Phone logins are disabled');
+      if (!rawEmail) throw validationFailed('Please provide an email address');
+      if (password === undefined) throw validationFailed('Please provide a password');
+      svc.limit('signIn', ip);
+      const email = rawEmail.trim().toLowerCase();
+      const user = await svc.findUserByEmail(svc.db, email);
+      const ok = await svc.passwordMatches(user ? (user.encrypted_password as string | null) : null, password);
+      if (!user || !ok) throw new ApiError(400, 'invalid_credentials', 'Invalid login credentials');
+      if (svc.isBanned(user)) throw new ApiError(400, 'user_banned', 'User is banned');
+      if (!svc.isConfirmed(user) && cfg.enableConfirmations)
+        throw new ApiError(400, 'email_not_confirmed', 'Email not confirmed');
+      const tokens = await svc.db.transaction((tx) => svc.issueSession(tx, String(user.id), 'password', meta(c)));
+      return c.json(tokens);
+    }
+    if (grantType === 'refresh_token') {
+      const rt = optString(body, 'refresh_token');
+      if (!rt)
+        return c.json(
+          {
+            code: 'validation_failed',
+            message: 'refresh_token required',
+            error: 'invalid_request',
+            error_description: 'refresh_token required',
+          },
+          400,
+        );
+      svc.limit('refresh', ip);
+      return c.json(await svc.refresh(rt));
+    }
+    throw new ApiError(400, 'invalid_credentials', 'unsupported_grant_type');
+  });
+
+  // ---------- the signed-in user ----------
+  app.get('/user', async (c) => {
+    const ctx = await svc.authenticate(c.req.header('authorization'));
+    return c.json(userJson(ctx.user));
+  });
+
+  app.put('/user', async (c) => {
+    const ctx = await svc.authenticate(c.req.header('authorization'));
+    const body = await readJsonObject(c);
+    const ip = clientIp(c);
+    const data = optObject(body, 'data');
+    const password = optString(body, 'password');
+    const rawEmail = optString(body, 'email');
+    if (optString(body, 'phone')) throw new ApiError(422, 'phone_provider_disabled', 'Phone updates are disabled');
+    const redirectTo = c.req.query('redirect_to');
+    const userId = String(ctx.user.id);
+    const aal2 = ctx.session.aal === 'aal2';
+    let newHash: string | undefined;
+    if (password !== undefined) {
+      checkPassword(password, cfg.minPasswordLength);
+      if (svc.hasVerifiedFactor(ctx.user) && !aal2)
+        throw new ApiError(401, 'insufficient_aal', 'AAL2 session is required to update email or password when MFA is enabled.');
+      if (await svc.passwordMatches(ctx.user.encrypted_password as string | null, password))
+        throw new ApiError(422, 'same_password', 'New password should be different from the old password.');
+      newHash = await svc.hashPassword(password);
+    }
+    let newEmail: string | undefined;
+    if (rawEmail !== undefined && rawEmail.trim().toLowerCase() !== String(ctx.user.email ?? '').toLowerCase()) {
+      newEmail = validateEmail(rawEmail);
+      if (svc.hasVerifiedFactor(ctx.user) && !aal2)
+        throw new ApiError(401, 'insufficient_aal', 'AAL2 session is required to update email or password when MFA is enabled.');
+    }
+    const updated = await svc.db.transaction(async (tx) => {
+      if (data) {
+        const cur = await tx.query<{ m: Record<string, unknown> | null }>(
+          'select raw_user_meta_data as m from auth.users where id = $1 for update',
+          [userId],
+        );
+        const merged = mergeMetadata(cur.rows[0]?.m ?? {}, data);
+        await tx.query('update auth.users set raw_user_meta_data = $2::jsonb, updated_at = now() where id = $1', [
+          userId,
+          JSON.stringify(merged),
+        ]);
+      }
+      if (newHash) {
+        await tx.query('update auth.users set encrypted_password = $2, updated_at = now() where id = $1', [
+          userId,
+          newHash,
+        ]);
+        // A password change signs out every other session of the user.
+        await tx.query('delete from auth.sessions where user_id = $1 and id <> $2', [userId, ctx.session.id]);
+      }
+      if (newEmail) {
+        const taken = await svc.findUserByEmail(tx, newEmail);
+        if (taken && String(taken.id) !== userId)
+          throw new ApiError(422, 'email_exists', 'A user with this email address has already been registered');
+        svc.limitEmail(ip, newEmail);
+        await tx.query(
+          'update auth.users set email_change = $2, email_change_confirm_status = 0, updated_at = now() where id = $1',
+          [userId, newEmail],
+        );
+        await tx.query(
+          "delete from auth.one_time_tokens where user_id = $1 and token_type in ('email_change_token_new', 'email_change_token_current')",
+          [userId],
+        );
+        await svc.sendOtpMail(tx, {
+          user: ctx.user,
+          to: newEmail,
+          mailType: 'email_change',
+          tokenType: 'email_change_token_new',
+          redirectTo,
+        });
+        // double_confirm_changes (Supabase default): the current address confirms too.
+        if (ctx.user.email && svc.isConfirmed(ctx.user)) {
+          await svc.sendOtpMail(tx, {
+            user: ctx.user,
+            to: String(ctx.user.email),
+            mailType: 'email_change',
+            tokenType: 'email_change_token_current',
+            redirectTo,
+          });
+        }
+      }
+      return svc.reloadUser(tx, userId);
+    });
+    return c.json(userJson(updated));
+  });
+
+  app.post('/logout', async (c) => {
+    const ctx = await svc.authenticate(c.req.header('authorization'));
+    const scope = c.req.query('scope') ?? 'global';
+    const userId = String(ctx.user.id);
+    const sessionId = String(ctx.session.id);
+    if (scope === 'local') await svc.db.query('delete from auth.sessions where id = $1', [sessionId]);
+    else if (scope === 'others')
+      await svc.db.query('delete from auth.sessions where user_id = $1 and id <> $2', [userId, sessionId]);
+    else if (scope === 'global') await svc.db.query('delete from auth.sessions where user_id = $1', [userId]);
+    else throw validationFailed('Unsupported logout scope "' + scope + '"');
+    return c.body(null, 204);
+  });
+
+  // ---------- emails ----------
+  app.post('/recover', async (c) => {
+    const body = await readJsonObject(c);
+    const rawEmail = optString(body, 'email');
+    if (!rawEmail) throw validationFailed('Password recovery requires an email');
+    const email = validateEmail(rawEmail);
+    svc.limitEmail(clientIp(c), email);
+    const redirectTo = c.req.query('redirect_to');
+    await svc.db.transaction(async (tx) => {
+      const user = await svc.findUserByEmail(tx, email);
+      if (!user) return; // no enumeration: the same answer as for a known email
+      await svc.sendOtpMail(tx, { user, to: email, mailType: 'recovery', tokenType: 'recovery_token', redirectTo });
+    });
+    return c.json({});
+  });
+
+  app.post('/otp', async (c) => {
+    const body = await readJsonObject(c);
+    const rawEmail = optString(body, 'email');
+    if (optString(body, 'phone') && !rawEmail)
+      throw new ApiError(422, 'phone_provider_disabled', 'Unsupported phone provider');
+    if (!rawEmail) throw validationFailed('An email address is required');
+    const email = validateEmail(rawEmail);
+    const createUser = optBool(body, 'create_user') ?? true;
+    const data = optObject(body, 'data') ?? {};
+    svc.limitEmail(clientIp(c), email);
+    const redirectTo = c.req.query('redirect_to');
+    await svc.db.transaction(async (tx) => {
+      let user = await svc.findUserByEmail(tx, email);
+      if (!user) {
+        if (!createUser) throw new ApiError(422, 'otp_disabled', 'Signups not allowed for otp');
+        user = await svc.createUser(tx, { email, passwordHash: null, confirmed: false, userMetadata: data });
+      }
+      if (svc.isConfirmed(user))
+        await svc.sendOtpMail(tx, { user, to: email, mailType: 'magiclink', tokenType: 'recovery_token', redirectTo });
+      else
+        await svc.sendOtpMail(tx, { user, to: email, mailType: 'signup', tokenType: 'confirmation_token', redirectTo });
+    });
+    return c.json({});
+  });
+
+  app.post('/resend', async (c) => {
+    const body = await readJsonObject(c);
+    const type = optString(body, 'type');
+    const rawEmail = optString(body, 'email');
+    if (type !== 'signup' && type !== 'email_change')
+      throw validationFailed('Missing one of these types: signup, email_change, sms, phone_change');
+    if (!rawEmail) throw validationFailed('Email is required');
+    const email = validateEmail(rawEmail);
+    svc.limitEmail(clientIp(c), email);
+    const redirectTo = c.req.query('redirect_to');
+    await svc.db.transaction(async (tx) => {
+      if (type === 'signup') {
+        const user = await svc.findUserByEmail(tx, email);
+        if (!user || svc.isConfirmed(user)) return;
+        await svc.sendOtpMail(tx, { user, to: email, mailType: 'signup', tokenType: 'confirmation_token', redirectTo });
+      } else {
+        const r = await tx.query(
+          `select * from auth.users where (lower(email) = $1 or lower(email_change) = $1) and coalesce(email_change, '') <> ''`,
+          [email],
+        );
+        const user = r.rows[0];
+        if (!user) return;
+        await svc.sendOtpMail(tx, {
+          user,
+          to: String(user.email_change),
+          mailType: 'email_change',
+          tokenType: 'email_change_token_new',
+          redirectTo,
+        });
+      }
+    });
+    return c.json({});
+  });
+
+  // ---------- verify ----------
+  async function verify(
+    c: Context,
+    type: string,
+    by: { hash: string } | { email: string; otp: string },
+    amrMethod: string,
+  ): Promise<VerifyOutcome> {
+    const types = VERIFY_TYPES[type];
+    if (!types) throw validationFailed(`Verify requires a verification type`);
+    svc.limit('verify', clientIp(c));
+    const outcome = await svc.db.transaction(async (tx): Promise<VerifyOutcome | { error: ApiError }> => {
+      let consumed;
+      try {
+        consumed = await svc.consumeOtp(tx, types, by);
+      } catch (err) {
+        if (err instanceof ApiError) return { error: err };
+        throw err;
+      }
+      const user = await svc.findUserById(tx, consumed.userId);
+      if (!user) return { error: new ApiError(403, 'otp_expired', 'Token has expired or is invalid') };
+      if (svc.isBanned(user)) return { error: new ApiError(403, 'user_banned', 'User is banned') };
+      const userId = String(user.id);
+      if (consumed.tokenType === 'confirmation_token' || consumed.tokenType === 'recovery_token') {
+        await svc.confirmEmail(tx, userId);
+        if (user.invited_at && consumed.tokenType === 'confirmation_token')
+          await tx.query('update auth.users set invited_at = coalesce(invited_at, now()) where id = $1', [userId]);
+      } else {
+        // email change: with two pending tokens the first confirmation only records progress.
+        const other = await tx.query(
+          "select 1 from auth.one_time_tokens where user_id = $1 and token_type in ('email_change_token_new', 'email_change_token_current')",
+          [userId],
+        );
+        if (other.rows.length > 0) {
+          await tx.query('update auth.users set email_change_confirm_status = 1 where id = $1', [userId]);
+          return {
+            kind: 'message',
+            message: 'Confirmation link accepted. Please proceed to confirm link sent to the other email',
+          };
+        }
+        const newEmail = String(user.email_change ?? '');
+        if (!newEmail) return { error: new ApiError(403, 'otp_expired', 'Token has expired or is invalid') };
+        try {
+          await tx.query(
+            `update auth.users set email = $2, email_change = '', email_change_confirm_status = 0,
+               email_change_sent_at = null, email_confirmed_at = coalesce(email_confirmed_at, now()),
+               raw_user_meta_data = coalesce(raw_user_meta_data, '{}'::jsonb) || jsonb_build_object('email', $2::text),
+               updated_at = now() where id = $1`,
+            [userId, newEmail],
+          );
+        } catch (err) {
+          if ((err as { code?: string }).code === '23505')
+            return { error: new ApiError(422, 'email_exists', 'A user with this email address has already been registered') };
+          throw err;
+        }
+        await tx.query(
+          `update auth.identities set identity_data = identity_data || jsonb_build_object('email', $2::text), updated_at = now()
+           where user_id = $1 and provider = 'email'`,
+          [userId, newEmail],
+        );
+      }
+      const tokens = await svc.issueSession(tx, userId, amrMethod, meta(c));
+      return { kind: 'session', tokens, type };
+    });
+    if ('error' in outcome) throw outcome.error;
+    return outcome;
+  }
+
+  app.post('/verify', async (c) => {
+    const body: Body = await readJsonObject(c);
+    const type = optString(body, 'type');
+    const token = optString(body, 'token');
+    const tokenHash = optString(body, 'token_hash');
+    const rawEmail = optString(body, 'email');
+    if (!type) throw validationFailed('Verify requires a verification type');
+    if (optString(body, 'phone')) throw new ApiError(422, 'sms_send_failed', 'Phone verification is not supported');
+    let outcome: VerifyOutcome;
+    if (tokenHash) {
+      if (rawEmail) throw validationFailed('Only the token_hash and type should be provided');
+      outcome = await verify(c, type, { hash: tokenHash }, 'otp');
+    } else if (token) {
+      if (!rawEmail) throw validationFailed('Only an email address or phone number should be provided on verify');
+      outcome = await verify(c, type, { email: rawEmail.trim().toLowerCase(), otp: token.trim() }, 'otp');
+    } else {
+      throw validationFailed('Verify requires either a token or a token hash');
+    }
+    if (outcome.kind === 'message') return c.json({ msg: outcome.message, code: 200 });
+    return c.json(outcome.tokens);
+  });
+
+  app.get('/verify', async (c) => {
+    const type = c.req.query('type') ?? '';
+    const token = c.req.query('token') ?? '';
+    const redirect = svc.redirectTo(c.req.query('redirect_to'));
+    const base = redirect.split('#')[0];
+    try {
+      if (!token) throw new ApiError(403, 'otp_expired', 'Email link is invalid or has expired');
+      const method = type === 'recovery' ? 'recovery' : type === 'magiclink' ? 'magiclink' : 'otp';
+      const outcome = await verify(c, type, { hash: token }, method);
+      if (outcome.kind === 'message') {
+        return c.redirect(`${base}#${new URLSearchParams({ message: outcome.message })}`, 303);
+      }
+      const t = outcome.tokens;
+      const frag = new URLSearchParams({
+        access_token: t.access_token,
+        expires_at: String(t.expires_at),
+        expires_in: String(t.expires_in),
+        refresh_token: t.refresh_token,
+        token_type: 'bearer',
+        type,
+      });
+      return c.redirect(`${base}#${frag}`, 303);
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+      const code = err.code === 'otp_expired' ? 'otp_expired' : err.code;
+      const desc = err.code === 'otp_expired' ? 'Email link is invalid or has expired' : err.message;
+      const error = err.status === 429 ? 'over_request_rate_limit' : 'access_denied';
+      return c.redirect(`${base}#${new URLSearchParams({ error, error_code: code, error_description: desc })}`, 303);
+    }
+  });
+
+  app.route('/factors', mfaRoutes(svc));
+  app.route('/admin', adminRoutes(svc));
+
+  app.post('/invite', async (c) => {
+    await svc.requireAdmin(c.req.header('authorization'));
+    const body = await readJsonObject(c);
+    const rawEmail = optString(body, 'email');
+    if (!rawEmail) throw validationFailed('Invite requires an email address');
+    const email = validateEmail(rawEmail);
+    const data = optObject(body, 'data') ?? {};
+    const redirectTo = c.req.query('redirect_to');
+    const user = await svc.db.transaction(async (tx) => {
+      let u = await svc.findUserByEmail(tx, email);
+      if (u && svc.isConfirmed(u))
+        throw new ApiError(422, 'email_exists', 'A user with this email address has already been registered');
+      if (!u) u = await svc.createUser(tx, { email, passwordHash: null, confirmed: false, userMetadata: data, invited: true });
+      await svc.sendOtpMail(tx, { user: u, to: email, mailType: 'invite', tokenType: 'confirmation_token', redirectTo });
+      return svc.reloadUser(tx, String(u.id));
+    });
+    return c.json(userJson(user));
+  });
+
+  return app;
+}

@@ -1,0 +1,495 @@
+import crypto from 'node:crypto';
+import bcrypt from 'bcryptjs';
+import type { Database, Queryable, Row } from '../db/types.ts';
+import type { ResolvedConfig } from '../config.ts';
+import { ApiError, validationFailed } from '../http/errors.ts';
+import { RateLimiter } from './ratelimit.ts';
+import { JwtKeys, newOtp, newRefreshToken, tokenHash, UUID_RE } from './tokens.ts';
+import type { AccessTokenClaims, AmrEntry } from './tokens.ts';
+import { USER_SELECT, userJson } from './format.ts';
+import { composeMail, Mailbox } from '../mail/mailer.ts';
+import type { MailType } from '../mail/mailer.ts';
+
+export const BCRYPT_COST = 10;
+export const MAX_PASSWORD_LENGTH = 72;
+const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+// A hash to compare against when the email is unknown, so both paths cost one bcrypt comparison.
+const DUMMY_HASH = bcrypt.hashSync('localbase-dummy-password', BCRYPT_COST);
+
+export type OtpTokenType =
+  | 'confirmation_token'
+  | 'recovery_token'
+  | 'email_change_token_new'
+  | 'email_change_token_current'
+  | 'reauthentication_token';
+
+export interface TokenResponse {
+  access_token: string;
+  token_type: 'bearer';
+  expires_in: number;
+  expires_at: number;
+  refresh_token: string;
+  user: Record<string, unknown>;
+}
+
+export interface AuthContext {
+  claims: AccessTokenClaims;
+  user: Row;
+  session: Row;
+}
+
+export function normaliseEmail(email: string): string {
+  return email.trim().toLowerCase();
+}
+
+export function validateEmail(email: string): string {
+  const e = normaliseEmail(email);
+  if (e.length > 255 || !EMAIL_RE.test(e)) throw validationFailed('Unable to validate email address: invalid format');
+  return e;
+}
+
+export function checkPassword(password: string, minLength: number): void {
+  if (password.length > MAX_PASSWORD_LENGTH)
+    throw validationFailed(`Password cannot be longer than ${MAX_PASSWORD_LENGTH} characters`);
+  if (password.length < minLength)
+    throw new ApiError(422, 'weak_password', `Password should be at least ${minLength} characters.`, {
+      weak_password: { reasons: ['length'] },
+    });
+}
+
+/** Matches a URL against a GoTrue-style allow-list glob: `*` stays within a path segment or host label, `**` crosses. */
+export function globMatch(pattern: string, value: string): boolean {
+  let re = '';
+  for (let i = 0; i < pattern.length; i++) {
+    const ch = pattern[i];
+    if (ch === '*' && pattern[i + 1] === '*') {
+      re += '.*';
+      i++;
+    } else if (ch === '*') re += '[^/.]*';
+    else re += ch.replace(/[.+?^${}()|[\]\\]/g, '\\$&');
+  }
+  return new RegExp(`^${re}$`).test(value);
+}
+
+export class AuthService {
+  readonly db: Database;
+  readonly cfg: ResolvedConfig;
+  readonly keys: JwtKeys;
+  readonly mailbox: Mailbox;
+  readonly apiUrl: string;
+  readonly issuer: string;
+  readonly limits: {
+    signIn: RateLimiter;
+    refresh: RateLimiter;
+    verify: RateLimiter;
+    email: RateLimiter;
+  };
+
+  constructor(db: Database, cfg: ResolvedConfig, apiUrl: string) {
+    this.db = db;
+    this.cfg = cfg;
+    this.keys = new JwtKeys(cfg.jwtSecret);
+    this.mailbox = new Mailbox({ quiet: cfg.quiet });
+    this.apiUrl = apiUrl;
+    this.issuer = `${apiUrl}/auth/v1`;
+    const w = cfg.rateLimits.windowSeconds;
+    this.limits = {
+      signIn: new RateLimiter(cfg.rateLimits.signInSignUps, w),
+      refresh: new RateLimiter(cfg.rateLimits.tokenRefresh, w),
+      verify: new RateLimiter(cfg.rateLimits.tokenVerifications, w),
+      email: new RateLimiter(cfg.rateLimits.emailSent, w),
+    };
+  }
+
+  // ---------- rate limits ----------
+
+  limit(kind: 'signIn' | 'refresh' | 'verify', ip: string): void {
+    if (!this.limits[kind].take(ip)) throw new ApiError(429, 'over_request_rate_limit', 'Request rate limit reached');
+  }
+
+  /** Counts one email for the sender IP and for the recipient. */
+  limitEmail(ip: string, email: string): void {
+    if (!this.limits.email.take(`ip:${ip}`) || !this.limits.email.take(`to:${email}`))
+      throw new ApiError(429, 'over_email_send_rate_limit', 'email rate limit exceeded');
+  }
+
+  // ---------- redirects ----------
+
+  /** redirect_to if it is the site URL's host or on the allow-list, else the site URL (GoTrue falls back silently). */
+  redirectTo(requested: string | undefined | null): string {
+    if (!requested) return this.cfg.siteUrl;
+    let u: URL;
+    try {
+      u = new URL(requested);
+    } catch {
+      return this.cfg.siteUrl;
+    }
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') {
+      // Custom app schemes only when explicitly allowed.
+      return this.cfg.additionalRedirectUrls.some((p) => globMatch(p, requested)) ? requested : this.cfg.siteUrl;
+    }
+    try {
+      if (new URL(this.cfg.siteUrl).hostname === u.hostname) return requested;
+    } catch {
+      /* bad site url: only the allow-list can match */
+    }
+    for (const pattern of this.cfg.additionalRedirectUrls) {
+      if (pattern === requested || globMatch(pattern, requested)) return requested;
+      // An allowed URL also allows paths below it (e.g. http://host/* style entries without a glob).
+      if (!pattern.includes('*') && requested.startsWith(pattern.endsWith('/') ? pattern : pattern + '/'))
+        return requested;
+    }
+    return this.cfg.siteUrl;
+  }
+
+  // ---------- users ----------
+
+  async findUserByEmail(q: Queryable, email: string): Promise<Row | undefined> {
+    const r = await q.query(`${USER_SELECT} where lower(u.email) = lower($1) and u.is_sso_user = false`, [email]);
+    return r.rows[0];
+  }
+
+  async findUserById(q: Queryable, id: string): Promise<Row | undefined> {
+    if (!UUID_RE.test(id)) return undefined;
+    const r = await q.query(`${USER_SELECT} where u.id = $1`, [id]);
+    return r.rows[0];
+  }
+
+  async reloadUser(q: Queryable, id: string): Promise<Row> {
+    const u = await this.findUserById(q, id);
+    if (!u) throw new ApiError(404, 'user_not_found', 'User not found');
+    return u;
+  }
+
+  hashPassword(password: string): Promise<string> {
+    return bcrypt.hash(password, BCRYPT_COST);
+  }
+
+  async passwordMatches(hash: string | null | undefined, password: string): Promise<boolean> {
+    if (!hash) {
+      await bcrypt.compare(password, DUMMY_HASH);
+      return false;
+    }
+    try {
+      return await bcrypt.compare(password, hash);
+    } catch {
+      return false;
+    }
+  }
+
+  /** Inserts a user and its email identity. */
+  async createUser(
+    q: Queryable,
+    p: {
+      email: string;
+      passwordHash: string | null;
+      confirmed: boolean;
+      userMetadata?: Record<string, unknown>;
+      appMetadata?: Record<string, unknown>;
+      invited?: boolean;
+      role?: string;
+    },
+  ): Promise<Row> {
+    const id = crypto.randomUUID();
+    const identityData = { sub: id, email: p.email, email_verified: p.confirmed, phone_verified: false };
+    const userMeta = { ...identityData, ...(p.userMetadata ?? {}) };
+    const appMeta = { provider: 'email', providers: ['email'], ...(p.appMetadata ?? {}) };
+    try {
+      await q.query(
+        `insert into auth.users (instance_id, id, aud, role, email, encrypted_password, email_confirmed_at, invited_at,
+           raw_app_meta_data, raw_user_meta_data, created_at, updated_at, is_anonymous)
+         values ('00000000-0000-0000-0000-000000000000', $1, 'authenticated', $2, $3, $4,
+           case when $5::boolean then now() end, case when $6::boolean then now() end, $7::jsonb, $8::jsonb, now(), now(), false)`,
+        [
+          id,
+          p.role ?? 'authenticated',
+          p.email,
+          p.passwordHash,
+          p.confirmed,
+          p.invited ?? false,
+          JSON.stringify(appMeta),
+          JSON.stringify(userMeta),
+        ],
+      );
+    } catch (err) {
+      if ((err as { code?: string }).code === '23505')
+        throw new ApiError(422, 'email_exists', 'A user with this email address has already been registered');
+      throw err;
+    }
+    await q.query(
+      `insert into auth.identities (provider_id, user_id, identity_data, provider, last_sign_in_at, created_at, updated_at)
+       values ($1, $2, $3::jsonb, 'email', now(), now(), now())`,
+      [id, id, JSON.stringify(identityData)],
+    );
+    return this.reloadUser(q, id);
+  }
+
+  /** Marks the email confirmed (user_metadata and identity get email_verified: true). */
+  async confirmEmail(q: Queryable, userId: string): Promise<void> {
+    await q.query(
+      `update auth.users set email_confirmed_at = coalesce(email_confirmed_at, now()), updated_at = now(),
+         raw_user_meta_data = coalesce(raw_user_meta_data, '{}'::jsonb) || '{"email_verified": true}'::jsonb
+       where id = $1`,
+      [userId],
+    );
+    await q.query(
+      `update auth.identities set identity_data = identity_data || '{"email_verified": true}'::jsonb, updated_at = now()
+       where user_id = $1 and provider = 'email'`,
+      [userId],
+    );
+  }
+
+  isConfirmed(u: Row): boolean {
+    return Boolean(u.email_confirmed_at);
+  }
+
+  isBanned(u: Row): boolean {
+    return u.banned_until instanceof Date
+      ? u.banned_until.getTime() > Date.now()
+      : Boolean(u.banned_until) && new Date(String(u.banned_until)).getTime() > Date.now();
+  }
+
+  // ---------- one-time tokens and mail ----------
+
+  /** Creates (replacing any previous one of the same type) a one-time token, and mails it. */
+  async sendOtpMail(
+    q: Queryable,
+    p: { user: Row; to: string; mailType: MailType; tokenType: OtpTokenType; redirectTo?: string | null },
+  ): Promise<void> {
+    const otp = newOtp();
+    const hash = tokenHash(p.to, otp);
+    const userId = String(p.user.id);
+    await q.query(
+      `insert into auth.one_time_tokens (user_id, token_type, token_hash, relates_to, created_at, updated_at)
+       values ($1, $2, $3, $4, now(), now())
+       on conflict (user_id, token_type) do update set token_hash = excluded.token_hash,
+         relates_to = excluded.relates_to, created_at = now(), updated_at = now()`,
+      [userId, p.tokenType, hash, p.to],
+    );
+    const column: Partial<Record<OtpTokenType, string>> = {
+      confirmation_token: 'confirmation_sent_at',
+      recovery_token: 'recovery_sent_at',
+      email_change_token_new: 'email_change_sent_at',
+      email_change_token_current: 'email_change_sent_at',
+      reauthentication_token: 'reauthentication_sent_at',
+    };
+    const col = column[p.tokenType];
+    if (col) await q.query(`update auth.users set ${col} = now() where id = $1`, [userId]);
+    const linkType = p.mailType === 'reauthentication' ? undefined : p.mailType;
+    const link = linkType
+      ? `${this.apiUrl}/auth/v1/verify?token=${hash}&type=${linkType}&redirect_to=${encodeURIComponent(
+          this.redirectTo(p.redirectTo),
+        )}`
+      : undefined;
+    await this.mailbox.deliver(q, composeMail(p.mailType, p.to, link, otp));
+  }
+
+  /** Finds and consumes a one-time token of one of the given types, or throws otp_expired. */
+  async consumeOtp(
+    q: Queryable,
+    types: OtpTokenType[],
+    by: { hash: string } | { email: string; otp: string },
+  ): Promise<{ userId: string; tokenType: OtpTokenType; relatesTo: string }> {
+    const hash = 'hash' in by ? by.hash : tokenHash(by.email, by.otp);
+    const r = await q.query<{ id: string; user_id: string; token_type: OtpTokenType; relates_to: string; fresh: boolean }>(
+      `select id, user_id, token_type, relates_to, created_at > now() - make_interval(secs => $3) as fresh
+       from auth.one_time_tokens where token_hash = $1 and token_type = any($2::text[])
+       ${'email' in by ? 'and lower(relates_to) = lower($4)' : ''}
+       order by created_at desc limit 1 for update`,
+      'email' in by ? [hash, types, this.cfg.otpExpiry, by.email] : [hash, types, this.cfg.otpExpiry],
+    );
+    const t = r.rows[0];
+    if (!t || !t.fresh) {
+      if (t) await q.query('delete from auth.one_time_tokens where id = $1', [t.id]);
+      throw new ApiError(403, 'otp_expired', 'Token has expired or is invalid');
+    }
+    await q.query('delete from auth.one_time_tokens where id = $1', [t.id]);
+    return { userId: t.user_id, tokenType: t.token_type, relatesTo: t.relates_to };
+  }
+
+  // ---------- sessions and tokens ----------
+
+  async createSession(
+    q: Queryable,
+    userId: string,
+    method: string,
+    meta: { userAgent?: string; ip?: string } = {},
+  ): Promise<{ session: Row; refreshToken: string }> {
+    const sessionId = crypto.randomUUID();
+    const s = await q.query(
+      `insert into auth.sessions (id, user_id, created_at, updated_at, aal, user_agent, ip, refreshed_at)
+       values ($1, $2, now(), now(), 'aal1', $3, $4, now()) returning *`,
+      [sessionId, userId, meta.userAgent ?? null, meta.ip ?? null],
+    );
+    await this.addAmr(q, sessionId, method);
+    const refreshToken = await this.insertRefreshToken(q, userId, sessionId, null);
+    await q.query('update auth.users set last_sign_in_at = now(), updated_at = now() where id = $1', [userId]);
+    await q.query(
+      "update auth.identities set last_sign_in_at = now() where user_id = $1 and provider = 'email'",
+      [userId],
+    );
+    return { session: s.rows[0], refreshToken };
+  }
+
+  async addAmr(q: Queryable, sessionId: string, method: string): Promise<void> {
+    await q.query(
+      `insert into auth.mfa_amr_claims (session_id, created_at, updated_at, authentication_method)
+       values ($1, now(), now(), $2)
+       on conflict (session_id, authentication_method) do update set updated_at = now()`,
+      [sessionId, method],
+    );
+  }
+
+  async insertRefreshToken(q: Queryable, userId: string, sessionId: string, parent: string | null): Promise<string> {
+    const token = newRefreshToken();
+    await q.query(
+      `insert into auth.refresh_tokens (instance_id, token, user_id, revoked, created_at, updated_at, parent, session_id)
+       values ('00000000-0000-0000-0000-000000000000', $1, $2, false, now(), now(), $3, $4)`,
+      [token, userId, parent, sessionId],
+    );
+    return token;
+  }
+
+  async tokenResponse(q: Queryable, userId: string, sessionId: string, refreshToken: string): Promise<TokenResponse> {
+    const user = await this.reloadUser(q, userId);
+    const s = await q.query<{ aal: string }>('select aal from auth.sessions where id = $1', [sessionId]);
+    const amrRows = await q.query<{ method: string; ts: number }>(
+      `select authentication_method as method, floor(extract(epoch from updated_at))::int as ts
+       from auth.mfa_amr_claims where session_id = $1 order by updated_at desc`,
+      [sessionId],
+    );
+    const amr: AmrEntry[] = amrRows.rows.map((r) => ({ method: r.method, timestamp: Number(r.ts) }));
+    const now = Math.floor(Date.now() / 1000);
+    const exp = now + this.cfg.jwtExpiry;
+    const uj = userJson(user);
+    const claims: AccessTokenClaims = {
+      aud: 'authenticated',
+      exp,
+      iat: now,
+      iss: this.issuer,
+      sub: userId,
+      email: String(uj.email ?? ''),
+      phone: String(uj.phone ?? ''),
+      app_metadata: uj.app_metadata as Record<string, unknown>,
+      user_metadata: uj.user_metadata as Record<string, unknown>,
+      role: String(user.role || 'authenticated'),
+      aal: s.rows[0]?.aal === 'aal2' ? 'aal2' : 'aal1',
+      amr,
+      session_id: sessionId,
+      is_anonymous: Boolean(user.is_anonymous),
+    };
+    return {
+      access_token: await this.keys.sign(claims),
+      token_type: 'bearer',
+      expires_in: this.cfg.jwtExpiry,
+      expires_at: exp,
+      refresh_token: refreshToken,
+      user: uj,
+    };
+  }
+
+  /** Signs a user in: new session (aal1) with the given authentication method. */
+  async issueSession(
+    q: Queryable,
+    userId: string,
+    method: string,
+    meta: { userAgent?: string; ip?: string },
+  ): Promise<TokenResponse> {
+    const { session, refreshToken } = await this.createSession(q, userId, method, meta);
+    return this.tokenResponse(q, userId, String(session.id), refreshToken);
+  }
+
+  /**
+   * The refresh_token grant with GoTrue's rotation rules:
+   * - an active token is revoked and replaced by a child;
+   * - a revoked token whose child is the active token replays to that active token;
+   * - a revoked token used within the reuse interval gets a new child;
+   * - any other reuse revokes every token of the session (refresh_token_already_used).
+   */
+  async refresh(presented: string): Promise<TokenResponse> {
+    const outcome = await this.db.transaction(async (tx) => {
+      const r = await tx.query(
+        `select t.*, (t.updated_at > now() - make_interval(secs => $2)) as within_reuse
+         from auth.refresh_tokens t where t.token = $1 for update`,
+        [presented, this.cfg.refreshTokenReuseInterval],
+      );
+      const t = r.rows[0];
+      if (!t) throw new ApiError(400, 'refresh_token_not_found', 'Invalid Refresh Token: Refresh Token Not Found');
+      const sessionId = t.session_id as string | null;
+      const s = sessionId
+        ? (await tx.query('select * from auth.sessions where id = $1 for update', [sessionId])).rows[0]
+        : undefined;
+      if (!s || !sessionId)
+        throw new ApiError(400, 'session_not_found', 'Invalid Refresh Token: No Valid Session Found');
+      const user = await this.findUserById(tx, String(s.user_id));
+      if (!user) throw new ApiError(400, 'user_not_found', 'Invalid Refresh Token: User not found');
+      if (this.isBanned(user)) throw new ApiError(400, 'user_banned', 'Invalid Refresh Token: User Banned');
+      const userId = String(user.id);
+
+      let token: string;
+      if (t.revoked) {
+        const child = await tx.query<{ token: string }>(
+          'select token from auth.refresh_tokens where parent = $1 and session_id = $2 and revoked = false order by id desc limit 1',
+          [presented, sessionId],
+        );
+        if (child.rows[0]) {
+          token = child.rows[0].token;
+        } else if (t.within_reuse) {
+          token = await this.insertRefreshToken(tx, userId, sessionId, presented);
+        } else {
+          await tx.query('update auth.refresh_tokens set revoked = true, updated_at = now() where session_id = $1', [
+            sessionId,
+          ]);
+          return { error: new ApiError(400, 'refresh_token_already_used', 'Invalid Refresh Token: Already Used') };
+        }
+      } else {
+        await tx.query('update auth.refresh_tokens set revoked = true, updated_at = now() where id = $1', [t.id]);
+        token = await this.insertRefreshToken(tx, userId, sessionId, presented);
+      }
+      await tx.query('update auth.sessions set refreshed_at = now(), updated_at = now() where id = $1', [sessionId]);
+      return { response: await this.tokenResponse(tx, userId, sessionId, token) };
+    });
+    // The family revocation must commit before the error is reported, so it is returned, not thrown, above.
+    if ('error' in outcome) throw outcome.error;
+    return outcome.response;
+  }
+
+  /** Validates `Authorization: Bearer <user jwt>` and loads the user and session (GoTrue's requireAuthentication). */
+  async authenticate(authorization: string | undefined): Promise<AuthContext> {
+    const m = authorization ? /^bearer\s+(\S+)\s*$/i.exec(authorization) : null;
+    if (!m) throw new ApiError(401, 'no_authorization', 'This endpoint requires a valid Bearer token');
+    const payload = (await this.keys.verify(m[1])) as Partial<AccessTokenClaims>;
+    if (!payload.sub) throw new ApiError(403, 'bad_jwt', 'invalid claim: missing sub claim');
+    if (!UUID_RE.test(payload.sub)) throw new ApiError(400, 'bad_jwt', 'invalid claim: sub claim must be a UUID');
+    const aud = payload.aud;
+    if (aud !== undefined && aud !== 'authenticated' && !(Array.isArray(aud) && aud.includes('authenticated')))
+      throw new ApiError(403, 'bad_jwt', "Token audience doesn't match request audience");
+    const user = await this.findUserById(this.db, payload.sub);
+    if (!user) throw new ApiError(403, 'user_not_found', 'User from sub claim in JWT does not exist');
+    if (!payload.session_id || !UUID_RE.test(payload.session_id))
+      throw new ApiError(403, 'session_not_found', 'Session from session_id claim in JWT does not exist');
+    const s = await this.db.query('select * from auth.sessions where id = $1 and user_id = $2', [
+      payload.session_id,
+      payload.sub,
+    ]);
+    if (!s.rows[0]) throw new ApiError(403, 'session_not_found', 'Session from session_id claim in JWT does not exist');
+    return { claims: payload as AccessTokenClaims, user, session: s.rows[0] };
+  }
+
+  /** Verifies an admin bearer token (service_role). */
+  async requireAdmin(authorization: string | undefined): Promise<void> {
+    const m = authorization ? /^bearer\s+(\S+)\s*$/i.exec(authorization) : null;
+    if (!m) throw new ApiError(401, 'no_authorization', 'This endpoint requires a valid Bearer token');
+    const token = m[1];
+    if (token === this.cfg.serviceRoleKey) return;
+    const payload = await this.keys.verify(token);
+    if (payload.role !== 'service_role' && payload.role !== 'supabase_admin')
+      throw new ApiError(403, 'not_admin', 'User not allowed');
+  }
+
+  hasVerifiedFactor(u: Row): boolean {
+    const f = u.factors_json;
+    const list = (typeof f === 'string' ? JSON.parse(f) : f) as Row[] | null;
+    return Array.isArray(list) && list.some((x) => x.status === 'verified');
+  }
+}

@@ -1,0 +1,91 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** Supabase CLI's public local-development values (protocol reference §E). */
+export const DEFAULT_JWT_SECRET = 'super-secret-jwt-token-with-at-least-32-characters-long';
+export const DEFAULT_ANON_KEY =
+  'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJpc3MiOiJzdXBhYmFzZS1kZW1vIiwicm9sZSI6ImFub24iLCJleHAiOjE5ODM4MTI5OTZ9.CRXP1A7WOeoJeXxjNni43kdQwgnWNReilDMblYTn_I0';
+export const DEFAULT_SERVICE_ROLE_KEY =
+  'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJpc3MiOiJzdXBhYmFzZS1kZW1vIiwicm9sZSI6InNlcnZpY2Vfcm9sZSIsImV4cCI6MTk4MzgxMjk5Nn0.EGIM96RAZx35lJzdJsyH-qQwv8Hdp7fsn3W0YpN81IU';
+export const DEFAULT_PUBLISHABLE_KEY = 'sb_publishable_ACJWlzQHlZjBrEguHvfOxg_3BJgxAaH';
+export const DEFAULT_SECRET_KEY = 'sb_secret_N7UND0UgjKTVK-Uodkm0Hg_xSvEMPvz';
+
+export interface RateLimits {
+  /** sign-up and password sign-in requests per IP per window */
+  signInSignUps: number;
+  /** refresh-token grants per IP per window */
+  tokenRefresh: number;
+  /** /verify requests per IP per window */
+  tokenVerifications: number;
+  /** auth emails per IP and per recipient per window */
+  emailSent: number;
+  windowSeconds: number;
+}
+
+export const DEFAULT_RATE_LIMITS: RateLimits = {
+  signInSignUps: 30,
+  tokenRefresh: 150,
+  tokenVerifications: 30,
+  emailSent: 1000,
+  windowSeconds: 300,
+};
+
+export interface ResolvedConfig {
+  host: string;
+  port: number;
+  memory: boolean;
+  dataDir: string;
+  databaseUrl?: string;
+  migrationsDir: string;
+  seedFile: string;
+  quiet: boolean;
+  jwtSecret: string;
+  anonKey: string;
+  serviceRoleKey: string;
+  jwtExpiry: number;
+  minPasswordLength: number;
+  enableConfirmations: boolean;
+  siteUrl: string;
+  additionalRedirectUrls: string[];
+  rateLimits: RateLimits;
+  statementTimeoutMs: number;
+  smtp?: { host: string; port: number; from: string };
+  repoRoot: string;
+  /** Folder for the template snapshot cache. */
+  cacheDir: string;
+  /** Seconds a mailed OTP / link stays valid (Supabase CLI: 3600). */
+  otpExpiry: number;
+  /** Seconds a revoked refresh token may still be exchanged (Supabase CLI: 10). */
+  refreshTokenReuseInterval: number;
+  mfaMaxEnrolledFactors: number;
+}
+
+function hasWorkspaces(dir: string): boolean {
+  const file = path.join(dir, 'package.json');
+  if (!fs.existsSync(file)) return false;
+  try {
+    return Boolean((JSON.parse(fs.readFileSync(file, 'utf8')) as { workspaces?: unknown }).workspaces);
+  } catch {
+    return false;
+  }
+}
+
+function walkUp(start: string): string | undefined {
+  let dir = path.resolve(start);
+  for (;;) {
+    if (hasWorkspaces(dir)) return dir;
+    const parent = path.dirname(dir);
+    if (parent === dir) return undefined;
+    dir = parent;
+  }
+}
+
+/** The monorepo root: the nearest folder upwards whose package.json has "workspaces". */
+export function findRepoRoot(): string {
+  return (
+    walkUp(process.cwd()) ??
+    walkUp(path.dirname(fileURLToPath(import.meta.url))) ??
+    process.cwd()
+  );
+}

@@ -1,0 +1,250 @@
+-- localbase bootstrap: the parts of Supabase's database that the auth server and PostgREST-style API rely on.
+-- Idempotent (safe to run on every start) and valid on PostgreSQL 15, 17 and 18 (PGlite 0.5).
+
+-- Roles are cluster-wide on a real server: create them only when missing.
+do $$
+begin
+  if not exists (select 1 from pg_roles where rolname = 'anon') then
+    create role anon nologin noinherit;
+  end if;
+  if not exists (select 1 from pg_roles where rolname = 'authenticated') then
+    create role authenticated nologin noinherit;
+  end if;
+  if not exists (select 1 from pg_roles where rolname = 'service_role') then
+    create role service_role nologin noinherit bypassrls;
+  end if;
+  if not exists (select 1 from pg_roles where rolname = 'authenticator') then
+    create role authenticator nologin noinherit;
+  end if;
+  if not exists (select 1 from pg_roles where rolname = 'supabase_auth_admin') then
+    create role supabase_auth_admin nologin noinherit;
+  end if;
+end
+$$;
+
+grant anon, authenticated, service_role to authenticator;
+-- The connecting user (postgres in PGlite) switches into these roles with SET LOCAL ROLE.
+do $$
+begin
+  execute format('grant anon, authenticated, service_role to %I', current_user);
+exception when others then
+  null; -- a superuser does not need the membership
+end
+$$;
+
+create schema if not exists extensions;
+create extension if not exists pgcrypto with schema extensions;
+create extension if not exists "uuid-ossp" with schema extensions;
+create extension if not exists citext with schema extensions;
+create extension if not exists pg_trgm with schema extensions;
+grant usage on schema extensions to anon, authenticated, service_role;
+
+-- Supabase's default grants on schema public: access is controlled by RLS policies, not by grants.
+grant usage on schema public to anon, authenticated, service_role;
+grant all on all tables in schema public to anon, authenticated, service_role;
+grant all on all sequences in schema public to anon, authenticated, service_role;
+grant all on all functions in schema public to anon, authenticated, service_role;
+alter default privileges in schema public grant all on tables to anon, authenticated, service_role;
+alter default privileges in schema public grant all on sequences to anon, authenticated, service_role;
+alter default privileges in schema public grant all on functions to anon, authenticated, service_role;
+
+create schema if not exists auth;
+grant usage on schema auth to anon, authenticated, service_role;
+
+create table if not exists auth.users (
+  instance_id uuid null,
+  id uuid not null primary key default gen_random_uuid(),
+  aud varchar(255) null,
+  role varchar(255) null,
+  email varchar(255) null,
+  encrypted_password varchar(255) null,
+  email_confirmed_at timestamptz null,
+  invited_at timestamptz null,
+  confirmation_token varchar(255) null,
+  confirmation_sent_at timestamptz null,
+  recovery_token varchar(255) null,
+  recovery_sent_at timestamptz null,
+  email_change_token_new varchar(255) null,
+  email_change varchar(255) null,
+  email_change_sent_at timestamptz null,
+  email_change_token_current varchar(255) null default '',
+  email_change_confirm_status smallint null default 0,
+  last_sign_in_at timestamptz null,
+  raw_app_meta_data jsonb null,
+  raw_user_meta_data jsonb null,
+  is_super_admin boolean null,
+  created_at timestamptz null default now(),
+  updated_at timestamptz null default now(),
+  phone text null default null,
+  phone_confirmed_at timestamptz null,
+  phone_change text null default '',
+  phone_change_token varchar(255) null default '',
+  phone_change_sent_at timestamptz null,
+  banned_until timestamptz null,
+  confirmed_at timestamptz generated always as (least(email_confirmed_at, phone_confirmed_at)) stored,
+  reauthentication_token varchar(255) null default '',
+  reauthentication_sent_at timestamptz null,
+  is_sso_user boolean not null default false,
+  deleted_at timestamptz null,
+  is_anonymous boolean not null default false
+);
+create unique index if not exists users_email_partial_key on auth.users (lower(email)) where is_sso_user = false and email is not null and email <> '';
+create unique index if not exists users_phone_key on auth.users (phone) where phone is not null and phone <> '';
+create index if not exists users_instance_id_idx on auth.users (instance_id);
+
+create table if not exists auth.identities (
+  provider_id text not null,
+  user_id uuid not null references auth.users (id) on delete cascade,
+  identity_data jsonb not null,
+  provider text not null,
+  last_sign_in_at timestamptz null,
+  created_at timestamptz null default now(),
+  updated_at timestamptz null default now(),
+  email text generated always as (lower(identity_data ->> 'email')) stored,
+  id uuid not null primary key default gen_random_uuid(),
+  constraint identities_provider_id_provider_unique unique (provider_id, provider)
+);
+create index if not exists identities_user_id_idx on auth.identities (user_id);
+
+create table if not exists auth.sessions (
+  id uuid not null primary key,
+  user_id uuid not null references auth.users (id) on delete cascade,
+  created_at timestamptz null default now(),
+  updated_at timestamptz null default now(),
+  factor_id uuid null,
+  aal text not null default 'aal1' check (aal in ('aal1', 'aal2', 'aal3')),
+  not_after timestamptz null,
+  refreshed_at timestamp null,
+  user_agent text null,
+  ip text null,
+  tag text null
+);
+create index if not exists sessions_user_id_idx on auth.sessions (user_id);
+
+create table if not exists auth.refresh_tokens (
+  instance_id uuid null,
+  id bigserial primary key,
+  token varchar(255) null unique,
+  user_id varchar(255) null,
+  revoked boolean null default false,
+  created_at timestamptz null default now(),
+  updated_at timestamptz null default now(),
+  parent varchar(255) null,
+  session_id uuid null references auth.sessions (id) on delete cascade
+);
+create index if not exists refresh_tokens_session_id_revoked_idx on auth.refresh_tokens (session_id, revoked);
+create index if not exists refresh_tokens_parent_idx on auth.refresh_tokens (parent);
+
+create table if not exists auth.mfa_factors (
+  id uuid not null primary key,
+  user_id uuid not null references auth.users (id) on delete cascade,
+  friendly_name text null,
+  factor_type text not null check (factor_type in ('totp', 'webauthn', 'phone')),
+  status text not null check (status in ('unverified', 'verified')),
+  created_at timestamptz not null default now(),
+  updated_at timestamptz not null default now(),
+  secret text null,
+  phone text null,
+  last_challenged_at timestamptz null,
+  -- localbase: the last accepted TOTP time step, so that a code is accepted only once
+  last_used_step integer null
+);
+create index if not exists mfa_factors_user_id_idx on auth.mfa_factors (user_id);
+
+create table if not exists auth.mfa_challenges (
+  id uuid not null primary key,
+  factor_id uuid not null references auth.mfa_factors (id) on delete cascade,
+  created_at timestamptz not null default now(),
+  verified_at timestamptz null,
+  ip_address text not null default '',
+  otp_code text null
+);
+
+create table if not exists auth.mfa_amr_claims (
+  session_id uuid not null references auth.sessions (id) on delete cascade,
+  created_at timestamptz not null default now(),
+  updated_at timestamptz not null default now(),
+  authentication_method text not null,
+  id uuid not null primary key default gen_random_uuid(),
+  constraint mfa_amr_claims_session_id_authentication_method_pkey unique (session_id, authentication_method)
+);
+
+create table if not exists auth.one_time_tokens (
+  id uuid not null primary key default gen_random_uuid(),
+  user_id uuid not null references auth.users (id) on delete cascade,
+  token_type text not null check (token_type in ('confirmation_token', 'reauthentication_token', 'recovery_token',
+    'email_change_token_new', 'email_change_token_current', 'phone_change_token')),
+  token_hash text not null check (char_length(token_hash) > 0),
+  relates_to text not null,
+  created_at timestamptz not null default now(),
+  updated_at timestamptz not null default now(),
+  constraint one_time_tokens_user_id_token_type_key unique (user_id, token_type)
+);
+create index if not exists one_time_tokens_token_hash_idx on auth.one_time_tokens (token_hash);
+
+-- Helpers exactly as Supabase defines them (reading the claims PostgREST sets per request).
+create or replace function auth.uid() returns uuid
+  language sql stable
+as $$
+  select coalesce(
+    nullif(current_setting('request.jwt.claim.sub', true), ''),
+    (nullif(current_setting('request.jwt.claims', true), '')::jsonb ->> 'sub')
+  )::uuid
+$$;
+
+create or replace function auth.role() returns text
+  language sql stable
+as $$
+  select coalesce(
+    nullif(current_setting('request.jwt.claim.role', true), ''),
+    (nullif(current_setting('request.jwt.claims', true), '')::jsonb ->> 'role')
+  )::text
+$$;
+
+create or replace function auth.email() returns text
+  language sql stable
+as $$
+  select coalesce(
+    nullif(current_setting('request.jwt.claim.email', true), ''),
+    (nullif(current_setting('request.jwt.claims', true), '')::jsonb ->> 'email')
+  )::text
+$$;
+
+create or replace function auth.jwt() returns jsonb
+  language sql stable
+as $$
+  select coalesce(
+    nullif(current_setting('request.jwt.claim', true), ''),
+    nullif(current_setting('request.jwt.claims', true), '')
+  )::jsonb
+$$;
+
+grant execute on function auth.uid(), auth.role(), auth.email(), auth.jwt() to anon, authenticated, service_role;
+-- service_role may read auth tables (as on Supabase, through the dashboard / service key).
+grant all on all tables in schema auth to service_role;
+
+create schema if not exists supabase_migrations;
+create table if not exists supabase_migrations.schema_migrations (
+  version text not null primary key,
+  statements text[] null,
+  name text null
+);
+
+-- localbase's own bookkeeping (not part of Supabase).
+create schema if not exists localbase;
+create table if not exists localbase.meta (
+  key text primary key,
+  value text not null
+);
+create table if not exists localbase.mailbox (
+  id uuid not null primary key default gen_random_uuid(),
+  to_email text not null,
+  subject text not null,
+  type text not null,
+  html text not null,
+  text text not null,
+  links jsonb not null default '[]'::jsonb,
+  token text null,
+  created_at timestamptz not null default clock_timestamp()
+);
+create index if not exists mailbox_created_at_idx on localbase.mailbox (created_at desc);

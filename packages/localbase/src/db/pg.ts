@@ -1,0 +1,78 @@
+import pg from 'pg';
+import type { Database, Queryable, QueryResult, Row } from './types.ts';
+
+// int8 and numeric as JS numbers would lose precision; keep pg's string default for them.
+// Timestamps come back as Date and json/jsonb parsed, like PGlite.
+
+function clientQueryable(client: pg.PoolClient): Queryable {
+  return {
+    async query<T extends Row = Row>(sql: string, params?: unknown[]): Promise<QueryResult<T>> {
+      const r = await client.query(sql, params as unknown[] | undefined);
+      return { rows: r.rows as T[], affectedRows: r.rowCount ?? 0 };
+    },
+    async exec(sql: string): Promise<void> {
+      await client.query(sql);
+    },
+  };
+}
+
+class PgDatabase implements Database {
+  readonly kind = 'pg' as const;
+  readonly pool: pg.Pool;
+
+  constructor(pool: pg.Pool) {
+    this.pool = pool;
+  }
+
+  async query<T extends Row = Row>(sql: string, params?: unknown[]): Promise<QueryResult<T>> {
+    const r = await this.pool.query(sql, params as unknown[] | undefined);
+    return { rows: r.rows as T[], affectedRows: r.rowCount ?? 0 };
+  }
+
+  async exec(sql: string): Promise<void> {
+    await this.pool.query(sql);
+  }
+
+  async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      const result = await fn(clientQueryable(client));
+      await client.query('COMMIT');
+      return result;
+    } catch (err) {
+      try {
+        await client.query('ROLLBACK');
+      } catch {
+        /* connection broken: release() below discards it */
+      }
+      throw err;
+    } finally {
+      client.release();
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end();
+  }
+}
+
+export async function openPg(connectionString: string, max = 10): Promise<Database> {
+  const pool = new pg.Pool({ connectionString, max });
+  // Errors on idle clients (server restart) must not crash the process.
+  pool.on('error', () => {});
+  const client = await pool.connect();
+  client.release();
+  return new PgDatabase(pool);
+}
+
+/** postgres://user:secret@host/db → postgres://user:***@host/db */
+export function redactDatabaseUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return 'postgres://(unparseable url)';
+  }
+}

@@ -1,0 +1,135 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import crypto from 'node:crypto';
+import { createRequire } from 'node:module';
+import { PGlite } from '@electric-sql/pglite';
+import type { Transaction } from '@electric-sql/pglite';
+import { pgcrypto } from '@electric-sql/pglite/contrib/pgcrypto';
+import { citext } from '@electric-sql/pglite/contrib/citext';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
+import { uuid_ossp } from '@electric-sql/pglite/contrib/uuid_ossp';
+import type { Database, Queryable, QueryResult, Row } from './types.ts';
+import { Mutex } from './mutex.ts';
+
+const extensions = { pgcrypto, citext, pg_trgm, uuid_ossp };
+
+function readPgliteVersion(): string {
+  // The package does not export ./package.json: find it from the resolved entry point.
+  let dir = path.dirname(createRequire(import.meta.url).resolve('@electric-sql/pglite'));
+  for (let i = 0; i < 5; i++) {
+    const file = path.join(dir, 'package.json');
+    if (fs.existsSync(file)) {
+      const pkg = JSON.parse(fs.readFileSync(file, 'utf8')) as { name?: string; version?: string };
+      if (pkg.name === '@electric-sql/pglite' && pkg.version) return pkg.version;
+    }
+    dir = path.dirname(dir);
+  }
+  return 'unknown';
+}
+export const PGLITE_VERSION: string = readPgliteVersion();
+
+function wrapTx(tx: Transaction): Queryable {
+  return {
+    async query<T extends Row = Row>(sql: string, params?: unknown[]): Promise<QueryResult<T>> {
+      const r = await tx.query<T>(sql, params);
+      return { rows: r.rows, affectedRows: r.affectedRows ?? 0 };
+    },
+    async exec(sql: string): Promise<void> {
+      await tx.exec(sql);
+    },
+  };
+}
+
+class PGliteDatabase implements Database {
+  readonly kind = 'pglite' as const;
+  readonly pg: PGlite;
+  readonly #mutex = new Mutex();
+  #closed = false;
+
+  constructor(pg: PGlite) {
+    this.pg = pg;
+  }
+
+  query<T extends Row = Row>(sql: string, params?: unknown[]): Promise<QueryResult<T>> {
+    return this.#mutex.run(async () => {
+      const r = await this.pg.query<T>(sql, params);
+      return { rows: r.rows, affectedRows: r.affectedRows ?? 0 };
+    });
+  }
+
+  exec(sql: string): Promise<void> {
+    return this.#mutex.run(async () => {
+      await this.pg.exec(sql);
+    });
+  }
+
+  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+    return this.#mutex.run(() => this.pg.transaction((tx) => fn(wrapTx(tx))));
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.#mutex.run(() => this.pg.close());
+  }
+}
+
+export interface OpenPGliteOptions {
+  /** Folder for a file-backed database; undefined = in memory. */
+  dataDir?: string;
+  /** A data-dir snapshot (tar, optionally gzip) to start from instead of running initdb. */
+  loadDataDir?: Blob;
+}
+
+export async function openPGlite(opts: OpenPGliteOptions): Promise<Database & { pg: PGlite }> {
+  const pg = await PGlite.create({
+    dataDir: opts.dataDir,
+    loadDataDir: opts.loadDataDir,
+    extensions,
+  });
+  return new PGliteDatabase(pg);
+}
+
+/** True when the folder already holds a PostgreSQL cluster. */
+export function isInitialisedDataDir(dataDir: string): boolean {
+  return fs.existsSync(path.join(dataDir, 'PG_VERSION'));
+}
+
+/**
+ * Returns a gzip tar snapshot of a freshly bootstrapped database, building and caching it on first use.
+ * The cache file name carries a hash of the bootstrap SQL and the PGlite version, so any change rebuilds it.
+ */
+export async function loadOrBuildTemplate(
+  cacheDir: string,
+  bootstrapSql: string,
+  log: (msg: string) => void = () => {},
+): Promise<{ blob: Blob; file: string; built: boolean; ms: number }> {
+  const started = performance.now();
+  const hash = crypto
+    .createHash('sha256')
+    .update(PGLITE_VERSION)
+    .update('\0')
+    .update(bootstrapSql)
+    .digest('hex')
+    .slice(0, 16);
+  const file = path.join(cacheDir, `template-${hash}.tgz`);
+  if (fs.existsSync(file)) {
+    const buf = fs.readFileSync(file);
+    return { blob: new Blob([buf]), file, built: false, ms: performance.now() - started };
+  }
+  log(`Building the database template (first run only): ${file}`);
+  const db = await openPGlite({});
+  try {
+    await db.exec(bootstrapSql);
+    const dump = await db.pg.dumpDataDir('gzip');
+    const buf = Buffer.from(await dump.arrayBuffer());
+    fs.mkdirSync(cacheDir, { recursive: true });
+    // Write then rename so that concurrent builders (parallel test workers) never see a partial file.
+    const tmp = `${file}.${process.pid}.${crypto.randomBytes(4).toString('hex')}.tmp`;
+    fs.writeFileSync(tmp, buf);
+    fs.renameSync(tmp, file);
+    return { blob: new Blob([buf]), file, built: true, ms: performance.now() - started };
+  } finally {
+    await db.close();
+  }
+}

@@ -1,0 +1,26 @@
+/** A row as returned by the database driver (timestamps as Date, json/jsonb parsed). */
+export type Row = Record<string, unknown>;
+
+export interface QueryResult<T extends Row = Row> {
+  rows: T[];
+  /** Rows changed by INSERT/UPDATE/DELETE when the driver reports it. */
+  affectedRows: number;
+}
+
+/** Anything statements can be sent to: the database itself or an open transaction. */
+export interface Queryable {
+  query<T extends Row = Row>(sql: string, params?: unknown[]): Promise<QueryResult<T>>;
+  /** Runs one or more statements without parameters (simple query protocol). */
+  exec(sql: string): Promise<void>;
+}
+
+export interface Database extends Queryable {
+  /** 'pglite' (embedded, file or memory) or 'pg' (a PostgreSQL server). */
+  readonly kind: 'pglite' | 'pg';
+  /**
+   * Runs fn inside BEGIN … COMMIT on one connection; rolls back if fn throws.
+   * Inside fn use tx only: with PGlite, calling db.query from inside a transaction waits forever.
+   */
+  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,148 @@
+import { Hono } from 'hono';
+import type { Context } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { HTTPException } from 'hono/http-exception';
+import type { ResolvedConfig } from '../config.ts';
+import { DEFAULT_PUBLISHABLE_KEY, DEFAULT_SECRET_KEY } from '../config.ts';
+import { ApiError } from './errors.ts';
+import type { AuthService } from '../auth/service.ts';
+import { authRoutes } from '../auth/routes.ts';
+import { mailboxRoutes } from '../mail/routes.ts';
+
+export const API_VERSION = '2024-01-01';
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+const ALLOWED_HEADERS =
+  'authorization, x-client-info, apikey, content-type, x-supabase-api-version, prefer, accept-profile, content-profile, range, x-retry-count, traceparent, tracestate, baggage';
+const EXPOSED_HEADERS = 'Content-Range, X-Supabase-Api-Version, X-Total-Count, Link, x-sb-error-code';
+
+export type ApiKeyRole = 'anon' | 'service_role';
+
+function errorResponse(c: Context, err: ApiError): Response {
+  const body: Record<string, unknown> = { code: err.code, message: err.message, ...err.extra };
+  c.header('x-sb-error-code', err.code);
+  return c.json(body, err.status as 400);
+}
+
+/** Hides secrets in the logged path: the query string is dropped entirely. */
+function logPath(url: string): string {
+  try {
+    return new URL(url).pathname;
+  } catch {
+    return '?';
+  }
+}
+
+export function createApp(cfg: ResolvedConfig, auth: AuthService): Hono {
+  const app = new Hono();
+  const keys = new Map<string, ApiKeyRole>([
+    [cfg.anonKey, 'anon'],
+    [cfg.serviceRoleKey, 'service_role'],
+    [DEFAULT_PUBLISHABLE_KEY, 'anon'],
+    [DEFAULT_SECRET_KEY, 'service_role'],
+  ]);
+
+  // Request log: method, path (no query: it may carry tokens), status, ms.
+  app.use('*', async (c, next) => {
+    const started = performance.now();
+    await next();
+    if (!cfg.quiet) {
+      const ms = (performance.now() - started).toFixed(1);
+      console.log(`${c.req.method} ${logPath(c.req.url)} ${c.res.status} ${ms}ms`);
+    }
+  });
+
+  // CORS: any origin, the headers the Supabase clients send, exposing what they read.
+  app.use('*', async (c, next) => {
+    const origin = c.req.header('origin');
+    if (c.req.method === 'OPTIONS') {
+      return new Response(null, {
+        status: 204,
+        headers: {
+          'Access-Control-Allow-Origin': origin ?? '*',
+          'Access-Control-Allow-Methods': 'GET, POST, PUT, PATCH, DELETE, HEAD, OPTIONS',
+          'Access-Control-Allow-Headers': c.req.header('access-control-request-headers') ?? ALLOWED_HEADERS,
+          'Access-Control-Max-Age': '3600',
+          'Access-Control-Allow-Credentials': 'true',
+          Vary: 'Origin, Access-Control-Request-Headers',
+        },
+      });
+    }
+    await next();
+    c.res.headers.set('Access-Control-Allow-Origin', origin ?? '*');
+    c.res.headers.set('Access-Control-Expose-Headers', EXPOSED_HEADERS);
+    if (origin) {
+      c.res.headers.set('Access-Control-Allow-Credentials', 'true');
+      c.res.headers.append('Vary', 'Origin');
+    }
+  });
+
+  app.use(
+    '*',
+    bodyLimit({
+      maxSize: MAX_BODY_BYTES,
+      onError: (c) =>
+        c.json(
+          { code: 'request_too_large', message: `Request body is larger than ${MAX_BODY_BYTES} bytes` },
+          413,
+        ),
+    }),
+  );
+
+  // Auth responses carry the API version header (auth-js reads error codes only when it is present).
+  app.use('/auth/v1/*', async (c, next) => {
+    await next();
+    c.res.headers.set('X-Supabase-Api-Version', API_VERSION);
+  });
+
+  // apikey check for the Supabase APIs (hosted Supabase requires one). Email links (GET /verify) are open.
+  const requireApiKey = async (c: Context, next: () => Promise<void>) => {
+    if (c.req.method === 'GET' && /\/auth\/v1\/(verify|callback|authorize)\/?$/.test(c.req.path)) return next();
+    const key = c.req.header('apikey') ?? c.req.query('apikey');
+    if (!key) throw new ApiError(401, 'no_api_key', 'No API key found in request');
+    let role = keys.get(key);
+    if (!role) {
+      // Any HS256 key signed with our secret for anon/service_role is accepted too (custom keys).
+      try {
+        const payload = await auth.keys.verify(key);
+        if (payload.role === 'anon' || payload.role === 'service_role') role = payload.role;
+      } catch {
+        /* falls through to invalid_api_key */
+      }
+    }
+    if (!role) throw new ApiError(401, 'invalid_api_key', 'Invalid API key');
+    c.set('apiKeyRole' as never, role as never);
+    return next();
+  };
+  app.use('/auth/v1/*', requireApiKey);
+  app.use('/auth/v1', requireApiKey);
+  app.use('/rest/v1/*', requireApiKey);
+  app.use('/rest/v1', requireApiKey);
+
+  app.route('/auth/v1', authRoutes(auth));
+  app.route('/mailbox', mailboxRoutes(auth.db, auth.mailbox));
+  app.get('/', (c) =>
+    c.json({ name: 'localbase', auth: '/auth/v1', rest: '/rest/v1', mailbox: '/mailbox' }),
+  );
+
+  app.notFound((c) => {
+    const path = c.req.path;
+    if (path.startsWith('/rest/v1'))
+      return c.json({ code: 'PGRST125', message: `Invalid path specified in request URL`, details: null, hint: null }, 404);
+    const err = new ApiError(404, 'not_found', `No route for ${c.req.method} ${path}`);
+    return errorResponse(c, err);
+  });
+
+  app.onError((err, c) => {
+    if (err instanceof ApiError) return errorResponse(c, err);
+    if (err instanceof HTTPException) {
+      const status = err.status;
+      return errorResponse(c, new ApiError(status, status === 413 ? 'request_too_large' : 'bad_request', err.message));
+    }
+    // Unexpected: log it, never leak the stack to the client.
+    console.error(`[localbase] ${c.req.method} ${logPath(c.req.url)} failed:`, err);
+    return errorResponse(c, new ApiError(500, 'unexpected_failure', 'Unexpected failure, please check server logs'));
+  });
+
+  return app;
+}

@@ -1,0 +1,224 @@
+import path from 'node:path';
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { serve } from '@hono/node-server';
+import {
+  DEFAULT_ANON_KEY,
+  DEFAULT_JWT_SECRET,
+  DEFAULT_RATE_LIMITS,
+  DEFAULT_SERVICE_ROLE_KEY,
+  findRepoRoot,
+} from './config.ts';
+import type { RateLimits, ResolvedConfig } from './config.ts';
+import type { Database } from './db/types.ts';
+import { isInitialisedDataDir, loadOrBuildTemplate, openPGlite } from './db/pglite.ts';
+import { openPg, redactDatabaseUrl } from './db/pg.ts';
+import { lockDataDir } from './db/lock.ts';
+import type { DirLock } from './db/lock.ts';
+import { BOOTSTRAP_HASH, BOOTSTRAP_SQL } from './db/bootstrap.ts';
+import { runMigrations } from './db/migrations.ts';
+import { AuthService } from './auth/service.ts';
+import { createApp } from './http/app.ts';
+
+export type { Database, Queryable, QueryResult, Row } from './db/types.ts';
+export { DataDirLockedError } from './db/lock.ts';
+export { MigrationError } from './db/migrations.ts';
+export {
+  DEFAULT_ANON_KEY,
+  DEFAULT_JWT_SECRET,
+  DEFAULT_SERVICE_ROLE_KEY,
+  DEFAULT_PUBLISHABLE_KEY,
+  DEFAULT_SECRET_KEY,
+  findRepoRoot,
+} from './config.ts';
+
+export interface LocalbaseOptions {
+  host?: string;
+  port?: number;
+  memory?: boolean;
+  dataDir?: string;
+  databaseUrl?: string;
+  migrationsDir?: string;
+  seedFile?: string;
+  quiet?: boolean;
+  jwtSecret?: string;
+  anonKey?: string;
+  serviceRoleKey?: string;
+  jwtExpiry?: number;
+  minPasswordLength?: number;
+  enableConfirmations?: boolean;
+  siteUrl?: string;
+  additionalRedirectUrls?: string[];
+  rateLimits?: Partial<RateLimits>;
+  statementTimeoutMs?: number;
+  smtp?: { host: string; port: number; from: string };
+}
+
+export interface Localbase {
+  url: string;
+  anonKey: string;
+  serviceRoleKey: string;
+  jwtSecret: string;
+  mailboxUrl: string;
+  dataLocation: string;
+  db: Database;
+  /** Start-up timings in ms (database open, bootstrap/migrations, total). */
+  timings: { dbOpenMs: number; migrateMs: number; totalMs: number; templateBuilt: boolean };
+  stop(): Promise<void>;
+}
+
+export function resolveConfig(opts: LocalbaseOptions = {}): ResolvedConfig {
+  const repoRoot = findRepoRoot();
+  return {
+    host: opts.host ?? '127.0.0.1',
+    port: opts.port ?? 54321,
+    memory: opts.memory ?? false,
+    dataDir: path.resolve(opts.dataDir ?? path.join(repoRoot, '.localbase', 'data')),
+    databaseUrl: opts.databaseUrl || undefined,
+    migrationsDir: path.resolve(opts.migrationsDir ?? path.join(repoRoot, 'supabase', 'migrations')),
+    seedFile: path.resolve(opts.seedFile ?? path.join(repoRoot, 'supabase', 'seed.sql')),
+    quiet: opts.quiet ?? false,
+    jwtSecret: opts.jwtSecret ?? DEFAULT_JWT_SECRET,
+    anonKey: opts.anonKey ?? DEFAULT_ANON_KEY,
+    serviceRoleKey: opts.serviceRoleKey ?? DEFAULT_SERVICE_ROLE_KEY,
+    jwtExpiry: opts.jwtExpiry ?? 3600,
+    // GoTrue raises a configured minimum below 6 to 6.
+    minPasswordLength: Math.max(6, opts.minPasswordLength ?? 6),
+    enableConfirmations: opts.enableConfirmations ?? false,
+    siteUrl: opts.siteUrl ?? 'http://127.0.0.1:3000',
+    additionalRedirectUrls: opts.additionalRedirectUrls ?? [],
+    rateLimits: { ...DEFAULT_RATE_LIMITS, ...(opts.rateLimits ?? {}) },
+    statementTimeoutMs: opts.statementTimeoutMs ?? 8000,
+    smtp: opts.smtp,
+    repoRoot,
+    cacheDir: path.join(repoRoot, 'node_modules', '.cache', 'localbase'),
+    otpExpiry: 3600,
+    refreshTokenReuseInterval: 10,
+    mfaMaxEnrolledFactors: 10,
+  };
+}
+
+async function openDatabase(
+  cfg: ResolvedConfig,
+  log: (m: string) => void,
+): Promise<{ db: Database; lock?: DirLock; location: string; fromTemplate: boolean; templateBuilt: boolean }> {
+  if (cfg.databaseUrl) {
+    return {
+      db: await openPg(cfg.databaseUrl),
+      location: redactDatabaseUrl(cfg.databaseUrl),
+      fromTemplate: false,
+      templateBuilt: false,
+    };
+  }
+  if (cfg.memory) {
+    const tpl = await loadOrBuildTemplate(cfg.cacheDir, BOOTSTRAP_SQL, log);
+    return {
+      db: await openPGlite({ loadDataDir: tpl.blob }),
+      location: ':memory:',
+      fromTemplate: true,
+      templateBuilt: tpl.built,
+    };
+  }
+  const lock = lockDataDir(cfg.dataDir);
+  try {
+    if (isInitialisedDataDir(cfg.dataDir)) {
+      return { db: await openPGlite({ dataDir: cfg.dataDir }), lock, location: cfg.dataDir, fromTemplate: false, templateBuilt: false };
+    }
+    // A new folder starts from the template snapshot too (initdb is the slow part).
+    const tpl = await loadOrBuildTemplate(cfg.cacheDir, BOOTSTRAP_SQL, log);
+    const db = await openPGlite({ dataDir: cfg.dataDir, loadDataDir: tpl.blob });
+    return { db, lock, location: cfg.dataDir, fromTemplate: true, templateBuilt: tpl.built };
+  } catch (err) {
+    lock.release();
+    throw err;
+  }
+}
+
+/** Runs the bootstrap SQL unless this database already has the current version of it. */
+async function bootstrap(db: Database, fromTemplate: boolean): Promise<void> {
+  if (!fromTemplate) {
+    let current: string | undefined;
+    try {
+      current = (
+        await db.query<{ value: string }>("select value from localbase.meta where key = 'bootstrap_hash'")
+      ).rows[0]?.value;
+    } catch {
+      current = undefined; // schema localbase does not exist yet
+    }
+    if (current === BOOTSTRAP_HASH) return;
+    await db.exec(BOOTSTRAP_SQL);
+  }
+  await db.query(
+    "insert into localbase.meta (key, value) values ('bootstrap_hash', $1) on conflict (key) do update set value = excluded.value",
+    [BOOTSTRAP_HASH],
+  );
+}
+
+export async function startLocalbase(opts: LocalbaseOptions = {}): Promise<Localbase> {
+  const t0 = performance.now();
+  const cfg = resolveConfig(opts);
+  const log = (m: string) => {
+    if (!cfg.quiet) console.log(`[localbase] ${m}`);
+  };
+  const opened = await openDatabase(cfg, log);
+  const { db, lock } = opened;
+  const t1 = performance.now();
+  let server: Server | undefined;
+  try {
+    await bootstrap(db, opened.fromTemplate);
+    await runMigrations(db, { migrationsDir: cfg.migrationsDir, seedFile: cfg.seedFile, log });
+    const t2 = performance.now();
+
+    // The URL is known only once listening (port 0 = random); the app reads it lazily through svc.
+    const holder: { url: string } = { url: '' };
+    const address = await new Promise<AddressInfo>((resolve, reject) => {
+      let svc: AuthService | undefined;
+      const fetchHandler = (req: Request, env: unknown) => {
+        if (!svc) throw new Error('not ready');
+        return appRef.fetch(req, env);
+      };
+      let appRef: ReturnType<typeof createApp>;
+      const s = serve({ fetch: fetchHandler, port: cfg.port, hostname: cfg.host }, (info) => {
+        const host = cfg.host.includes(':') ? `[${cfg.host}]` : cfg.host;
+        holder.url = `http://${host}:${info.port}`;
+        svc = new AuthService(db, cfg, holder.url);
+        appRef = createApp(cfg, svc);
+        resolve(info);
+      });
+      server = s as Server;
+      s.once('error', reject);
+    });
+    void address;
+    const url = holder.url;
+    const t3 = performance.now();
+    let stopped: Promise<void> | undefined;
+    return {
+      url,
+      anonKey: cfg.anonKey,
+      serviceRoleKey: cfg.serviceRoleKey,
+      jwtSecret: cfg.jwtSecret,
+      mailboxUrl: `${url}/mailbox`,
+      dataLocation: opened.location,
+      db,
+      timings: { dbOpenMs: t1 - t0, migrateMs: t2 - t1, totalMs: t3 - t0, templateBuilt: opened.templateBuilt },
+      stop() {
+        stopped ??= (async () => {
+          await new Promise<void>((resolve) => {
+            const s = server;
+            if (!s) return resolve();
+            s.close(() => resolve());
+            s.closeAllConnections?.();
+          });
+          await db.close();
+          lock?.release();
+        })();
+        return stopped;
+      },
+    };
+  } catch (err) {
+    server?.close();
+    await db.close().catch(() => {});
+    lock?.release();
+    throw err;
+  }
+}
