@@ -13,7 +13,7 @@ export default function NotFoundPage() {
       <Text fontSize="$2" fontWeight="600" letterSpacing={1.2} textTransform="uppercase" color="$color10">
         Error 404
       </Text>
-      <H1 fontSize="$9" lineHeight="$9" fontWeight="800" color="$color12" textAlign="center">
+      <H1 aria-level={1} fontSize="$9" lineHeight="$9" fontWeight="800" color="$color12" textAlign="center">
         Page not found
       </H1>
       <Paragraph fontSize="$5" lineHeight="$5" color="$color11" textAlign="center" maxWidth={420}>

@@ -21,7 +21,6 @@ function NewButton() {
   return (
     <Button
       aria-keyshortcuts="N"
-      aria-label="New"
       onPress={toggleCreateModal}
       size="$3"
       theme="accent"

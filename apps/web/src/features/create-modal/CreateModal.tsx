@@ -77,11 +77,9 @@ export default function CreateModal() {
             </Paragraph>
           </YStack>
           <XStack justifyContent="flex-end">
-            <Dialog.Close asChild>
-              <Button size="$3" theme="accent">
-                Got it
-              </Button>
-            </Dialog.Close>
+            <Button size="$3" theme="accent" onPress={() => setOpen(false)}>
+              Got it
+            </Button>
           </XStack>
         </Dialog.Content>
       </Dialog.Portal>

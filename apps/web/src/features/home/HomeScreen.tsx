@@ -36,6 +36,7 @@ export function HomeScreen() {
           Your workspace
         </Text>
         <H1
+          aria-level={1}
           fontSize="$10"
           lineHeight="$10"
           fontWeight="800"

@@ -80,7 +80,7 @@ export function SystemStatusCard() {
               </Text>
             </YStack>
           </Theme>
-          <H2 id="system-status-heading" fontSize="$6" lineHeight="$6" fontWeight="600" color="$color12">
+          <H2 aria-level={2} id="system-status-heading" fontSize="$6" lineHeight="$6" fontWeight="600" color="$color12">
             System status
           </H2>
         </XStack>
@@ -95,7 +95,7 @@ export function SystemStatusCard() {
               paddingVertical="$1"
             >
               <YStack width={7} height={7} borderRadius={7} backgroundColor="$color9" />
-              <Text fontSize="$2" fontWeight="600" color="$color11">
+              <Text fontSize="$2" fontWeight="600" color="$color12">
                 Operational
               </Text>
             </XStack>
@@ -156,7 +156,7 @@ export function SystemStatusCard() {
                   <Text
                     fontSize="$1"
                     fontWeight="600"
-                    color="$color11"
+                    color="$color12"
                     backgroundColor="$color3"
                     borderRadius="$3"
                     paddingHorizontal="$1.5"

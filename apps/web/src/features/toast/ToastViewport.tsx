@@ -36,7 +36,7 @@ function ToastView({ toast, paused, registerCloser }: ToastViewProps) {
   const [dragging, setDragging] = useState(false)
   const remaining = useRef(TOAST_DURATION_MS)
   const drag = useRef<{ pointerId: number; startY: number; active: boolean } | null>(null)
-  const elementRef = useRef<HTMLLIElement>(null)
+  const elementRef = useRef<HTMLDivElement>(null)
 
   const closing = useRef(false)
   const close = useCallback(
@@ -66,12 +66,12 @@ function ToastView({ toast, paused, registerCloser }: ToastViewProps) {
     }
   }, [paused, dragging, phase, close])
 
-  const onPointerDown = (event: ReactPointerEvent<HTMLLIElement>) => {
+  const onPointerDown = (event: ReactPointerEvent<HTMLDivElement>) => {
     if (event.button !== 0 || phase === 'closing') return
     if ((event.target as Element).closest('button')) return
     drag.current = { pointerId: event.pointerId, startY: event.clientY, active: false }
   }
-  const onPointerMove = (event: ReactPointerEvent<HTMLLIElement>) => {
+  const onPointerMove = (event: ReactPointerEvent<HTMLDivElement>) => {
     const state = drag.current
     if (!state || state.pointerId !== event.pointerId) return
     const upward = state.startY - event.clientY
@@ -82,7 +82,7 @@ function ToastView({ toast, paused, registerCloser }: ToastViewProps) {
     }
     if (state.active) setOffset(-Math.max(0, upward))
   }
-  const endDrag = (event: ReactPointerEvent<HTMLLIElement>, cancelled: boolean) => {
+  const endDrag = (event: ReactPointerEvent<HTMLDivElement>, cancelled: boolean) => {
     const state = drag.current
     if (!state || state.pointerId !== event.pointerId) return
     drag.current = null
@@ -101,7 +101,7 @@ function ToastView({ toast, paused, registerCloser }: ToastViewProps) {
   const translateY = offset + (phase === 'closing' && offset === 0 ? -12 : 0)
 
   return (
-    <li
+    <div
       ref={elementRef}
       data-testid="toast"
       data-state={phase}
@@ -113,7 +113,6 @@ function ToastView({ toast, paused, registerCloser }: ToastViewProps) {
       onPointerUp={(e) => endDrag(e, false)}
       onPointerCancel={(e) => endDrag(e, true)}
       style={{
-        listStyle: 'none',
         width: '100%',
         maxWidth: 420,
         pointerEvents: 'auto',
@@ -170,7 +169,7 @@ function ToastView({ toast, paused, registerCloser }: ToastViewProps) {
           focusVisibleStyle={{ outlineColor: '$color8', outlineWidth: 2, outlineStyle: 'solid' }}
         />
       </XStack>
-    </li>
+    </div>
   )
 }
 
@@ -237,10 +236,8 @@ export function ToastViewport() {
         outline: 'none',
       }}
     >
-      <ol
+      <div
         style={{
-          margin: 0,
-          padding: 0,
           display: 'flex',
           flexDirection: 'column',
           alignItems: 'center',
@@ -250,7 +247,7 @@ export function ToastViewport() {
         {toasts.map((t) => (
           <ToastView key={t.id} toast={t} paused={hovered || focusWithin} registerCloser={registerCloser} />
         ))}
-      </ol>
+      </div>
     </section>
   )
 }
