@@ -437,9 +437,13 @@ export class AuthService {
         } else if (t.within_reuse) {
           token = await this.insertRefreshToken(tx, userId, sessionId, presented);
         } else {
-          await tx.query('update auth.refresh_tokens set revoked = true, updated_at = now() where session_id = $1', [
-            sessionId,
-          ]);
+          // Revoke the family. The revocation time is back-dated past the reuse interval so that no token of
+          // this session can use the reuse window afterwards: every later attempt is refused the same way.
+          await tx.query(
+            `update auth.refresh_tokens set revoked = true,
+               updated_at = now() - make_interval(secs => $2 + 1) where session_id = $1 and (revoked = false or updated_at > now() - make_interval(secs => $2))`,
+            [sessionId, this.cfg.refreshTokenReuseInterval],
+          );
           return { error: new ApiError(400, 'refresh_token_already_used', 'Invalid Refresh Token: Already Used') };
         }
       } else {

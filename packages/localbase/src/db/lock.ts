@@ -17,10 +17,18 @@ function pidAlive(pid: number): boolean {
   if (!Number.isInteger(pid) || pid <= 0) return false;
   try {
     process.kill(pid, 0);
-    return true;
   } catch (err) {
     // EPERM: the process exists but belongs to someone else.
     return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+  // A killed process whose parent has not reaped it yet (a zombie) still answers kill(pid, 0).
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+    return state !== 'Z' && state !== 'X';
+  } catch {
+    // Gone meanwhile (Linux), or no procfs at all (macOS): then trust kill().
+    return !fs.existsSync('/proc/self/stat');
   }
 }
 
@@ -56,7 +64,7 @@ export function lockDataDir(dataDir: string): DirLock {
       };
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      let pid = NaN;
+      let pid: number;
       try {
         pid = Number.parseInt(fs.readFileSync(file, 'utf8').trim(), 10);
       } catch {

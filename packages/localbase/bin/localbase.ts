@@ -1,0 +1,163 @@
+#!/usr/bin/env node
+// localbase CLI: `localbase start [flags]` — a Supabase-compatible backend over embedded PostgreSQL.
+import { parseArgs } from 'node:util';
+import { startLocalbase, DataDirLockedError, MigrationError } from '../src/index.ts';
+import type { LocalbaseOptions } from '../src/index.ts';
+
+const HELP = `Usage: localbase start [options]
+
+Options (environment variable in brackets):
+  --port N                      HTTP port, default 54321 [LOCALBASE_PORT]
+  --host H                      listen address, default 127.0.0.1 [LOCALBASE_HOST]
+  --memory                      in-memory database (nothing is kept) [LOCALBASE_MEMORY=1]
+  --data-dir D                  PGlite data folder, default <repo>/.localbase/data [LOCALBASE_DATA_DIR]
+  --database-url U              use a PostgreSQL server instead of PGlite [DATABASE_URL]
+  --migrations-dir D            default <repo>/supabase/migrations [LOCALBASE_MIGRATIONS_DIR]
+  --seed-file F                 default <repo>/supabase/seed.sql [LOCALBASE_SEED_FILE]
+  --site-url U                  default http://127.0.0.1:3000 [LOCALBASE_SITE_URL]
+  --redirect-url U              extra allowed redirect URL (repeatable) [LOCALBASE_REDIRECT_URLS, comma-separated]
+  --enable-confirmations        require email confirmation on sign-up [LOCALBASE_ENABLE_CONFIRMATIONS=1]
+  --jwt-secret S                [LOCALBASE_JWT_SECRET]
+  --anon-key K                  [LOCALBASE_ANON_KEY]
+  --service-role-key K          [LOCALBASE_SERVICE_ROLE_KEY]
+  --jwt-expiry SECONDS          default 3600 [LOCALBASE_JWT_EXPIRY]
+  --min-password-length N       default 6 [LOCALBASE_MIN_PASSWORD_LENGTH]
+  --rate-limit-sign-in N        per IP per window, default 30 [LOCALBASE_RATE_LIMIT_SIGN_IN]
+  --rate-limit-refresh N        default 150 [LOCALBASE_RATE_LIMIT_REFRESH]
+  --rate-limit-verify N         default 30 [LOCALBASE_RATE_LIMIT_VERIFY]
+  --rate-limit-email N          default 1000 [LOCALBASE_RATE_LIMIT_EMAIL]
+  --rate-limit-window SECONDS   default 300 [LOCALBASE_RATE_LIMIT_WINDOW]
+  --quiet                       no request log lines [LOCALBASE_QUIET=1]
+  -h, --help
+`;
+
+function fail(message: string): never {
+  console.error(`localbase: ${message}`);
+  process.exit(1);
+}
+
+function num(name: string, v: string | undefined): number | undefined {
+  if (v === undefined || v === '') return undefined;
+  const n = Number(v);
+  if (!Number.isFinite(n) || n < 0) fail(`${name} must be a non-negative number, got "${v}"`);
+  return n;
+}
+
+const flag = (v: string | undefined) => v === '1' || v === 'true' || v === 'yes';
+
+async function main(): Promise<void> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      allowPositionals: true,
+      options: {
+        port: { type: 'string' },
+        host: { type: 'string' },
+        memory: { type: 'boolean' },
+        'data-dir': { type: 'string' },
+        'database-url': { type: 'string' },
+        'migrations-dir': { type: 'string' },
+        'seed-file': { type: 'string' },
+        'site-url': { type: 'string' },
+        'redirect-url': { type: 'string', multiple: true },
+        'enable-confirmations': { type: 'boolean' },
+        'jwt-secret': { type: 'string' },
+        'anon-key': { type: 'string' },
+        'service-role-key': { type: 'string' },
+        'jwt-expiry': { type: 'string' },
+        'min-password-length': { type: 'string' },
+        'rate-limit-sign-in': { type: 'string' },
+        'rate-limit-refresh': { type: 'string' },
+        'rate-limit-verify': { type: 'string' },
+        'rate-limit-email': { type: 'string' },
+        'rate-limit-window': { type: 'string' },
+        quiet: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (err) {
+    fail(`${(err as Error).message}\n\n${HELP}`);
+  }
+  const { values: v, positionals } = parsed;
+  if (v.help) {
+    console.log(HELP);
+    return;
+  }
+  const command = positionals[0] ?? 'start';
+  if (command !== 'start') fail(`unknown command "${command}"\n\n${HELP}`);
+  const env = process.env;
+  const redirects = v['redirect-url'] ?? (env.LOCALBASE_REDIRECT_URLS ? env.LOCALBASE_REDIRECT_URLS.split(',') : undefined);
+  const opts: LocalbaseOptions = {
+    port: num('--port', v.port ?? env.LOCALBASE_PORT),
+    host: v.host ?? env.LOCALBASE_HOST,
+    memory: v.memory ?? flag(env.LOCALBASE_MEMORY),
+    dataDir: v['data-dir'] ?? env.LOCALBASE_DATA_DIR,
+    databaseUrl: v['database-url'] ?? env.DATABASE_URL,
+    migrationsDir: v['migrations-dir'] ?? env.LOCALBASE_MIGRATIONS_DIR,
+    seedFile: v['seed-file'] ?? env.LOCALBASE_SEED_FILE,
+    siteUrl: v['site-url'] ?? env.LOCALBASE_SITE_URL,
+    additionalRedirectUrls: redirects?.map((s) => s.trim()).filter(Boolean),
+    enableConfirmations: v['enable-confirmations'] ?? flag(env.LOCALBASE_ENABLE_CONFIRMATIONS),
+    jwtSecret: v['jwt-secret'] ?? env.LOCALBASE_JWT_SECRET,
+    anonKey: v['anon-key'] ?? env.LOCALBASE_ANON_KEY,
+    serviceRoleKey: v['service-role-key'] ?? env.LOCALBASE_SERVICE_ROLE_KEY,
+    jwtExpiry: num('--jwt-expiry', v['jwt-expiry'] ?? env.LOCALBASE_JWT_EXPIRY),
+    minPasswordLength: num('--min-password-length', v['min-password-length'] ?? env.LOCALBASE_MIN_PASSWORD_LENGTH),
+    rateLimits: Object.fromEntries(
+      Object.entries({
+        signInSignUps: num('--rate-limit-sign-in', v['rate-limit-sign-in'] ?? env.LOCALBASE_RATE_LIMIT_SIGN_IN),
+        tokenRefresh: num('--rate-limit-refresh', v['rate-limit-refresh'] ?? env.LOCALBASE_RATE_LIMIT_REFRESH),
+        tokenVerifications: num('--rate-limit-verify', v['rate-limit-verify'] ?? env.LOCALBASE_RATE_LIMIT_VERIFY),
+        emailSent: num('--rate-limit-email', v['rate-limit-email'] ?? env.LOCALBASE_RATE_LIMIT_EMAIL),
+        windowSeconds: num('--rate-limit-window', v['rate-limit-window'] ?? env.LOCALBASE_RATE_LIMIT_WINDOW),
+      }).filter(([, x]) => x !== undefined),
+    ),
+    quiet: v.quiet ?? flag(env.LOCALBASE_QUIET),
+  };
+  if (opts.jwtSecret !== undefined && opts.jwtSecret.length < 32) fail('the JWT secret must be at least 32 characters');
+
+  let lb;
+  try {
+    lb = await startLocalbase(opts);
+  } catch (err) {
+    if (err instanceof DataDirLockedError || err instanceof MigrationError) fail(err.message);
+    if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE')
+      fail(`port ${opts.port ?? 54321} is already in use (is localbase already running?)`);
+    throw err;
+  }
+  const t = lb.timings;
+  console.log(`
+localbase started (ready in ${(t.totalMs / 1000).toFixed(2)} s).
+
+         API URL: ${lb.url}
+     GraphQL URL: (not provided)
+          DB URL: ${lb.dataLocation.startsWith('postgres') ? lb.dataLocation : '(embedded PGlite; no wire protocol)'}
+     Mailbox URL: ${lb.mailboxUrl}
+   Data location: ${lb.dataLocation}
+      JWT secret: ${lb.jwtSecret}
+        anon key: ${lb.anonKey}
+service_role key: ${lb.serviceRoleKey}
+`);
+  let stopping = false;
+  const shutdown = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`\nlocalbase: ${signal} received, stopping…`);
+    const force = setTimeout(() => process.exit(1), 5000);
+    force.unref();
+    lb.stop().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        console.error('localbase: error while stopping:', err);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+}
+
+main().catch((err: unknown) => {
+  console.error('localbase: failed to start:', err instanceof Error ? err.message : err);
+  process.exit(1);
+});
