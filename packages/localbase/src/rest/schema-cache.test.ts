@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PGlite } from '@electric-sql/pglite';
 import type { Pool, PoolClient } from 'pg';
 import type { Database } from '../db/types.ts';
+import { resolveEmbed } from './resolve.ts';
 import { CATALOG_SQL, findFunctions, findTable, loadSchemaCache, type Queryable, type SchemaCache } from './schema-cache.ts';
 
 // A small schema with FKs both ways, a self reference, a one-to-one, a junction table, a view that can be
@@ -204,5 +205,15 @@ describe('loadSchemaCache against PGlite', () => {
     const odd = await loadSchemaCache(db, ["public') or (1=1"]);
     expect(odd.tables.size).toBe(0);
     expect(odd.functions.size).toBe(0);
+  });
+
+  it('the loaded cache drives relationship resolution', () => {
+    const r = (source: string, embed: string, hint: string | null = null) => resolveEmbed(cache, { schema: 'public', source, embed, hint });
+    expect(r('todos', 'lists')).toMatchObject({ cardinality: 'many-to-one', sourceColumns: ['list_id'] });
+    expect(r('lists', 'todos')).toMatchObject({ cardinality: 'one-to-many', targetColumns: ['list_id'] });
+    expect(r('lists', 'list_settings').cardinality).toBe('one-to-one');
+    expect(r('todos', 'tags')).toMatchObject({ cardinality: 'many-to-many', junction: { table: { name: 'todo_tags' } } });
+    expect(() => r('todos', 'profiles')).toThrow(/more than one relationship/);
+    expect(r('todos', 'profiles', 'todos_reviewer_fkey').sourceColumns).toEqual(['reviewer_id']);
   });
 });
