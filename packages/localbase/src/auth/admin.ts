@@ -26,10 +26,14 @@ export function parseBanDuration(v: string): number | null {
 export function adminRoutes(svc: AuthService): Hono {
   const app = new Hono();
 
-  app.use('*', async (c, next) => {
+  // Only on the admin routes themselves, so that unknown paths still answer 404.
+  const admin = async (c: { req: { header(name: string): string | undefined } }, next: () => Promise<void>) => {
     await svc.requireAdmin(c.req.header('authorization'));
     await next();
-  });
+  };
+  app.use('/users', admin);
+  app.use('/users/:id', admin);
+  app.use('/generate_link', admin);
 
   async function applyUserAttributes(q: Queryable, userId: string, body: Body): Promise<void> {
     const password = optString(body, 'password');

@@ -438,7 +438,7 @@ export function authRoutes(svc: AuthService): Hono {
         if (!newEmail) return { error: new ApiError(403, 'otp_expired', 'Token has expired or is invalid') };
         try {
           await tx.query(
-            `update auth.users set email = $2, email_change = '', email_change_confirm_status = 0,
+            `update auth.users set email = $2::text, email_change = '', email_change_confirm_status = 0,
                email_change_sent_at = null, email_confirmed_at = coalesce(email_confirmed_at, now()),
                raw_user_meta_data = coalesce(raw_user_meta_data, '{}'::jsonb) || jsonb_build_object('email', $2::text),
                updated_at = now() where id = $1`,

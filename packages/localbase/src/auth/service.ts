@@ -428,12 +428,13 @@ export class AuthService {
 
       let token: string;
       if (t.revoked) {
-        const child = await tx.query<{ token: string }>(
-          'select token from auth.refresh_tokens where parent = $1 and session_id = $2 and revoked = false order by id desc limit 1',
-          [presented, sessionId],
+        // GoTrue: the session's currently active token is its newest unrevoked one.
+        const active = await tx.query<{ token: string; parent: string | null }>(
+          'select token, parent from auth.refresh_tokens where session_id = $1 and revoked = false order by id desc limit 1',
+          [sessionId],
         );
-        if (child.rows[0]) {
-          token = child.rows[0].token;
+        if (active.rows[0] && active.rows[0].parent === presented) {
+          token = active.rows[0].token;
         } else if (t.within_reuse) {
           token = await this.insertRefreshToken(tx, userId, sessionId, presented);
         } else {

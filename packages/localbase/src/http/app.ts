@@ -81,10 +81,12 @@ export function createApp(cfg: ResolvedConfig, auth: AuthService): Hono {
     '*',
     bodyLimit({
       maxSize: MAX_BODY_BYTES,
+      // The rest of the body is not read: ask the client not to reuse this connection.
       onError: (c) =>
         c.json(
           { code: 'request_too_large', message: `Request body is larger than ${MAX_BODY_BYTES} bytes` },
           413,
+          { Connection: 'close' },
         ),
     }),
   );
