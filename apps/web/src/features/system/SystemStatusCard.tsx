@@ -115,6 +115,9 @@ export function SystemStatusCard() {
             <XStack>
               <Button
                 size="$3"
+                gap="$1.5"
+                borderWidth={1}
+                borderColor="$color7"
                 icon={<RefreshIcon size={16} />}
                 onPress={() => {
                   void health.refetch()
@@ -176,6 +179,7 @@ export function SystemStatusCard() {
       <XStack paddingTop="$1">
         <Button
           size="$3"
+          gap="$1.5"
           theme="accent"
           disabled={clockSkew.isPending}
           opacity={clockSkew.isPending ? 0.7 : 1}
