@@ -146,7 +146,11 @@ async function bootstrap(db: Database, fromTemplate: boolean): Promise<void> {
       current = undefined; // schema localbase does not exist yet
     }
     if (current === BOOTSTRAP_HASH) return;
-    await db.exec(BOOTSTRAP_SQL);
+    // Several servers may start on one PostgreSQL server at once (parallel test files): serialise.
+    await db.transaction(async (tx) => {
+      await tx.query('select pg_advisory_xact_lock(54321001)');
+      await tx.exec(BOOTSTRAP_SQL);
+    });
   }
   await db.query(
     "insert into localbase.meta (key, value) values ('bootstrap_hash', $1) on conflict (key) do update set value = excluded.value",

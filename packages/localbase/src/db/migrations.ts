@@ -63,13 +63,24 @@ export async function runMigrations(
     }
     const sql = fs.readFileSync(m.file, 'utf8');
     try {
-      await db.transaction(async (tx) => {
+      const appliedNow = await db.transaction(async (tx) => {
+        // Another server on the same database may be migrating at the same moment: take turns, then re-check.
+        await tx.query('select pg_advisory_xact_lock(54321002)');
+        const again = await tx.query('select 1 from supabase_migrations.schema_migrations where version = $1', [
+          m.version,
+        ]);
+        if (again.rows.length > 0) return false;
         await tx.exec(sql);
         await tx.query(
           'insert into supabase_migrations.schema_migrations (version, name, statements) values ($1, $2, $3)',
           [m.version, m.name, [sql]],
         );
+        return true;
       });
+      if (!appliedNow) {
+        report.skipped.push(path.basename(m.file));
+        continue;
+      }
     } catch (err) {
       throw new MigrationError(path.basename(m.file), err);
     }
@@ -84,14 +95,17 @@ export async function runMigrations(
       const sql = fs.readFileSync(opts.seedFile, 'utf8');
       try {
         await db.transaction(async (tx) => {
+          await tx.query('select pg_advisory_xact_lock(54321002)');
+          const again = await tx.query("select 1 from localbase.meta where key = 'seeded_at'");
+          if (again.rows.length > 0) return;
           await tx.exec(sql);
           await tx.query("insert into localbase.meta (key, value) values ('seeded_at', now()::text)");
+          report.seeded = true;
         });
       } catch (err) {
         throw new MigrationError(path.basename(opts.seedFile), err);
       }
-      report.seeded = true;
-      log(`Applied seed ${path.basename(opts.seedFile)}`);
+      if (report.seeded) log(`Applied seed ${path.basename(opts.seedFile)}`);
     }
   }
   return report;
