@@ -62,6 +62,14 @@ const states: Array<{ name: string; open: (page: Page) => Promise<void> }> = [
 ];
 
 describe('axe-core: no serious or critical violations', () => {
+  test('the check itself reports a real violation (an unnamed button)', async () => {
+    const page = await fixture.newPage();
+    await gotoHydrated(page, '/');
+    await page.evaluate(() => document.querySelector('main')?.append(document.createElement('button')));
+    const violations = await seriousViolations(page);
+    expect(violations.map((v) => v.id)).toContain('button-name');
+  });
+
   for (const scheme of ['light', 'dark'] as const) {
     for (const state of states) {
       test(`${state.name} (${scheme})`, async () => {

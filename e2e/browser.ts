@@ -114,6 +114,21 @@ export function luminance({ r, g, b }: Rgba): number {
   return 0.2126 * channel(r) + 0.7152 * channel(g) + 0.0722 * channel(b);
 }
 
+/**
+ * The width fixed-position elements see: the window minus a classic scrollbar or a reserved scrollbar gutter
+ * (headless Chromium draws 15 px scrollbars; phones overlay them).
+ */
+export function visibleViewportWidth(page: Page): Promise<number> {
+  return page.evaluate(() => {
+    const probe = document.createElement('div');
+    probe.style.cssText = 'position:fixed;left:0;right:0;top:0;height:1px;pointer-events:none';
+    document.body.append(probe);
+    const width = probe.getBoundingClientRect().width;
+    probe.remove();
+    return width;
+  });
+}
+
 export function screenshotPath(name: string): string {
   mkdirSync(SCREENSHOT_DIR, { recursive: true });
   return join(SCREENSHOT_DIR, `${name}.png`);

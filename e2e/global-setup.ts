@@ -132,6 +132,20 @@ async function waitUntilReady(url: string, child: ChildProcess, timeoutMs: numbe
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   ensureChromium();
+
+  // E2E_BASE_URL: test an app that is already running (e.g. `npm run dev`) instead of building and starting one.
+  const external = process.env.E2E_BASE_URL;
+  if (external) {
+    const url = external.replace(/\/+$/, '');
+    console.log(`[e2e] E2E_BASE_URL set: testing the running app at ${url}`);
+    const response = await fetch(`${url}/`, { signal: AbortSignal.timeout(30_000) }).catch((error: unknown) => {
+      throw new Error(`[e2e] E2E_BASE_URL=${url} is not reachable: ${error instanceof Error ? error.message : String(error)}`);
+    });
+    if (response.status !== 200) throw new Error(`[e2e] E2E_BASE_URL=${url}/ answered HTTP ${response.status}`);
+    project.provide('baseURL', url);
+    return async () => {};
+  }
+
   ensureBuild();
 
   const port = await freePort();
@@ -155,7 +169,28 @@ export default async function setup(project: TestProject): Promise<() => Promise
   }
   project.provide('baseURL', baseURL);
 
+  // If the run is interrupted (Ctrl-C, a CI timeout) the teardown below never runs: stop the server anyway.
+  const killGroup = (): void => {
+    if (child.pid !== undefined && child.exitCode === null && child.signalCode === null) {
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+  };
+  const onSignal = (signal: NodeJS.Signals): void => {
+    killGroup();
+    process.exit(signal === 'SIGINT' ? 130 : 143);
+  };
+  process.once('exit', killGroup);
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+
   return async () => {
+    process.off('exit', killGroup);
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
     await stop(child);
     log.end();
     console.log('[e2e] stopped next start');

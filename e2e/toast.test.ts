@@ -2,7 +2,7 @@
 // swipe up to dismiss (past 20 px) and snap back (below).
 import type { Locator, Page } from 'playwright-core';
 import { describe, expect, test } from 'vitest';
-import { gotoHydrated, openConnectedToast, sleep, useBrowser } from './browser.ts';
+import { gotoHydrated, openConnectedToast, sleep, useBrowser, visibleViewportWidth } from './browser.ts';
 
 const fixture = useBrowser();
 
@@ -55,18 +55,21 @@ describe('toast', () => {
       const page = await homeWithToast(width);
       const region = await viewportRegion(page).boundingBox();
       const toast = await connectedToast(page).boundingBox();
+      // The width fixed-position elements see (the window minus a classic scrollbar or its reserved gutter).
+      const visibleWidth = await visibleViewportWidth(page);
+      expect(visibleWidth).toBeGreaterThan(width - 20);
       expect(region, 'the notifications region is on screen').not.toBeNull();
       expect(toast).not.toBeNull();
       if (!region || !toast) return;
       // The viewport: fixed at the top, 10 px from the top, left and right edges.
       expect(region.y).toBeCloseTo(10, 0);
       expect(region.x).toBeCloseTo(10, 0);
-      expect(width - (region.x + region.width)).toBeCloseTo(10, 0);
+      expect(visibleWidth - (region.x + region.width)).toBeCloseTo(10, 0);
       // The toast inside it: at the top, never closer than 10 px to an edge.
       expect(toast.y).toBeGreaterThanOrEqual(9.5);
       expect(toast.y).toBeLessThanOrEqual(12);
       expect(toast.x).toBeGreaterThanOrEqual(9.5);
-      expect(toast.x + toast.width).toBeLessThanOrEqual(width - 9.5);
+      expect(toast.x + toast.width).toBeLessThanOrEqual(visibleWidth - 9.5);
       // Still at the top after scrolling (fixed).
       await page.mouse.wheel(0, 400);
       await sleep(100);

@@ -58,7 +58,7 @@ describe('tRPC over HTTP', () => {
     expect(request.method()).toBe('GET');
     const url = new URL(request.url());
     const paths = decodeURIComponent(url.pathname.slice('/api/trpc/'.length)).split(',');
-    expect(paths.sort()).toEqual(['system.config', 'system.health']);
+    expect([...paths].sort()).toEqual(['system.config', 'system.health']);
     expect(url.searchParams.get('batch')).toBe('1');
     const input: unknown = JSON.parse(url.searchParams.get('input') ?? 'null');
     expect(input, 'one input entry per batched call, keyed by index').toMatchObject({});
