@@ -1,25 +1,24 @@
 import { useIsMutating } from '@tanstack/react-query'
-import { useRouter } from 'next/router'
+import Router from 'next/router'
 import { useEffect, useState } from 'react'
 
 /** Route changes in flight (client-side navigation). */
 function useRouteChangePending(): boolean {
-  const router = useRouter()
   const [pending, setPending] = useState(false)
   useEffect(() => {
     const start = (_url: string, { shallow }: { shallow: boolean }) => {
       if (!shallow) setPending(true)
     }
     const done = () => setPending(false)
-    router.events.on('routeChangeStart', start)
-    router.events.on('routeChangeComplete', done)
-    router.events.on('routeChangeError', done)
+    Router.events.on('routeChangeStart', start)
+    Router.events.on('routeChangeComplete', done)
+    Router.events.on('routeChangeError', done)
     return () => {
-      router.events.off('routeChangeStart', start)
-      router.events.off('routeChangeComplete', done)
-      router.events.off('routeChangeError', done)
+      Router.events.off('routeChangeStart', start)
+      Router.events.off('routeChangeComplete', done)
+      Router.events.off('routeChangeError', done)
     }
-  }, [router.events])
+  }, [])
   return pending
 }
 
