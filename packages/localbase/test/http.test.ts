@@ -18,10 +18,8 @@ import {
 let lb: Localbase;
 
 beforeAll(async () => {
-  // High limits: the fuzz loop must reach the handlers, not the rate limiter.
-  lb = await startTestServer({
-    rateLimits: { signInSignUps: 100_000, tokenRefresh: 100_000, tokenVerifications: 100_000, emailSent: 100_000 },
-  });
+  // startTestServer raises the rate limits: the fuzz loop must reach the handlers, not the rate limiter.
+  lb = await startTestServer();
 });
 
 afterAll(async () => {
