@@ -380,7 +380,7 @@ function embedBody(c: Cursor, depth: number): SelectItem[] {
   c.pos++;
   const children = selectList(c, depth + 1);
   c.ws();
-  c.expect(')', '",", or ")"');
+  c.expect(')', '"," or ")"');
   return children;
 }
 
