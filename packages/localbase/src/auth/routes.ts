@@ -45,6 +45,19 @@ export function authRoutes(svc: AuthService): Hono {
   const app = new Hono();
   const cfg = svc.cfg;
 
+  // Any request that may write invalidates the GET /user read cache, before and after it runs.
+  const READS = /^\/(user|health|settings|\.well-known\/jwks\.json)$/;
+  app.use('*', async (c, next) => {
+    const path = c.req.path.replace(/^\/auth\/v1/, '').replace(/\/$/, '');
+    if (c.req.method === 'GET' && READS.test(path)) return next();
+    svc.invalidate();
+    try {
+      await next();
+    } finally {
+      svc.invalidate();
+    }
+  });
+
   app.get('/health', (c) =>
     c.json({
       version: GOTRUE_VERSION,
@@ -221,8 +234,7 @@ export function authRoutes(svc: AuthService): Hono {
 
   // ---------- the signed-in user ----------
   app.get('/user', async (c) => {
-    const ctx = await svc.authenticate(c.req.header('authorization'));
-    return c.json(userJson(ctx.user));
+    return c.json(await svc.currentUserJson(c.req.header('authorization')));
   });
 
   app.put('/user', async (c) => {

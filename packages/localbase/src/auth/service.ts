@@ -459,11 +459,52 @@ export class AuthService {
     return outcome.response;
   }
 
+  // ---------- read cache for GET /user ----------
+  // Every auth request that may write bumps `generation` (before and after it runs), which invalidates all cached
+  // reads. Writes made outside the auth API (SQL from migrations, psql on a DATABASE_URL server) are seen after at
+  // most CACHE_TTL_MS.
+  static readonly CACHE_TTL_MS = 2000;
+  #generation = 0;
+  readonly #userCache = new Map<string, { gen: number; until: number; user: Record<string, unknown> }>();
+  readonly #jwtCache = new Map<string, Partial<AccessTokenClaims>>();
+
+  invalidate(): void {
+    this.#generation++;
+    this.#userCache.clear();
+  }
+
+  /** Like verify(), but remembers tokens that verified (their expiry is still checked on every use). */
+  async verifyCached(token: string): Promise<Partial<AccessTokenClaims>> {
+    const hit = this.#jwtCache.get(token);
+    if (hit && typeof hit.exp === 'number' && hit.exp > Date.now() / 1000) return hit;
+    const payload = (await this.keys.verify(token)) as Partial<AccessTokenClaims>;
+    if (this.#jwtCache.size >= 10_000) this.#jwtCache.clear();
+    this.#jwtCache.set(token, payload);
+    return payload;
+  }
+
+  /** GET /user: the user JSON for a bearer token, from the cache when nothing was written since. */
+  async currentUserJson(authorization: string | undefined): Promise<Record<string, unknown>> {
+    const m = authorization ? /^bearer\s+(\S+)\s*$/i.exec(authorization) : null;
+    if (!m) throw new ApiError(401, 'no_authorization', 'This endpoint requires a valid Bearer token');
+    const payload = await this.verifyCached(m[1]);
+    const key = `${payload.sub}:${payload.session_id}`;
+    const now = Date.now();
+    const hit = this.#userCache.get(key);
+    if (hit && hit.gen === this.#generation && hit.until > now && payload.aud === 'authenticated') return hit.user;
+    const gen = this.#generation;
+    const ctx = await this.authenticate(authorization);
+    const user = userJson(ctx.user);
+    if (this.#userCache.size >= 10_000) this.#userCache.clear();
+    this.#userCache.set(key, { gen, until: now + AuthService.CACHE_TTL_MS, user });
+    return user;
+  }
+
   /** Validates `Authorization: Bearer <user jwt>` and loads the user and session (GoTrue's requireAuthentication). */
   async authenticate(authorization: string | undefined): Promise<AuthContext> {
     const m = authorization ? /^bearer\s+(\S+)\s*$/i.exec(authorization) : null;
     if (!m) throw new ApiError(401, 'no_authorization', 'This endpoint requires a valid Bearer token');
-    const payload = (await this.keys.verify(m[1])) as Partial<AccessTokenClaims>;
+    const payload = await this.verifyCached(m[1]);
     if (!payload.sub) throw new ApiError(403, 'bad_jwt', 'invalid claim: missing sub claim');
     if (!UUID_RE.test(payload.sub)) throw new ApiError(400, 'bad_jwt', 'invalid claim: sub claim must be a UUID');
     const aud = payload.aud;

@@ -68,13 +68,15 @@ export function createApp(cfg: ResolvedConfig, auth: AuthService): Hono {
         },
       });
     }
-    await next();
-    c.res.headers.set('Access-Control-Allow-Origin', origin ?? '*');
-    c.res.headers.set('Access-Control-Expose-Headers', EXPOSED_HEADERS);
+    // Set before the handler runs (c.header), so that responses keep the node adapter's fast path;
+    // error responses built by onError use the same context and get them too.
+    c.header('Access-Control-Allow-Origin', origin ?? '*');
+    c.header('Access-Control-Expose-Headers', EXPOSED_HEADERS);
     if (origin) {
-      c.res.headers.set('Access-Control-Allow-Credentials', 'true');
-      c.res.headers.append('Vary', 'Origin');
+      c.header('Access-Control-Allow-Credentials', 'true');
+      c.header('Vary', 'Origin');
     }
+    await next();
   });
 
   app.use(
@@ -93,8 +95,8 @@ export function createApp(cfg: ResolvedConfig, auth: AuthService): Hono {
 
   // Auth responses carry the API version header (auth-js reads error codes only when it is present).
   app.use('/auth/v1/*', async (c, next) => {
+    c.header('X-Supabase-Api-Version', API_VERSION);
     await next();
-    c.res.headers.set('X-Supabase-Api-Version', API_VERSION);
   });
 
   // apikey check for the Supabase APIs (hosted Supabase requires one). Email links (GET /verify) are open.
