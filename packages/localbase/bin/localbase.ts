@@ -27,6 +27,9 @@ Options (environment variable in brackets):
   --rate-limit-verify N         default 30 [LOCALBASE_RATE_LIMIT_VERIFY]
   --rate-limit-email N          default 1000 [LOCALBASE_RATE_LIMIT_EMAIL]
   --rate-limit-window SECONDS   default 300 [LOCALBASE_RATE_LIMIT_WINDOW]
+  --smtp-host H --smtp-port N --smtp-from A
+                                also send auth emails over plain SMTP (e.g. Mailpit); the mailbox keeps a copy
+                                [LOCALBASE_SMTP_HOST, LOCALBASE_SMTP_PORT (default 1025), LOCALBASE_SMTP_FROM]
   --quiet                       no request log lines [LOCALBASE_QUIET=1]
   -h, --help
 `;
@@ -71,6 +74,9 @@ async function main(): Promise<void> {
         'rate-limit-verify': { type: 'string' },
         'rate-limit-email': { type: 'string' },
         'rate-limit-window': { type: 'string' },
+        'smtp-host': { type: 'string' },
+        'smtp-port': { type: 'string' },
+        'smtp-from': { type: 'string' },
         quiet: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -114,6 +120,13 @@ async function main(): Promise<void> {
     ),
     quiet: v.quiet ?? flag(env.LOCALBASE_QUIET),
   };
+  const smtpHost = v['smtp-host'] ?? env.LOCALBASE_SMTP_HOST;
+  if (smtpHost)
+    opts.smtp = {
+      host: smtpHost,
+      port: num('--smtp-port', v['smtp-port'] ?? env.LOCALBASE_SMTP_PORT) ?? 1025,
+      from: v['smtp-from'] ?? env.LOCALBASE_SMTP_FROM ?? 'noreply@localbase.local',
+    };
   if (opts.jwtSecret !== undefined && opts.jwtSecret.length < 32) fail('the JWT secret must be at least 32 characters');
 
   let lb;

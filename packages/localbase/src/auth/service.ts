@@ -89,7 +89,7 @@ export class AuthService {
     this.db = db;
     this.cfg = cfg;
     this.keys = new JwtKeys(cfg.jwtSecret);
-    this.mailbox = new Mailbox({ quiet: cfg.quiet });
+    this.mailbox = new Mailbox({ quiet: cfg.quiet, smtp: cfg.smtp });
     this.apiUrl = apiUrl;
     this.issuer = `${apiUrl}/auth/v1`;
     const w = cfg.rateLimits.windowSeconds;

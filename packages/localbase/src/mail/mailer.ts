@@ -1,5 +1,7 @@
 import type { Queryable, Row } from '../db/types.ts';
 import { iso } from '../auth/format.ts';
+import { sendSmtp } from './smtp.ts';
+import type { SmtpSettings } from './smtp.ts';
 
 export type MailType = 'signup' | 'magiclink' | 'recovery' | 'email_change' | 'invite' | 'reauthentication';
 
@@ -70,8 +72,10 @@ function rowToMail(r: Row): StoredMail {
 /** The local mailbox: every auth email is stored in localbase.mailbox (survives restarts). */
 export class Mailbox {
   readonly #quiet: boolean;
-  constructor(opts: { quiet: boolean }) {
+  readonly #smtp: SmtpSettings | undefined;
+  constructor(opts: { quiet: boolean; smtp?: SmtpSettings }) {
     this.#quiet = opts.quiet;
+    this.#smtp = opts.smtp;
   }
 
   async deliver(q: Queryable, msg: MailMessage): Promise<void> {
@@ -80,6 +84,13 @@ export class Mailbox {
       [msg.to, msg.subject, msg.type, msg.html, msg.text, JSON.stringify(msg.links), msg.token ?? null],
     );
     if (!this.#quiet) console.log(`[mail] ${msg.type} to ${msg.to}: ${msg.links[0] ?? `code ${msg.token ?? ''}`}`);
+    // Optional real SMTP: best effort, in the background; the mailbox copy above is the record.
+    if (this.#smtp) {
+      const smtp = this.#smtp;
+      sendSmtp(smtp, msg).catch((err: unknown) =>
+        console.error(`[mail] SMTP delivery to ${msg.to} via ${smtp.host}:${smtp.port} failed: ${(err as Error).message}`),
+      );
+    }
   }
 
   async list(q: Queryable, to?: string): Promise<StoredMail[]> {
