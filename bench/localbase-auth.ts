@@ -4,9 +4,10 @@
 //
 // What it does (all on 127.0.0.1):
 //   1. Cold start: spawns the CLI (`bin/localbase.ts start --data-dir <new temp dir> --quiet`) and times the start
-//      until its "API URL" banner line; stops it (SIGTERM) and starts it again on the same folder. RSS is read from
-//      /proc/<pid>/status (VmRSS now, VmHWM = peak) right after the banner. Targets: first start ≤ 10 s; start on
-//      an existing folder ≤ 3 s and ≤ 350 MB RSS.
+//      until its "API URL" banner line, three times: as on a clean clone (a fresh repo root, so no template cache:
+//      the database is created from scratch), on a new folder with the template cached, and again on that
+//      existing folder (after SIGTERM). RSS is read from /proc/<pid>/status (VmRSS now, VmHWM = peak) right after
+//      the banner. Targets: first start ≤ 10 s; start on an existing folder ≤ 3 s and ≤ 350 MB RSS.
 //   2. Load: starts localbase (file-backed, the same temp folder, request log off, rate limits raised so the
 //      limiter does not answer instead of the handlers) and a bare `node:http` server answering a small JSON
 //      object, each in its own child process, and drives them with autocannon from this process: fixed
@@ -20,7 +21,7 @@
 //      Target: GET /user ≥ 1/3 of the bare endpoint's req/s.
 // Exit code 1 when a target is missed.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -74,8 +75,8 @@ interface Child {
   exited: Promise<number | null>;
 }
 
-function spawnChild(argv: string[], env: NodeJS.ProcessEnv = process.env): Child {
-  const proc = spawn(NODE, argv, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+function spawnChild(argv: string[], env: NodeJS.ProcessEnv = process.env, cwd = ROOT): Child {
+  const proc = spawn(NODE, argv, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   proc.stdout?.on('data', (d: Buffer) => (out += d.toString()));
   proc.stderr?.on('data', (d: Buffer) => (out += d.toString()));
@@ -140,10 +141,17 @@ interface StartFigures {
   peakMb: number;
 }
 
-async function timedCliStart(dataDir: string, timeoutMs: number): Promise<StartFigures> {
+/**
+ * Starts the CLI and times it to the banner. `cwd` decides the repo root localbase finds (the nearest package.json
+ * with workspaces, from the working directory up), and so its template cache (<root>/node_modules/.cache/localbase):
+ * a fresh root measures a clean clone's very first start, which must build the template.
+ */
+async function timedCliStart(dataDir: string, timeoutMs: number, cwd = ROOT): Promise<StartFigures> {
   const port = await freePort();
   const t0 = performance.now();
-  const child = spawnChild([CLI, 'start', '--data-dir', dataDir, '--port', String(port), '--quiet'], cliEnv());
+  const argv = [CLI, 'start', '--data-dir', dataDir, '--port', String(port), '--quiet'];
+  argv.push('--migrations-dir', join(ROOT, 'supabase/migrations'), '--seed-file', join(ROOT, 'supabase/seed.sql'));
+  const child = spawnChild(argv, cliEnv(), cwd);
   try {
     const readyMs = await waitForLine(child, READY_LINE, t0, timeoutMs);
     const mem = rssOf(child.pid);
@@ -241,7 +249,17 @@ async function main(): Promise<void> {
   const children: Child[] = [];
   try {
     // 1. Start-up figures.
-    log('cold start: first start on a new data folder…');
+    log('cold start: very first start (clean clone: no template cache, new data folder)…');
+    const cleanRoot = mkdtempSync(join(tmpdir(), 'localbase-bench-root-'));
+    writeFileSync(join(cleanRoot, 'package.json'), JSON.stringify({ name: 'bench-root', private: true, workspaces: [] }));
+    let clean: StartFigures;
+    try {
+      clean = await timedCliStart(join(cleanRoot, 'data'), 120_000, cleanRoot);
+    } finally {
+      rmSync(cleanRoot, { recursive: true, force: true });
+    }
+    log(`  ready in ${clean.readyMs.toFixed(0)} ms, RSS ${clean.rssMb.toFixed(0)} MB (peak ${clean.peakMb.toFixed(0)} MB)`);
+    log('cold start: first start on a new data folder (template cached)…');
     const first = await timedCliStart(dataDir, 120_000);
     log(`  ready in ${first.readyMs.toFixed(0)} ms, RSS ${first.rssMb.toFixed(0)} MB (peak ${first.peakMb.toFixed(0)} MB)`);
     log('cold start: start on the existing folder…');
@@ -327,13 +345,14 @@ async function main(): Promise<void> {
     const refreshRatio = refreshResult.requests.average / bareResult.requests.average;
     const checks = [
       { what: 'GET /user req/s ≥ 1/3 of bare', value: `${(userRatio * 100).toFixed(1)} %`, ok: userRatio >= TARGET_USER_RATIO },
-      { what: `first start ≤ ${TARGET_FIRST_START_MS / 1000} s`, value: `${(first.readyMs / 1000).toFixed(2)} s`, ok: first.readyMs <= TARGET_FIRST_START_MS },
+      { what: `first start, clean clone ≤ ${TARGET_FIRST_START_MS / 1000} s`, value: `${(clean.readyMs / 1000).toFixed(2)} s`, ok: clean.readyMs <= TARGET_FIRST_START_MS },
+      { what: `first start, new folder ≤ ${TARGET_FIRST_START_MS / 1000} s`, value: `${(first.readyMs / 1000).toFixed(2)} s`, ok: first.readyMs <= TARGET_FIRST_START_MS },
       { what: `start on existing folder ≤ ${TARGET_RESTART_MS / 1000} s`, value: `${(again.readyMs / 1000).toFixed(2)} s`, ok: again.readyMs <= TARGET_RESTART_MS },
       { what: `RSS on existing folder ≤ ${TARGET_RSS_MB} MB (VmHWM peak)`, value: `${again.peakMb.toFixed(0)} MB (now ${again.rssMb.toFixed(0)} MB)`, ok: again.peakMb <= TARGET_RSS_MB },
     ];
 
     if (asJson) {
-      console.log(JSON.stringify({ connections: CONNECTIONS, durationS: DURATION_S, rows, userRatio, refreshRatio, firstStart: first, restart: again, replayedRefreshTokens: replayed, checks }, null, 2));
+      console.log(JSON.stringify({ connections: CONNECTIONS, durationS: DURATION_S, rows, userRatio, refreshRatio, cleanStart: clean, firstStart: first, restart: again, replayedRefreshTokens: replayed, checks }, null, 2));
     } else {
       console.log(`\nlocalbase auth bench — ${CONNECTIONS} connections, ${DURATION_S} s per run, loopback, autocannon 9`);
       console.log('| endpoint | req/s | p50 ms | p99 ms | non-2xx | errors | vs bare |');
@@ -345,7 +364,8 @@ async function main(): Promise<void> {
       if (replayed > 0) console.log(`(refresh run: pool ran dry ${replayed} times; those requests replayed a used token)`);
       console.log('\n| start-up | ready | RSS now | RSS peak |');
       console.log('|---|---:|---:|---:|');
-      console.log(`| first start (new folder) | ${(first.readyMs / 1000).toFixed(2)} s | ${first.rssMb.toFixed(0)} MB | ${first.peakMb.toFixed(0)} MB |`);
+      console.log(`| very first start (clean clone: builds the template) | ${(clean.readyMs / 1000).toFixed(2)} s | ${clean.rssMb.toFixed(0)} MB | ${clean.peakMb.toFixed(0)} MB |`);
+      console.log(`| first start on a new folder (template cached) | ${(first.readyMs / 1000).toFixed(2)} s | ${first.rssMb.toFixed(0)} MB | ${first.peakMb.toFixed(0)} MB |`);
       console.log(`| start on existing folder | ${(again.readyMs / 1000).toFixed(2)} s | ${again.rssMb.toFixed(0)} MB | ${again.peakMb.toFixed(0)} MB |`);
       console.log('\n| target | measured | |');
       console.log('|---|---:|---|');
