@@ -1,0 +1,74 @@
+// Route changes and failures a user meets: the 404 page, the progress bar during a slow client-side route
+// change, and the status card's error state with a working retry.
+import { describe, expect, test } from 'vitest';
+import { gotoHydrated, sleep, useBrowser } from './browser.ts';
+
+const fixture = useBrowser();
+
+describe('navigation and failure states', () => {
+  test('an unknown address answers 404 with the app frame and a way back home', async () => {
+    const page = await fixture.newPage();
+    const response = await page.goto('/no/such/page');
+    expect(response?.status()).toBe(404);
+    await page.getByRole('button', { name: /^Theme: / }).waitFor({ timeout: 30_000 });
+    await page.getByRole('banner').waitFor();
+    expect(await page.getByRole('heading', { level: 1 }).count()).toBe(1);
+    const back = page.getByRole('main').getByRole('link');
+    expect(await back.count()).toBeGreaterThan(0);
+    await back.first().click();
+    await page.getByRole('heading', { level: 1, name: 'Welcome to Foyer' }).waitFor({ timeout: 15_000 });
+    expect(new URL(page.url()).pathname).toBe('/');
+  });
+
+  test('a slow client-side route change shows the top progress bar until the page is there', async () => {
+    const page = await fixture.newPage();
+    await gotoHydrated(page, '/no/such/page');
+    // Hold back the home page's code so the route change stays pending for a moment.
+    await page.route('**/_next/static/chunks/pages/index-*.js', async (route) => {
+      await sleep(1500);
+      await route.continue();
+    });
+    const bar = page.getByRole('progressbar', { name: 'Loading' });
+    expect(await bar.isVisible()).toBe(false);
+    await page.getByRole('main').getByRole('link').first().click();
+    await bar.waitFor({ state: 'visible', timeout: 1400 });
+    await page.getByRole('heading', { level: 1, name: 'Welcome to Foyer' }).waitFor({ timeout: 15_000 });
+    await bar.waitFor({ state: 'hidden', timeout: 3000 });
+  });
+
+  test('when the status queries fail the card says so and "retry" loads it', async () => {
+    const page = await fixture.newPage();
+    let failing = true;
+    let failedCalls = 0;
+    await page.route(
+      (url) => url.pathname.startsWith('/api/trpc/') && url.pathname.includes('system.health'),
+      async (route) => {
+        if (!failing || route.request().method() !== 'GET') return route.continue();
+        failedCalls += 1;
+        const paths = decodeURIComponent(new URL(route.request().url()).pathname.slice('/api/trpc/'.length)).split(',');
+        const error = {
+          error: {
+            json: {
+              message: 'The status service is unavailable',
+              code: -32603,
+              data: { code: 'INTERNAL_SERVER_ERROR', httpStatus: 500, path: 'system.health' },
+            },
+          },
+        };
+        return route.fulfill({ status: 500, contentType: 'application/json', body: JSON.stringify(paths.map(() => error)) });
+      },
+    );
+    await gotoHydrated(page);
+    // TanStack Query retries 3 times (1 s, 2 s, 4 s) before it reports the error.
+    const retry = page.getByRole('main').getByRole('button', { name: /retry|try again/i });
+    await retry.waitFor({ state: 'visible', timeout: 30_000 });
+    expect(failedCalls).toBeGreaterThanOrEqual(1);
+    expect(await page.getByTestId('server-time').count()).toBe(0);
+    const cardText = await page.getByRole('main').innerText();
+    expect(cardText, 'a readable message, not a stack trace').not.toMatch(/TRPCClientError|at .*\.js:\d+/);
+
+    failing = false;
+    await retry.click();
+    await page.getByTestId('server-time').waitFor({ state: 'visible', timeout: 15_000 });
+  });
+});
