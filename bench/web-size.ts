@@ -216,6 +216,16 @@ if (asJson) {
 
   const shared = everyPage.map(sizeOf).reduce((sum, f) => sum + f.gzip, 0);
   console.log(`\nshared by every page (_app + runtime + manifests): ${format(shared)} kB gz in ${everyPage.length} files`);
+  // Baseline measured in this build: what Next.js + React cost before any app code (runtime, framework, main).
+  const baselineFiles = everyPage.filter((f) => /\/(framework|main|webpack)-[^/]*\.js$/.test(f));
+  const baseline = baselineFiles.map(sizeOf).reduce((sum, f) => sum + f.gzip, 0);
+  if (baseline > 0) {
+    const smallest = routes[0];
+    console.log(
+      `baseline Next.js + React (${baselineFiles.map((f) => f.replace(/^.*\//, '').replace(/-[0-9a-f]+\.js$/, '')).join(', ')}): ${format(baseline)} kB gz; ` +
+        (smallest ? `smallest route ${smallest.route} = ${(smallest.gzip / baseline).toFixed(2)}× baseline, app's own share ${format(smallest.gzip - baseline)} kB gz` : ''),
+    );
+  }
   if (polyfills.length) {
     const gz = polyfills.map(sizeOf).reduce((sum, f) => sum + f.gzip, 0);
     console.log(`not counted: nomodule polyfills ${format(gz)} kB gz (${polyfills.join(', ')}) — only legacy browsers load them`);
@@ -243,8 +253,18 @@ if (asJson) {
   }
 }
 
+// Any file under pages/ becomes a route: a test or story file there ships its imports (test runners,
+// react-dom/server) to the browser and can pull them into the shared chunks.
+const strayRoutes = routes.filter((r) => /\.(test|spec|stories)$|\/__tests__\//.test(r.route));
+if (strayRoutes.length) {
+  console.error(
+    `\nNOT A PAGE: ${strayRoutes.map((r) => r.route).join(', ')} — test files inside src/pages are built as routes; move them out of pages/`,
+  );
+}
+
 const over = routes.filter((r) => r.gzip > BUDGET_KB * KB);
 if (over.length) {
   console.error(`\nOVER BUDGET (${BUDGET_KB} kB gz): ${over.map((r) => `${r.route} ${format(r.gzip)} kB`).join(', ')}`);
   process.exit(1);
 }
+if (strayRoutes.length) process.exit(1);
