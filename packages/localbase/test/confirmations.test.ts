@@ -123,7 +123,13 @@ describe('sign-up with confirmations on', () => {
     const { error } = await anonClient(lb).auth.resend({ type: 'signup', email });
     expect(error).toBeNull();
     const mails = await waitForMail(lb, email, { type: 'signup', count: 2 });
-    const newest = mails[0]!;
+    const [newest, older] = [mails[0]!, mails[1]!];
+    // Newest first.
+    expect(Date.parse(newest.createdAt)).toBeGreaterThanOrEqual(Date.parse(older.createdAt));
+    expect(tokenHashOf(newest)).not.toBe(tokenHashOf(older));
+    // The resend replaced the confirmation token: the older link no longer works.
+    const stale = await anonClient(lb).auth.verifyOtp({ token_hash: tokenHashOf(older), type: 'signup' });
+    expect(stale.error?.code).toBe('otp_expired');
     const { data, error: verifyError } = await anonClient(lb).auth.verifyOtp({
       token_hash: tokenHashOf(newest),
       type: 'signup',
@@ -143,6 +149,40 @@ describe('sign-up with confirmations on', () => {
     const unknown = await raw(lb, '/auth/v1/recover', { body: { email: uniqueEmail('nobody') } });
     expect(known.status).toBe(unknown.status);
     expect(known.json).toEqual(unknown.json);
+  });
+});
+
+describe('magic link with confirmations on', () => {
+  it('signInWithOtp for an unconfirmed address mails a signup confirmation whose link confirms and signs in', async () => {
+    const { email } = await signUpPending();
+    await waitForMail(lb, email, { type: 'signup', count: 1 });
+    await sleep(1100); // per-user mail frequency (CLI default 1 s)
+    expect((await anonClient(lb).auth.signInWithOtp({ email })).error).toBeNull();
+    const mails = await waitForMail(lb, email, { type: 'signup', count: 2 });
+    const { data, error } = await anonClient(lb).auth.verifyOtp({ email, token: mails[0]!.token!, type: 'email' });
+    expect(error).toBeNull();
+    expect(data.user?.email_confirmed_at).toBeTruthy();
+  });
+
+  it('signInWithOtp for a confirmed address mails a magic link', async () => {
+    const email = uniqueEmail('confirmed');
+    expect((await serviceClient(lb).auth.admin.createUser({ email, email_confirm: true })).error).toBeNull();
+    expect((await anonClient(lb).auth.signInWithOtp({ email })).error).toBeNull();
+    const mail = await latestMail(lb, email, 'magiclink');
+    const { data, error } = await anonClient(lb).auth.verifyOtp({ token_hash: tokenHashOf(mail), type: 'magiclink' });
+    expect(error).toBeNull();
+    expect(data.session?.user.email).toBe(email);
+  });
+
+  it('password recovery works for a confirmed user', async () => {
+    const email = uniqueEmail('recover');
+    expect((await serviceClient(lb).auth.admin.createUser({ email, password: PASSWORD, email_confirm: true })).error).toBeNull();
+    expect((await anonClient(lb).auth.resetPasswordForEmail(email)).error).toBeNull();
+    const mail = await latestMail(lb, email, 'recovery');
+    const client = anonClient(lb);
+    expect((await client.auth.verifyOtp({ email, token: mail.token!, type: 'recovery' })).error).toBeNull();
+    expect((await client.auth.updateUser({ password: 'after-recovery-pw-1' })).error).toBeNull();
+    expect((await anonClient(lb).auth.signInWithPassword({ email, password: 'after-recovery-pw-1' })).error).toBeNull();
   });
 });
 

@@ -66,6 +66,11 @@ describe('mailbox', () => {
     expect(page.headers.get('content-type')).toMatch(/text\/html/);
     const html = await page.text();
     expect(html).toContain(email);
+
+    // DELETE clears the mailbox.
+    const cleared = await fetch(`${lb.url}/mailbox/api/messages`, { method: 'DELETE' });
+    expect(cleared.status).toBe(204);
+    expect(await listMail(lb, email)).toEqual([]);
   });
 });
 

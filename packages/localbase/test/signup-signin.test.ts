@@ -139,6 +139,15 @@ describe('signUp with autoconfirm', () => {
   });
 });
 
+describe('anonymous sign-ins (off by default, as in the Supabase CLI)', () => {
+  it('signInAnonymously → 422 anonymous_provider_disabled', async () => {
+    const { data, error } = await anonClient(lb).auth.signInAnonymously();
+    expect(error?.status).toBe(422);
+    expect(error?.code).toBe('anonymous_provider_disabled');
+    expect(data.session).toBeNull();
+  });
+});
+
 describe('signInWithPassword', () => {
   it('signs in a registered user with a new session and emits SIGNED_IN', async () => {
     const email = uniqueEmail('signin');
