@@ -64,3 +64,19 @@ describe('user_metadata merge', () => {
     expect(mergeMetadata({ a: 1, b: 2 }, { b: null, c: 3 })).toEqual({ a: 1, c: 3 });
   });
 });
+
+describe('PKCE', () => {
+  it('matches S256 and plain verifiers (RFC 7636 appendix B example)', async () => {
+    const { pkceMatches, readPkce } = await import('./service.ts');
+    const verifier = 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk';
+    expect(pkceMatches(verifier, 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', 's256')).toBe(true);
+    expect(pkceMatches(verifier + 'x', 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', 's256')).toBe(false);
+    expect(pkceMatches(verifier, verifier, 'plain')).toBe(true);
+    expect(readPkce({ code_challenge: null, code_challenge_method: null })).toBeUndefined();
+    expect(readPkce({ code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 's256' })).toEqual({
+      challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+      method: 's256',
+    });
+    expect(() => readPkce({ code_challenge: 'short', code_challenge_method: 's256' })).toThrow(/PKCE/);
+  });
+});

@@ -6,7 +6,7 @@ import { ApiError, validationFailed } from '../http/errors.ts';
 import { optBool, optObject, optString, readJsonObject } from '../http/body.ts';
 import type { Body } from '../http/body.ts';
 import { userJson } from './format.ts';
-import { AuthService, checkPassword, validateEmail } from './service.ts';
+import { AuthService, checkPassword, pkceMatches, readPkce, validateEmail } from './service.ts';
 import type { OtpTokenType, TokenResponse } from './service.ts';
 import { mfaRoutes } from './mfa.ts';
 import { adminRoutes } from './admin.ts';
@@ -39,6 +39,7 @@ const VERIFY_TYPES: Record<string, OtpTokenType[]> = {
 
 type VerifyOutcome =
   | { kind: 'session'; tokens: TokenResponse; type: string }
+  | { kind: 'code'; code: string }
   | { kind: 'message'; message: string };
 
 export function authRoutes(svc: AuthService): Hono {
@@ -126,6 +127,7 @@ export function authRoutes(svc: AuthService): Hono {
     checkPassword(password, cfg.minPasswordLength);
     svc.limit('signIn', ip);
     const redirectTo = c.req.query('redirect_to');
+    const pkce = readPkce(body);
     const hash = await svc.hashPassword(password);
 
     const result = await svc.db.transaction(async (tx): Promise<TokenResponse | Record<string, unknown>> => {
@@ -185,6 +187,7 @@ export function authRoutes(svc: AuthService): Hono {
         mailType: 'signup',
         tokenType: 'confirmation_token',
         redirectTo,
+          pkce,
       });
       return userJson(await svc.reloadUser(tx, String(user.id)));
     });
@@ -229,6 +232,38 @@ export function authRoutes(svc: AuthService): Hono {
       svc.limit('refresh', ip);
       return c.json(await svc.refresh(rt));
     }
+    if (grantType === 'pkce') {
+      const authCode = optString(body, 'auth_code');
+      const verifier = optString(body, 'code_verifier');
+      if (!authCode || !verifier)
+        throw validationFailed('invalid request: both auth code and code verifier should be non-empty');
+      svc.limit('verify', ip);
+      const outcome = await svc.db.transaction(async (tx) => {
+        const r = await tx.query(
+          `select *, coalesce(auth_code_issued_at, created_at) < now() - interval '300 seconds' as expired
+           from auth.flow_state where auth_code = $1 for update`,
+          [authCode],
+        );
+        const flow = r.rows[0];
+        if (!flow) return { error: new ApiError(404, 'flow_state_not_found', 'invalid flow state, no valid flow state found') };
+        if (flow.expired) {
+          await tx.query('delete from auth.flow_state where id = $1', [flow.id]);
+          return { error: new ApiError(400, 'flow_state_expired', 'invalid flow state, flow state has expired') };
+        }
+        if (!pkceMatches(verifier, String(flow.code_challenge), String(flow.code_challenge_method)))
+          return {
+            error: new ApiError(403, 'bad_code_verifier', 'code challenge does not match previously saved code verifier'),
+          };
+        await tx.query('delete from auth.flow_state where id = $1', [flow.id]);
+        const userId = String(flow.user_id);
+        const method = flow.authentication_method === 'recovery' || flow.authentication_method === 'magiclink'
+          ? String(flow.authentication_method)
+          : 'otp';
+        return { tokens: await svc.issueSession(tx, userId, method, meta(c)) };
+      });
+      if ('error' in outcome) throw outcome.error;
+      return c.json(outcome.tokens);
+    }
     throw new ApiError(400, 'invalid_credentials', 'unsupported_grant_type');
   });
 
@@ -246,6 +281,7 @@ export function authRoutes(svc: AuthService): Hono {
     const rawEmail = optString(body, 'email');
     if (optString(body, 'phone')) throw new ApiError(422, 'phone_provider_disabled', 'Phone updates are disabled');
     const redirectTo = c.req.query('redirect_to');
+    const pkce = readPkce(body);
     const userId = String(ctx.user.id);
     const aal2 = ctx.session.aal === 'aal2';
     let newHash: string | undefined;
@@ -302,6 +338,7 @@ export function authRoutes(svc: AuthService): Hono {
           mailType: 'email_change',
           tokenType: 'email_change_token_new',
           redirectTo,
+          pkce,
         });
         // double_confirm_changes (Supabase default): the current address confirms too.
         if (ctx.user.email && svc.isConfirmed(ctx.user)) {
@@ -311,6 +348,7 @@ export function authRoutes(svc: AuthService): Hono {
             mailType: 'email_change',
             tokenType: 'email_change_token_current',
             redirectTo,
+          pkce,
           });
         }
       }
@@ -340,10 +378,11 @@ export function authRoutes(svc: AuthService): Hono {
     const email = validateEmail(rawEmail);
     svc.limitEmail(clientIp(c), email);
     const redirectTo = c.req.query('redirect_to');
+    const pkce = readPkce(body);
     await svc.db.transaction(async (tx) => {
       const user = await svc.findUserByEmail(tx, email);
       if (!user) return; // no enumeration: the same answer as for a known email
-      await svc.sendOtpMail(tx, { user, to: email, mailType: 'recovery', tokenType: 'recovery_token', redirectTo });
+      await svc.sendOtpMail(tx, { user, to: email, mailType: 'recovery', tokenType: 'recovery_token', redirectTo, pkce });
     });
     return c.json({});
   });
@@ -359,6 +398,7 @@ export function authRoutes(svc: AuthService): Hono {
     const data = optObject(body, 'data') ?? {};
     svc.limitEmail(clientIp(c), email);
     const redirectTo = c.req.query('redirect_to');
+    const pkce = readPkce(body);
     await svc.db.transaction(async (tx) => {
       let user = await svc.findUserByEmail(tx, email);
       if (!user) {
@@ -366,9 +406,9 @@ export function authRoutes(svc: AuthService): Hono {
         user = await svc.createUser(tx, { email, passwordHash: null, confirmed: false, userMetadata: data });
       }
       if (svc.isConfirmed(user))
-        await svc.sendOtpMail(tx, { user, to: email, mailType: 'magiclink', tokenType: 'recovery_token', redirectTo });
+        await svc.sendOtpMail(tx, { user, to: email, mailType: 'magiclink', tokenType: 'recovery_token', redirectTo, pkce });
       else
-        await svc.sendOtpMail(tx, { user, to: email, mailType: 'signup', tokenType: 'confirmation_token', redirectTo });
+        await svc.sendOtpMail(tx, { user, to: email, mailType: 'signup', tokenType: 'confirmation_token', redirectTo, pkce });
     });
     return c.json({});
   });
@@ -383,11 +423,12 @@ export function authRoutes(svc: AuthService): Hono {
     const email = validateEmail(rawEmail);
     svc.limitEmail(clientIp(c), email);
     const redirectTo = c.req.query('redirect_to');
+    const pkce = readPkce(body);
     await svc.db.transaction(async (tx) => {
       if (type === 'signup') {
         const user = await svc.findUserByEmail(tx, email);
         if (!user || svc.isConfirmed(user)) return;
-        await svc.sendOtpMail(tx, { user, to: email, mailType: 'signup', tokenType: 'confirmation_token', redirectTo });
+        await svc.sendOtpMail(tx, { user, to: email, mailType: 'signup', tokenType: 'confirmation_token', redirectTo, pkce });
       } else {
         const r = await tx.query(
           `select * from auth.users where (lower(email) = $1 or lower(email_change) = $1) and coalesce(email_change, '') <> ''`,
@@ -401,6 +442,7 @@ export function authRoutes(svc: AuthService): Hono {
           mailType: 'email_change',
           tokenType: 'email_change_token_new',
           redirectTo,
+          pkce,
         });
       }
     });
@@ -413,6 +455,7 @@ export function authRoutes(svc: AuthService): Hono {
     type: string,
     by: { hash: string } | { email: string; otp: string },
     amrMethod: string,
+    viaLink = false,
   ): Promise<VerifyOutcome> {
     const types = VERIFY_TYPES[type];
     if (!types) throw validationFailed(`Verify requires a verification type`);
@@ -467,6 +510,20 @@ export function authRoutes(svc: AuthService): Hono {
           [userId, newEmail],
         );
       }
+      if (viaLink && consumed.pkce) {
+        // PKCE: the browser gets ?code=, which the client exchanges with its verifier at /token?grant_type=pkce.
+        const flow = await tx.query<{ id: string; auth_code: string }>(
+          `select id, auth_code from auth.flow_state where user_id = $1 and auth_code_issued_at is null
+           order by created_at desc limit 1`,
+          [userId],
+        );
+        if (flow.rows[0]) {
+          await tx.query('update auth.flow_state set auth_code_issued_at = now(), updated_at = now() where id = $1', [
+            flow.rows[0].id,
+          ]);
+          return { kind: 'code', code: flow.rows[0].auth_code };
+        }
+      }
       const tokens = await svc.issueSession(tx, userId, amrMethod, meta(c));
       return { kind: 'session', tokens, type };
     });
@@ -493,6 +550,7 @@ export function authRoutes(svc: AuthService): Hono {
       throw validationFailed('Verify requires either a token or a token hash');
     }
     if (outcome.kind === 'message') return c.json({ msg: outcome.message, code: 200 });
+    if (outcome.kind === 'code') throw new ApiError(500, 'unexpected_failure', 'PKCE code outside a link');
     return c.json(outcome.tokens);
   });
 
@@ -504,9 +562,14 @@ export function authRoutes(svc: AuthService): Hono {
     try {
       if (!token) throw new ApiError(403, 'otp_expired', 'Email link is invalid or has expired');
       const method = type === 'recovery' ? 'recovery' : type === 'magiclink' ? 'magiclink' : 'otp';
-      const outcome = await verify(c, type, { hash: token }, method);
+      const outcome = await verify(c, type, { hash: token }, method, true);
       if (outcome.kind === 'message') {
         return c.redirect(`${base}#${new URLSearchParams({ message: outcome.message })}`, 303);
+      }
+      if (outcome.kind === 'code') {
+        const u = new URL(base);
+        u.searchParams.set('code', outcome.code);
+        return c.redirect(u.toString(), 303);
       }
       const t = outcome.tokens;
       const frag = new URLSearchParams({
@@ -538,12 +601,13 @@ export function authRoutes(svc: AuthService): Hono {
     const email = validateEmail(rawEmail);
     const data = optObject(body, 'data') ?? {};
     const redirectTo = c.req.query('redirect_to');
+    const pkce = readPkce(body);
     const user = await svc.db.transaction(async (tx) => {
       let u = await svc.findUserByEmail(tx, email);
       if (u && svc.isConfirmed(u))
         throw new ApiError(422, 'email_exists', 'A user with this email address has already been registered');
       if (!u) u = await svc.createUser(tx, { email, passwordHash: null, confirmed: false, userMetadata: data, invited: true });
-      await svc.sendOtpMail(tx, { user: u, to: email, mailType: 'invite', tokenType: 'confirmation_token', redirectTo });
+      await svc.sendOtpMail(tx, { user: u, to: email, mailType: 'invite', tokenType: 'confirmation_token', redirectTo, pkce });
       return svc.reloadUser(tx, String(u.id));
     });
     return c.json(userJson(user));

@@ -23,6 +23,32 @@ export type OtpTokenType =
   | 'email_change_token_current'
   | 'reauthentication_token';
 
+export interface PkceChallenge {
+  challenge: string;
+  method: 's256' | 'plain';
+}
+
+/** Reads code_challenge / code_challenge_method (null when the client uses the implicit flow). */
+export function readPkce(body: Record<string, unknown>): PkceChallenge | undefined {
+  const challenge = body.code_challenge;
+  const method = body.code_challenge_method;
+  if ((challenge === undefined || challenge === null || challenge === '') && (method === undefined || method === null || method === ''))
+    return undefined;
+  if (typeof challenge !== 'string' || typeof method !== 'string' || challenge.length < 43 || challenge.length > 128)
+    throw validationFailed('PKCE flow requires code_challenge_method and code_challenge');
+  const m = method.toLowerCase();
+  if (m !== 's256' && m !== 'plain') throw validationFailed('code challenge method not supported');
+  return { challenge, method: m };
+}
+
+/** RFC 7636: does the verifier match the stored challenge? */
+export function pkceMatches(verifier: string, challenge: string, method: string): boolean {
+  const computed = method === 'plain' ? verifier : crypto.createHash('sha256').update(verifier).digest('base64url');
+  const a = Buffer.from(computed);
+  const b = Buffer.from(challenge);
+  return a.length === b.length && crypto.timingSafeEqual(a, b);
+}
+
 export interface TokenResponse {
   access_token: string;
   token_type: 'bearer';
@@ -254,11 +280,28 @@ export class AuthService {
   /** Creates (replacing any previous one of the same type) a one-time token, and mails it. */
   async sendOtpMail(
     q: Queryable,
-    p: { user: Row; to: string; mailType: MailType; tokenType: OtpTokenType; redirectTo?: string | null },
+    p: {
+      user: Row;
+      to: string;
+      mailType: MailType;
+      tokenType: OtpTokenType;
+      redirectTo?: string | null;
+      pkce?: PkceChallenge;
+    },
   ): Promise<void> {
     const otp = newOtp();
-    const hash = tokenHash(p.to, otp);
     const userId = String(p.user.id);
+    let hash = tokenHash(p.to, otp);
+    if (p.pkce) {
+      // PKCE: the link's token is marked, and GET /verify answers with ?code= for this flow.
+      hash = `pkce_${hash}`;
+      await q.query(
+        `insert into auth.flow_state (id, user_id, auth_code, code_challenge_method, code_challenge, provider_type,
+           authentication_method, created_at, updated_at)
+         values ($1, $2, $3, $4, $5, 'email', $6, now(), now())`,
+        [crypto.randomUUID(), userId, crypto.randomUUID(), p.pkce.method, p.pkce.challenge, p.mailType],
+      );
+    }
     await q.query(
       `insert into auth.one_time_tokens (user_id, token_type, token_hash, relates_to, created_at, updated_at)
        values ($1, $2, $3, $4, now(), now())
@@ -289,11 +332,18 @@ export class AuthService {
     q: Queryable,
     types: OtpTokenType[],
     by: { hash: string } | { email: string; otp: string },
-  ): Promise<{ userId: string; tokenType: OtpTokenType; relatesTo: string }> {
+  ): Promise<{ userId: string; tokenType: OtpTokenType; relatesTo: string; pkce: boolean }> {
     const hash = 'hash' in by ? by.hash : tokenHash(by.email, by.otp);
-    const r = await q.query<{ id: string; user_id: string; token_type: OtpTokenType; relates_to: string; fresh: boolean }>(
-      `select id, user_id, token_type, relates_to, created_at > now() - make_interval(secs => $3) as fresh
-       from auth.one_time_tokens where token_hash = $1 and token_type = any($2::text[])
+    const r = await q.query<{
+      id: string;
+      user_id: string;
+      token_type: OtpTokenType;
+      relates_to: string;
+      fresh: boolean;
+      token_hash: string;
+    }>(
+      `select id, user_id, token_type, relates_to, token_hash, created_at > now() - make_interval(secs => $3) as fresh
+       from auth.one_time_tokens where (token_hash = $1 or token_hash = 'pkce_' || $1) and token_type = any($2::text[])
        ${'email' in by ? 'and lower(relates_to) = lower($4)' : ''}
        order by created_at desc limit 1 for update`,
       'email' in by ? [hash, types, this.cfg.otpExpiry, by.email] : [hash, types, this.cfg.otpExpiry],
@@ -304,7 +354,7 @@ export class AuthService {
       throw new ApiError(403, 'otp_expired', 'Token has expired or is invalid');
     }
     await q.query('delete from auth.one_time_tokens where id = $1', [t.id]);
-    return { userId: t.user_id, tokenType: t.token_type, relatesTo: t.relates_to };
+    return { userId: t.user_id, tokenType: t.token_type, relatesTo: t.relates_to, pkce: t.token_hash.startsWith('pkce_') };
   }
 
   // ---------- sessions and tokens ----------

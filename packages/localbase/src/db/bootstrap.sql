@@ -248,3 +248,21 @@ create table if not exists localbase.mailbox (
   created_at timestamptz not null default clock_timestamp()
 );
 create index if not exists mailbox_created_at_idx on localbase.mailbox (created_at desc);
+
+-- PKCE flows (email links answered with ?code= and exchanged at /token?grant_type=pkce), as GoTrue's auth.flow_state.
+create table if not exists auth.flow_state (
+  id uuid not null primary key,
+  user_id uuid null references auth.users (id) on delete cascade,
+  auth_code text not null,
+  code_challenge_method text not null check (code_challenge_method in ('s256', 'plain')),
+  code_challenge text not null,
+  provider_type text not null default 'email',
+  provider_access_token text null,
+  provider_refresh_token text null,
+  created_at timestamptz null default now(),
+  updated_at timestamptz null default now(),
+  authentication_method text not null,
+  auth_code_issued_at timestamptz null
+);
+create index if not exists flow_state_auth_code_idx on auth.flow_state (auth_code);
+create index if not exists flow_state_user_id_idx on auth.flow_state (user_id, authentication_method, created_at desc);
