@@ -191,6 +191,10 @@ describe('filters, as postgrest-js sends them', () => {
     expect(parseFilterValue('in.()').operation).toEqual({ kind: 'in', values: [] });
     // a quote that does not close the element is part of a raw value, as in PostgREST
     expect(parseFilterValue('in.("a"b,c)').operation).toEqual({ kind: 'in', values: ['"a"b', 'c'] });
+    // postgrest-js does not escape quotes inside the values it quotes; the element ends at a quote before , or )
+    expect(parseFilterValue('in.("say "hi" (ok)",x)').operation).toEqual({ kind: 'in', values: ['say "hi" (ok)', 'x'] });
+    // ...which stays ambiguous when an inner quote is itself followed by , or ) — such values need escaping
+    expect(parseFilterValue('in.("say "hi", ok",x)').operation).toEqual({ kind: 'in', values: ['say "hi', ' ok"', 'x'] });
   });
 
   it('contains / containedBy / overlaps: arrays, JSON objects, raw strings', async () => {

@@ -463,7 +463,10 @@ const QUANT_SET: ReadonlySet<string> = new Set(QUANTIFIABLE_OPERATORS);
 const FTS_SET: ReadonlySet<string> = new Set(FTS_OPERATORS);
 const IS_VALUES: ReadonlySet<string> = new Set(['null', 'not_null', 'true', 'false', 'unknown']);
 
-/** A quoted value that must be followed by one of `terminators` (else null, cursor unchanged). */
+/**
+ * A quoted value, ended by the first `"` that is followed by one of `terminators` or the end (else null, cursor
+ * unchanged). Backslash escapes as in PostgREST.
+ */
 function quotedFollowedBy(c: Cursor, terminators: string): string | null {
   const start = c.pos;
   const src = c.src;
@@ -476,9 +479,14 @@ function quotedFollowedBy(c: Cursor, terminators: string): string | null {
       out += src[i + 1];
       i += 2;
     } else if (ch === '"') {
-      i++;
-      if (i < src.length && !terminators.includes(src[i])) return null;
-      c.pos = i;
+      if (i + 1 < src.length && !terminators.includes(src[i + 1])) {
+        // postgrest-js quotes values containing , ( ) without escaping inner quotes ("say "hi", ok"):
+        // a quote that does not end the element is part of it.
+        out += ch;
+        i++;
+        continue;
+      }
+      c.pos = i + 1;
       return out;
     } else {
       out += ch;

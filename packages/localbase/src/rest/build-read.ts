@@ -1,0 +1,335 @@
+/**
+ * Builds the one SQL statement that answers a read (GET/HEAD) from the parsed query and the schema cache.
+ *
+ * Every identifier is looked up in the cache and emitted from the cache entry, quoted; every request value is a
+ * bound parameter (all parameters are text) cast to the column's catalog type; operators, directions and
+ * keywords come from closed sets. Embeds are correlated subqueries (to-one → `row_to_json`, to-many and
+ * many-to-many → `json_agg`), so the statement returns one row:
+ *
+ *   total       the exact count of matching rows when asked (else null)
+ *   page_count  rows in this page (for Content-Range)
+ *   body        the JSON array as text
+ *
+ * Not supported yet (clear errors): aggregates (PGRST123), spreads (PGRST119), casts to types outside a known list.
+ */
+import { RestError } from './errors.ts';
+import type { Field, FilterParam, LogicTree, OpExpr, OrderTerm, ParsedQuery, SelectItem } from './parse.ts';
+import { isToOne, resolveEmbed, type Relationship } from './resolve.ts';
+import { findTable, type Column, type SchemaCache, type Table } from './schema-cache.ts';
+import { quoteIdent, quoteQualified } from './sql.ts';
+
+export interface ReadRequest {
+  cache: SchemaCache;
+  schema: string;
+  table: string;
+  query: ParsedQuery;
+  /** Root offset/limit after Range header, limit/offset and max_rows (see effectiveRange). */
+  offset: number;
+  limit: number | null;
+  /** Compute the exact total (Prefer: count=exact, or planned/estimated answered exactly). */
+  count: boolean;
+}
+
+export interface BuiltStatement {
+  sql: string;
+  /** All text; the SQL casts each to its type. */
+  params: string[];
+}
+
+/** Casts accepted in `select=col::type`, mapped to pg_type names (emitted quoted). */
+const CAST_TYPES: Record<string, string> = {
+  text: 'text', varchar: 'varchar', 'character varying': 'varchar', char: 'bpchar', character: 'bpchar', name: 'name',
+  int: 'int4', integer: 'int4', int4: 'int4', bigint: 'int8', int8: 'int8', smallint: 'int2', int2: 'int2',
+  numeric: 'numeric', decimal: 'numeric', real: 'float4', float4: 'float4', 'double precision': 'float8', float8: 'float8',
+  boolean: 'bool', bool: 'bool', json: 'json', jsonb: 'jsonb', uuid: 'uuid', date: 'date', time: 'time',
+  timestamp: 'timestamp', timestamptz: 'timestamptz', 'timestamp with time zone': 'timestamptz',
+  'timestamp without time zone': 'timestamp', interval: 'interval', money: 'money', inet: 'inet', cidr: 'cidr',
+};
+
+const COMPARISON: Record<string, string> = {
+  eq: '=', neq: '<>', gt: '>', gte: '>=', lt: '<', lte: '<=',
+  cs: '@>', cd: '<@', ov: '&&', sl: '<<', sr: '>>', nxr: '&<', nxl: '&>', adj: '-|-',
+};
+const TEXT_MATCH: Record<string, string> = { like: 'LIKE', ilike: 'ILIKE', match: '~', imatch: '~*' };
+const FTS_FUNCTION: Record<string, string> = {
+  fts: 'to_tsquery', plfts: 'plainto_tsquery', phfts: 'phraseto_tsquery', wfts: 'websearch_to_tsquery',
+};
+
+/** A PostgreSQL array literal of text elements (each quoted), to be bound and cast to `type[]`. */
+export function pgArrayLiteral(values: readonly string[]): string {
+  return `{${values.map((v) => `"${v.replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`).join(',')}}`;
+}
+
+interface Level {
+  table: Table;
+  alias: string;
+  /** Embed path of this level: [] for the root, then embed aliases/names. */
+  path: string[];
+}
+
+const pathKey = (path: readonly string[]) => JSON.stringify(path);
+
+class ReadBuilder {
+  readonly req: ReadRequest;
+  readonly params: string[] = [];
+  private aliasCounter = 0;
+  /** Embed paths that exist in `select`, to validate filters/order/limits on embedded resources. */
+  private readonly knownPaths = new Set<string>([pathKey([])]);
+
+  constructor(req: ReadRequest) {
+    this.req = req;
+  }
+
+  param(value: string, type: string): string {
+    this.params.push(value);
+    return `$${this.params.length}::${type}`;
+  }
+
+  nextAlias(): string {
+    return `t${this.aliasCounter++}`;
+  }
+
+  column(level: Level, name: string): Column {
+    const col = level.table.columnMap.get(name);
+    if (!col) {
+      throw new RestError(400, '42703', `column ${level.table.name}.${name} does not exist`, null, null);
+    }
+    return col;
+  }
+
+  /** Expression and resulting SQL type of a field (column plus optional JSON path). */
+  fieldExpr(level: Level, field: Field): { sql: string; type: string; column: Column } {
+    const column = this.column(level, field.name);
+    let sql = `${level.alias}.${quoteIdent(column.name)}`;
+    let type = column.dataType;
+    if (field.jsonPath.length > 0) {
+      if (column.dataType !== 'json' && column.dataType !== 'jsonb') {
+        // PostgreSQL's own error for `->` on a non-JSON column
+        throw new RestError(400, '42883', `operator does not exist: ${column.dataType} -> unknown`, null, null);
+      }
+      for (const step of field.jsonPath) {
+        const operand = step.kind === 'index' ? this.param(step.value, 'int') : this.param(step.value, 'text');
+        sql = `${sql}${step.arrow}${operand}`;
+        type = step.arrow === '->>' ? 'text' : column.dataType;
+      }
+    }
+    return { sql, type, column };
+  }
+
+  /** The JSON key of a selected field: alias, else the last JSON key, else the column name. */
+  static outputName(field: Field, alias: string | null): string {
+    if (alias !== null) return alias;
+    for (let i = field.jsonPath.length - 1; i >= 0; i--) if (field.jsonPath[i].kind === 'key') return field.jsonPath[i].value;
+    return field.name;
+  }
+
+  condition(level: Level, field: Field, expr: OpExpr): string {
+    const f = this.fieldExpr(level, field);
+    const op = expr.operation;
+    let sql: string;
+    switch (op.kind) {
+      case 'op': {
+        if (op.op in TEXT_MATCH) {
+          const value = op.op === 'like' || op.op === 'ilike' ? op.value.replaceAll('*', '%') : op.value;
+          sql = `${f.sql} ${TEXT_MATCH[op.op]} ${this.param(value, 'text')}`;
+        } else if (op.op === 'isdistinct') {
+          sql = `${f.sql} IS DISTINCT FROM ${this.param(op.value, f.type)}`;
+        } else {
+          sql = `${f.sql} ${COMPARISON[op.op]} ${this.param(op.value, f.type)}`;
+        }
+        break;
+      }
+      case 'quant': {
+        const values = op.value;
+        if (op.op in TEXT_MATCH) {
+          const v = op.op === 'like' || op.op === 'ilike' ? values.replaceAll('*', '%') : values;
+          sql = `${f.sql} ${TEXT_MATCH[op.op]} ${op.quantifier.toUpperCase()}(${this.param(v, 'text[]')})`;
+        } else {
+          sql = `${f.sql} ${COMPARISON[op.op]} ${op.quantifier.toUpperCase()}(${this.param(values, `${f.type}[]`)})`;
+        }
+        break;
+      }
+      case 'in':
+        sql = `${f.sql} = ANY(${this.param(pgArrayLiteral(op.values), `${f.type}[]`)})`;
+        break;
+      case 'is':
+        sql = `${f.sql} IS ${{ null: 'NULL', not_null: 'NOT NULL', true: 'TRUE', false: 'FALSE', unknown: 'UNKNOWN' }[op.value]}`;
+        break;
+      case 'fts': {
+        const config = op.language === null ? '' : `${this.param(op.language, 'regconfig')}, `;
+        const vector = f.type === 'tsvector' ? f.sql : `to_tsvector(${config}${f.sql})`;
+        sql = `${vector} @@ ${FTS_FUNCTION[op.op]}(${config}${this.param(op.value, 'text')})`;
+        break;
+      }
+    }
+    return expr.negated ? `NOT (${sql})` : sql;
+  }
+
+  logic(level: Level, tree: LogicTree): string {
+    if (tree.type === 'filter') return this.condition(level, tree.field, tree.expr);
+    const inner = tree.children.map((c) => this.logic(level, c)).join(tree.op === 'and' ? ' AND ' : ' OR ');
+    return tree.negated ? `NOT (${inner})` : `(${inner})`;
+  }
+
+  joinCondition(rel: Relationship, parent: Level, child: Level): string {
+    if (rel.junction) {
+      const j = rel.junction;
+      const ja = this.nextAlias();
+      const toTarget = j.targetJunctionColumns.map((c, i) => `${ja}.${quoteIdent(c)} = ${child.alias}.${quoteIdent(j.targetColumns[i])}`);
+      const toSource = j.sourceJunctionColumns.map((c, i) => `${ja}.${quoteIdent(c)} = ${parent.alias}.${quoteIdent(j.sourceColumns[i])}`);
+      return `EXISTS (SELECT 1 FROM ${quoteQualified(j.table.schema, j.table.name)} ${ja} WHERE ${[...toTarget, ...toSource].join(' AND ')})`;
+    }
+    return rel.sourceColumns
+      .map((c, i) => `${child.alias}.${quoteIdent(rel.targetColumns[i])} = ${parent.alias}.${quoteIdent(c)}`)
+      .join(' AND ');
+  }
+
+  /** WHERE conditions of a level: its filters, logic trees and the EXISTS of its !inner embeds. */
+  whereOf(level: Level, innerExists: string[]): string[] {
+    const key = pathKey(level.path);
+    const conds: string[] = [];
+    for (const f of this.req.query.filters) if (pathKey(f.path) === key) conds.push(this.condition(level, f.field, f.expr));
+    for (const l of this.req.query.logic) if (pathKey(l.path) === key) conds.push(this.logic(level, l.tree));
+    conds.push(...innerExists);
+    return conds;
+  }
+
+  orderOf(level: Level, embeds: Map<string, { rel: Relationship; level: Level }>): string {
+    const key = pathKey(level.path);
+    const terms: OrderTerm[] = this.req.query.order.filter((o) => pathKey(o.path) === key).flatMap((o) => o.terms);
+    if (terms.length === 0) return '';
+    const parts = terms.map((t) => {
+      let expr: string;
+      if (t.relation === null) {
+        expr = this.fieldExpr(level, t.field).sql;
+      } else {
+        const embed = embeds.get(t.relation);
+        if (!embed || !isToOne(embed.rel)) {
+          throw new RestError(400, 'PGRST118', `A related order on '${t.relation}' is not possible`, `'${level.table.name}' and '${t.relation}' do not form a many-to-one or one-to-one relationship`, null);
+        }
+        const inner: Level = { table: embed.level.table, alias: this.nextAlias(), path: embed.level.path };
+        const col = this.fieldExpr(inner, t.field).sql;
+        expr = `(SELECT ${col} FROM ${quoteQualified(inner.table.schema, inner.table.name)} ${inner.alias} WHERE ${this.joinCondition(embed.rel, level, inner)} LIMIT 1)`;
+      }
+      const dir = t.direction === 'desc' ? ' DESC' : t.direction === 'asc' ? ' ASC' : '';
+      const nulls = t.nulls === 'nullsfirst' ? ' NULLS FIRST' : t.nulls === 'nullslast' ? ' NULLS LAST' : '';
+      return `${expr}${dir}${nulls}`;
+    });
+    return ` ORDER BY ${parts.join(', ')}`;
+  }
+
+  rangeOf(level: Level): string {
+    if (level.path.length === 0) {
+      const lim = this.req.limit === null ? '' : ` LIMIT ${this.param(String(this.req.limit), 'bigint')}`;
+      const off = this.req.offset > 0 ? ` OFFSET ${this.param(String(this.req.offset), 'bigint')}` : '';
+      return lim + off;
+    }
+    const r = this.req.query.embeddedRanges.find((x) => pathKey(x.path) === pathKey(level.path));
+    if (!r) return '';
+    return (r.limit === null ? '' : ` LIMIT ${this.param(String(r.limit), 'bigint')}`) + (r.offset === null ? '' : ` OFFSET ${this.param(String(r.offset), 'bigint')}`);
+  }
+
+  /**
+   * The select list of a level, plus (through innerExists) the EXISTS conditions its !inner embeds impose on it.
+   */
+  selectList(level: Level, items: readonly SelectItem[], innerExists: string[], embeds: Map<string, { rel: Relationship; level: Level }>): string[] {
+    const out: string[] = [];
+    for (const item of items) {
+      switch (item.type) {
+        case 'star':
+          for (const c of level.table.columns) out.push(`${level.alias}.${quoteIdent(c.name)} AS ${quoteIdent(c.name)}`);
+          break;
+        case 'count':
+          throw new RestError(400, 'PGRST123', 'Use of aggregate functions is not allowed', null, null);
+        case 'column': {
+          if (item.aggregate) throw new RestError(400, 'PGRST123', 'Use of aggregate functions is not allowed', null, null);
+          const f = this.fieldExpr(level, item.field);
+          let sql = f.sql;
+          if (item.cast !== null) {
+            const type = CAST_TYPES[item.cast.toLowerCase()];
+            if (!type) throw new RestError(400, '42704', `type "${item.cast}" does not exist`, null, null);
+            sql = `CAST(${sql} AS ${quoteIdent(type)})`;
+          }
+          out.push(`${sql} AS ${quoteIdent(ReadBuilder.outputName(item.field, item.alias))}`);
+          break;
+        }
+        case 'embed': {
+          if (item.spread) {
+            throw new RestError(400, 'PGRST119', `A spread operation on '${item.relation}' is not supported by localbase yet`, null, null);
+          }
+          const rel = resolveEmbed(this.req.cache, {
+            schema: level.table.schema,
+            source: level.table.name,
+            embed: item.relation,
+            hint: item.hint,
+          });
+          const target = findTable(this.req.cache, rel.target.schema, rel.target.name);
+          if (!target) throw new RestError(400, 'PGRST200', `Could not find the table '${rel.target.schema}.${rel.target.name}' in the schema cache`, null, null);
+          const name = item.alias ?? item.relation;
+          const child: Level = { table: target, alias: this.nextAlias(), path: [...level.path, name] };
+          this.knownPaths.add(pathKey(child.path));
+          embeds.set(name, { rel, level: child });
+          const childEmbeds = new Map<string, { rel: Relationship; level: Level }>();
+          const childInner: string[] = [];
+          const childSelect = this.selectList(child, item.select, childInner, childEmbeds);
+          const conds = [this.joinCondition(rel, level, child), ...this.whereOf(child, childInner)];
+          const from = `FROM ${quoteQualified(target.schema, target.name)} ${child.alias} WHERE ${conds.join(' AND ')}`;
+          const e = `_${child.alias}`;
+          const cols = childSelect.length > 0 ? childSelect.join(', ') : 'NULL AS "_"';
+          if (isToOne(rel)) {
+            const obj = childSelect.length > 0 ? `row_to_json(${e})` : `'{}'::json`;
+            out.push(`(SELECT ${obj} FROM (SELECT ${cols} ${from} LIMIT 1) ${e}) AS ${quoteIdent(name)}`);
+          } else {
+            const agg = childSelect.length > 0 ? `json_agg(${e})` : `json_agg('{}'::json)`;
+            const order = this.orderOf(child, childEmbeds);
+            out.push(`(SELECT coalesce(${agg}, '[]') FROM (SELECT ${cols} ${from}${order}${this.rangeOf(child)}) ${e}) AS ${quoteIdent(name)}`);
+          }
+          if (item.joinType === 'inner') innerExists.push(`EXISTS (SELECT 1 ${from})`);
+          break;
+        }
+      }
+    }
+    return out;
+  }
+
+  build(): BuiltStatement {
+    const { cache, schema, table } = this.req;
+    const root = findTable(cache, schema, table);
+    if (!root) {
+      throw new RestError(404, 'PGRST205', `Could not find the table '${schema}.${table}' in the schema cache`, null, null);
+    }
+    const level: Level = { table: root, alias: this.nextAlias(), path: [] };
+    const embeds = new Map<string, { rel: Relationship; level: Level }>();
+    const innerExists: string[] = [];
+    const select = this.selectList(level, this.req.query.select, innerExists, embeds);
+    this.checkPaths(this.req.query.filters.map((f: FilterParam) => f.path));
+    this.checkPaths(this.req.query.logic.map((l) => l.path));
+    this.checkPaths(this.req.query.order.map((o) => o.path));
+    this.checkPaths(this.req.query.embeddedRanges.map((r) => r.path));
+    const where = this.whereOf(level, innerExists);
+    const whereSql = where.length > 0 ? ` WHERE ${where.join(' AND ')}` : '';
+    const from = `FROM ${quoteQualified(root.schema, root.name)} ${level.alias}`;
+    const order = this.orderOf(level, embeds);
+    const cols = select.length > 0 ? select.join(', ') : 'NULL AS "_"';
+    const page = `SELECT ${cols} ${from}${whereSql}${order}${this.rangeOf(level)}`;
+    const total = this.req.count ? `(SELECT count(*) ${from}${whereSql})` : 'NULL::bigint';
+    const body = select.length > 0 ? `coalesce(json_agg(_page), '[]')::text` : `coalesce(json_agg('{}'::json), '[]')::text`;
+    return {
+      sql: `SELECT ${total} AS total, count(*)::int AS page_count, ${body} AS body FROM (${page}) _page`,
+      params: this.params,
+    };
+  }
+
+  checkPaths(paths: string[][]): void {
+    for (const p of paths) {
+      if (!this.knownPaths.has(pathKey(p))) {
+        throw new RestError(400, 'PGRST108', `'${p.join('.')}' is not an embedded resource in this request`, null, `Verify that '${p.join('.')}' is included in the 'select' query parameter.`);
+      }
+    }
+  }
+}
+
+/** Builds the statement for a read; throws RestError for unknown names and unsupported features. */
+export function buildRead(req: ReadRequest): BuiltStatement {
+  return new ReadBuilder(req).build();
+}
