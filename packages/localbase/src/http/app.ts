@@ -143,6 +143,10 @@ export function createApp(cfg: ResolvedConfig, auth: AuthService): Hono {
       const status = err.status;
       return errorResponse(c, new ApiError(status, status === 413 ? 'request_too_large' : 'bad_request', err.message));
     }
+    // PostgreSQL rejected a value the request carried (e.g. "\u0000" in JSON, out-of-range numbers): a client error.
+    const sqlstate = (err as { code?: unknown }).code;
+    if (typeof sqlstate === 'string' && /^22[0-9A-Z]{3}$/.test(sqlstate))
+      return errorResponse(c, new ApiError(400, 'validation_failed', `Invalid value: ${err.message}`));
     // Unexpected: log it, never leak the stack to the client.
     console.error(`[localbase] ${c.req.method} ${logPath(c.req.url)} failed:`, err);
     return errorResponse(c, new ApiError(500, 'unexpected_failure', 'Unexpected failure, please check server logs'));
