@@ -1,7 +1,7 @@
 // Route changes and failures a user meets: the 404 page, the progress bar during a slow client-side route
 // change, and the status card's error state with a working retry.
 import { describe, expect, test } from 'vitest';
-import { gotoHydrated, sleep, useBrowser } from './browser.ts';
+import { gotoHydrated, useBrowser } from './browser.ts';
 
 const fixture = useBrowser();
 
@@ -22,16 +22,23 @@ describe('navigation and failure states', () => {
 
   test('a slow client-side route change shows the top progress bar until the page is there', async () => {
     const page = await fixture.newPage();
-    await gotoHydrated(page, '/no/such/page');
-    // Hold back the home page's code so the route change stays pending for a moment.
+    // Hold back the home page's code (its prefetch too) until the bar has been seen, so the route change
+    // is pending for as long as the test needs.
+    let release: () => void = () => {};
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
     await page.route('**/_next/static/chunks/pages/index-*.js', async (route) => {
-      await sleep(1500);
+      await released;
       await route.continue();
     });
+    await gotoHydrated(page, '/no/such/page');
     const bar = page.getByRole('progressbar', { name: 'Loading' });
     expect(await bar.isVisible()).toBe(false);
     await page.getByRole('main').getByRole('link').first().click();
-    await bar.waitFor({ state: 'visible', timeout: 1400 });
+    await bar.waitFor({ state: 'visible', timeout: 3000 });
+    expect(new URL(page.url()).pathname, 'still on the old page while the route change is pending').not.toBe('/');
+    release();
     await page.getByRole('heading', { level: 1, name: 'Welcome to Foyer' }).waitFor({ timeout: 15_000 });
     await bar.waitFor({ state: 'hidden', timeout: 3000 });
   });

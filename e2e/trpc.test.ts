@@ -129,12 +129,17 @@ describe('tRPC over HTTP', () => {
     const bar = page.getByRole('progressbar', { name: 'Loading' });
     expect(await bar.isVisible()).toBe(false);
 
+    // Hold the mutation until the bar has been seen.
+    let release: () => void = () => {};
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
     await page.route('**/api/trpc/system.clockSkew**', async (route) => {
-      await sleep(1500);
+      await released;
       await route.continue();
     });
     await page.getByRole('button', { name: 'Check connection' }).click();
-    await bar.waitFor({ state: 'visible', timeout: 1400 });
+    await bar.waitFor({ state: 'visible', timeout: 3000 });
     const box = await bar.boundingBox();
     expect(box?.y ?? -1, 'at the very top').toBeLessThanOrEqual(1);
     const zIndexOf = (selector: string) =>
@@ -149,6 +154,9 @@ describe('tRPC over HTTP', () => {
         return 0;
       }, selector);
     const barZ = await zIndexOf('[role="progressbar"][aria-label="Loading"]');
+    await sleep(300);
+    expect(await bar.isVisible(), 'the bar stays while the mutation is pending').toBe(true);
+    release();
 
     await page.getByTestId('toast').filter({ hasText: 'Connected' }).waitFor({ state: 'visible', timeout: 10_000 });
     await bar.waitFor({ state: 'hidden', timeout: 3000 });
