@@ -2,7 +2,7 @@ import { Hono } from 'hono';
 import { ApiError, validationFailed } from '../http/errors.ts';
 import { optBool, optObject, optString, readJsonObject } from '../http/body.ts';
 import type { Body } from '../http/body.ts';
-import { USER_SELECT, userJson } from './format.ts';
+import { factorJson, USER_SELECT, userJson } from './format.ts';
 import { checkPassword, validateEmail } from './service.ts';
 import type { AuthService, OtpTokenType } from './service.ts';
 import { newOtp, tokenHash, UUID_RE } from './tokens.ts';
@@ -171,6 +171,34 @@ export function adminRoutes(svc: AuthService): Hono {
       : await svc.db.query('delete from auth.users where id = $1', [id]);
     if (r.affectedRows === 0) throw new ApiError(404, 'user_not_found', 'User not found');
     return c.json({});
+  });
+
+  app.use('/users/:id/factors', admin);
+  app.use('/users/:id/factors/:factorId', admin);
+
+  app.get('/users/:id/factors', async (c) => {
+    const id = c.req.param('id');
+    if (!UUID_RE.test(id) || !(await svc.findUserById(svc.db, id)))
+      throw new ApiError(404, 'user_not_found', 'User not found');
+    const r = await svc.db.query('select * from auth.mfa_factors where user_id = $1 order by created_at', [id]);
+    return c.json(r.rows.map(factorJson));
+  });
+
+  app.delete('/users/:id/factors/:factorId', async (c) => {
+    const id = c.req.param('id');
+    const factorId = c.req.param('factorId');
+    if (!UUID_RE.test(id) || !UUID_RE.test(factorId)) throw new ApiError(404, 'mfa_factor_not_found', 'Factor not found');
+    const r = await svc.db.transaction(async (tx) => {
+      const del = await tx.query('delete from auth.mfa_factors where id = $1 and user_id = $2', [factorId, id]);
+      if (del.affectedRows > 0)
+        await tx.query(
+          "update auth.sessions set aal = 'aal1', factor_id = null, updated_at = now() where user_id = $1 and factor_id = $2",
+          [id, factorId],
+        );
+      return del;
+    });
+    if (r.affectedRows === 0) throw new ApiError(404, 'mfa_factor_not_found', 'Factor not found');
+    return c.json({ id: factorId });
   });
 
   app.post('/generate_link', async (c) => {

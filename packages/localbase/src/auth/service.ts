@@ -400,15 +400,26 @@ export class AuthService {
     return token;
   }
 
-  async tokenResponse(q: Queryable, userId: string, sessionId: string, refreshToken: string): Promise<TokenResponse> {
-    const user = await this.reloadUser(q, userId);
-    const s = await q.query<{ aal: string }>('select aal from auth.sessions where id = $1', [sessionId]);
-    const amrRows = await q.query<{ method: string; ts: number }>(
-      `select authentication_method as method, floor(extract(epoch from updated_at))::int as ts
-       from auth.mfa_amr_claims where session_id = $1 order by updated_at desc`,
+  /** Builds the token response. `user` may be passed when the caller has just loaded it and changed nothing since. */
+  async tokenResponse(
+    q: Queryable,
+    userId: string,
+    sessionId: string,
+    refreshToken: string,
+    loadedUser?: Row,
+  ): Promise<TokenResponse> {
+    const user = loadedUser ?? (await this.reloadUser(q, userId));
+    // The session's aal and its authentication methods, newest first, in one round trip.
+    const s = await q.query<{ aal: string; amr: Array<{ method: string; ts: number }> | string | null }>(
+      `select s.aal, (select json_agg(json_build_object('method', c.authentication_method,
+           'ts', floor(extract(epoch from c.updated_at))::int) order by c.updated_at desc)
+         from auth.mfa_amr_claims c where c.session_id = s.id) as amr
+       from auth.sessions s where s.id = $1`,
       [sessionId],
     );
-    const amr: AmrEntry[] = amrRows.rows.map((r) => ({ method: r.method, timestamp: Number(r.ts) }));
+    const rawAmr = s.rows[0]?.amr;
+    const amrList = (typeof rawAmr === 'string' ? JSON.parse(rawAmr) : rawAmr) as Array<{ method: string; ts: number }> | null;
+    const amr: AmrEntry[] = (amrList ?? []).map((r) => ({ method: r.method, timestamp: Number(r.ts) }));
     const now = Math.floor(Date.now() / 1000);
     const exp = now + this.cfg.jwtExpiry;
     const uj = userJson(user);
@@ -502,7 +513,7 @@ export class AuthService {
         token = await this.insertRefreshToken(tx, userId, sessionId, presented);
       }
       await tx.query('update auth.sessions set refreshed_at = now(), updated_at = now() where id = $1', [sessionId]);
-      return { response: await this.tokenResponse(tx, userId, sessionId, token) };
+      return { response: await this.tokenResponse(tx, userId, sessionId, token, user) };
     });
     // The family revocation must commit before the error is reported, so it is returned, not thrown, above.
     if ('error' in outcome) throw outcome.error;
