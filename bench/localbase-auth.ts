@@ -4,7 +4,7 @@
 //
 // What it does (all on 127.0.0.1):
 //   1. Cold start: spawns the CLI (`bin/localbase.ts start --data-dir <new temp dir> --quiet`) and times the start
-//      until its "API URL" banner line, three times: as on a clean clone (a fresh repo root, so no template cache:
+//      until its banner ("localbase started (ready in …)", then "API URL: …"), three times: as on a clean clone (a fresh repo root, so no template cache:
 //      the database is created from scratch), on a new folder with the template cached, and again on that
 //      existing folder (after SIGTERM). RSS is read from /proc/<pid>/status (VmRSS now, VmHWM = peak) right after
 //      the banner. Targets: first start ≤ 10 s; start on an existing folder ≤ 3 s and ≤ 350 MB RSS.
@@ -46,7 +46,7 @@ const TARGET_FIRST_START_MS = 10_000;
 const TARGET_RESTART_MS = 3_000;
 const TARGET_RSS_MB = 350;
 const TARGET_USER_RATIO = 1 / 3;
-const READY_LINE = /API URL/i;
+const READY_LINE = /localbase started|API URL/i; // the banner's first line, "localbase started (ready in …)"
 const API_VERSION = '2024-01-01';
 /** The servers run with the defaults: the Supabase CLI demo anon key (protocol §E). */
 const ANON_KEY =

@@ -48,6 +48,10 @@ describe('toast', () => {
     expect(text).toMatch(/^Connected/);
     expect(text, 'the description reports the measured skew').toMatch(/\d/);
     await toast.getByRole('button', { name: 'Close notification' }).waitFor();
+    // Enter/exit animation: 100 ms.
+    const durations = await toast.evaluate((el) => getComputedStyle(el).transitionDuration.split(',').map((d) => d.trim()));
+    expect(durations.length).toBeGreaterThan(0);
+    for (const duration of durations) expect(duration).toBe('0.1s');
   });
 
   for (const width of [390, 1280]) {
@@ -164,6 +168,26 @@ describe('toast', () => {
     expect(translateY(transform), `snapped back (transform ${transform})`).toBeCloseTo(0, 0);
     const after = await toast.boundingBox();
     expect(after?.y).toBeCloseTo(box.y, 0);
+  });
+
+  test('a touch swipe up on a phone dismisses it', async () => {
+    const context = await fixture.newContext({ viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true });
+    const page = await context.newPage();
+    await gotoHydrated(page);
+    await openConnectedToast(page);
+    await sleep(250);
+    const toast = connectedToast(page);
+    const box = await toast.boundingBox();
+    if (!box) throw new Error('toast has no box');
+    const x = box.x + Math.min(24, box.width / 4);
+    const y = box.y + box.height / 2;
+    const cdp = await context.newCDPSession(page);
+    await cdp.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: [{ x, y }] });
+    for (let dy = 4; dy <= 40; dy += 4) {
+      await cdp.send('Input.dispatchTouchEvent', { type: 'touchMove', touchPoints: [{ x, y: y - dy }] });
+    }
+    await cdp.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] });
+    await expectClosed(toast);
   });
 
   test('a small 5 px drag does not move the toast (swipe starts after 10 px)', async () => {
