@@ -152,9 +152,10 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const baseURL = `http://127.0.0.1:${port}`;
   mkdirSync(LOG_DIR, { recursive: true });
   const log = createWriteStream(SERVER_LOG);
-  const child = spawn('npm', ['run', 'start', '-w', 'apps/web', '--', '--hostname', '127.0.0.1', '--port', String(port)], {
+  // The app's start script serves on PORT and binds HOST (default 127.0.0.1).
+  const child = spawn('npm', ['run', 'start', '-w', 'apps/web'], {
     cwd: ROOT,
-    env: projectEnv({ PORT: String(port), HOSTNAME: '127.0.0.1' }),
+    env: projectEnv({ PORT: String(port), HOST: '127.0.0.1' }),
     detached: true, // own process group, so teardown can stop npm and next together
     stdio: ['ignore', 'pipe', 'pipe'],
   });
