@@ -99,6 +99,28 @@ describe('theme toggle', () => {
   });
 });
 
+describe('hydration', () => {
+  for (const { stored, os } of [
+    { stored: 'dark', os: 'light' },
+    { stored: 'light', os: 'dark' },
+    { stored: 'system', os: 'dark' },
+  ] as const) {
+    test(`no hydration mismatch or runtime error with ${stored} stored and the OS in ${os} mode`, async () => {
+      const page = await fixture.newPage({ colorScheme: os });
+      const problems: string[] = [];
+      page.on('console', (message) => {
+        if (message.type() === 'error' || /hydrat/i.test(message.text())) problems.push(`console.${message.type()}: ${message.text()}`);
+      });
+      page.on('pageerror', (error) => problems.push(`uncaught: ${error.message}`));
+      await page.addInitScript((value) => window.localStorage.setItem('theme', value), stored);
+      await gotoHydrated(page);
+      await page.getByTestId('server-time').waitFor({ timeout: 15_000 });
+      expect(await toggleName(page)).toBe(`Theme: ${stored}`);
+      expect(problems).toEqual([]);
+    });
+  }
+});
+
 describe('first paint without JavaScript bundles', () => {
   const cases: Array<{ stored: string | null; os: Scheme; expected: Scheme }> = [
     { stored: 'dark', os: 'light', expected: 'dark' },
