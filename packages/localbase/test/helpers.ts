@@ -86,10 +86,9 @@ export async function waitForMail(
 ): Promise<MailMessage[]> {
   const count = opts.count ?? 1;
   const deadline = Date.now() + (opts.timeoutMs ?? 5000);
-  let found: MailMessage[] = [];
   for (;;) {
     const all = await listMail(lb, to);
-    found = opts.type ? all.filter((m) => m.type === opts.type) : all;
+    const found = opts.type ? all.filter((m) => m.type === opts.type) : all;
     if (found.length >= count) return found;
     if (Date.now() > deadline) {
       throw new Error(
