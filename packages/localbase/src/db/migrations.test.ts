@@ -37,7 +37,8 @@ describe('migrations runner', () => {
   });
 
   it('applies each file once, records it, and applies the seed once', async () => {
-    fs.writeFileSync(seed, "insert into public.a values (42);");
+    // Like Supabase seeds: extension functions (pgcrypto in schema extensions) resolve without a schema.
+    fs.writeFileSync(seed, "insert into public.a values (42);\nselect crypt('pw', gen_salt('bf'));");
     const first = await runMigrations(db, { migrationsDir: migrations, seedFile: seed });
     expect(first.applied).toEqual(['20240101000000_first.sql', '20240102000000_second.sql']);
     expect(first.seeded).toBe(true);

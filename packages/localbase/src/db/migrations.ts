@@ -2,6 +2,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Database } from './types.ts';
 
+/** Supabase's search_path for the postgres role, so that e.g. crypt()/gen_salt() from extensions resolve. */
+const SUPABASE_SEARCH_PATH = `select set_config('search_path', '"$user", public, extensions', true)`;
+
 export class MigrationError extends Error {
   readonly file: string;
   constructor(file: string, cause: unknown) {
@@ -70,6 +73,7 @@ export async function runMigrations(
           m.version,
         ]);
         if (again.rows.length > 0) return false;
+        await tx.query(SUPABASE_SEARCH_PATH);
         await tx.exec(sql);
         await tx.query(
           'insert into supabase_migrations.schema_migrations (version, name, statements) values ($1, $2, $3)',
@@ -98,6 +102,7 @@ export async function runMigrations(
           await tx.query('select pg_advisory_xact_lock(54321002)');
           const again = await tx.query("select 1 from localbase.meta where key = 'seeded_at'");
           if (again.rows.length > 0) return;
+          await tx.query(SUPABASE_SEARCH_PATH);
           await tx.exec(sql);
           await tx.query("insert into localbase.meta (key, value) values ('seeded_at', now()::text)");
           report.seeded = true;
