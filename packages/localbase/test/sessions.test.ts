@@ -97,6 +97,19 @@ describe('refresh tokens', () => {
     expect(next.status, next.text).toBe(200);
   });
 
+  it('concurrent refreshes of one token (several tabs) all succeed with the same new token', async () => {
+    const email = await newUser();
+    const s0 = await signIn(email);
+    const results = await Promise.all(Array.from({ length: 5 }, () => refreshRaw(lb, s0.refresh_token)));
+    for (const r of results) expect(r.status, r.text).toBe(200);
+    const tokens = new Set(results.map((r) => (r.json as TokenBody).refresh_token));
+    expect(tokens.size).toBe(1);
+    expect(tokens.has(s0.refresh_token)).toBe(false);
+    // The shared new token is the active one.
+    const [shared] = [...tokens];
+    expect((await refreshRaw(lb, shared!)).status).toBe(200);
+  });
+
   it('refuses an unknown refresh token with refresh_token_not_found (400)', async () => {
     const res = await refreshRaw(lb, 'zzzzzzzzzzzz');
     expect(res.status).toBe(400);
