@@ -1,7 +1,7 @@
 // Route changes and failures a user meets: the 404 page, the progress bar during a slow client-side route
 // change, and the status card's error state with a working retry.
 import { describe, expect, test } from 'vitest';
-import { gotoHydrated, useBrowser } from './browser.ts';
+import { baseURL, gotoHydrated, useBrowser } from './browser.ts';
 
 const fixture = useBrowser();
 
@@ -18,6 +18,17 @@ describe('navigation and failure states', () => {
     await back.first().click();
     await page.getByRole('heading', { level: 1, name: 'Welcome to Foyer' }).waitFor({ timeout: 15_000 });
     expect(new URL(page.url()).pathname).toBe('/');
+  });
+
+  test('addresses that are not pages answer 404, never a server error', async () => {
+    // Framework internals, a test module beside the pages, unknown API and tRPC paths.
+    const paths = ['/_app', '/_document', '/_error', '/_app.test', '/index', '/api/nope', '/api/trpc/nope.nope'];
+    const statuses: Record<string, number> = {};
+    for (const path of paths) {
+      const response = await fetch(`${baseURL}${path}`, { redirect: 'manual' });
+      statuses[path] = response.status;
+    }
+    expect(statuses).toEqual(Object.fromEntries(paths.map((path) => [path, 404])));
   });
 
   test('a slow client-side route change shows the top progress bar until the page is there', async () => {
