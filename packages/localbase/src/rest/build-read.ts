@@ -28,11 +28,16 @@ export interface ReadRequest {
   limit: number | null;
   /** Compute the exact total (Prefer: count=exact, or planned/estimated answered exactly). */
   count: boolean;
+  /**
+   * `positional` (default): parameters are `$1, $2, …`. `array`: the statement takes ONE text[] parameter and
+   * refers to `($1)[n]` — the form envelope.ts's one-call `exec` runs with EXECUTE … USING.
+   */
+  paramStyle?: 'positional' | 'array';
 }
 
 export interface BuiltStatement {
   sql: string;
-  /** All text; the SQL casts each to its type. */
+  /** All text; the SQL casts each to its type (with paramStyle 'array', bind them as one text[]). */
   params: string[];
 }
 
@@ -82,7 +87,7 @@ class ReadBuilder {
 
   param(value: string, type: string): string {
     this.params.push(value);
-    return `$${this.params.length}::${type}`;
+    return this.req.paramStyle === 'array' ? `($1)[${this.params.length}]::${type}` : `$${this.params.length}::${type}`;
   }
 
   nextAlias(): string {

@@ -11,10 +11,12 @@
  *   RLS, session role      role + claims set once for the session: the cost of RLS itself, no envelope
  *   5 calls                BEGIN / SET LOCAL ROLE / set_config(claims) / SELECT / COMMIT
  *   4 calls                BEGIN / set_config(role) + set_config(claims) in one statement / SELECT / COMMIT
- *   1 call (rest_exec)     a plpgsql helper that sets role + claims with set_config(…, true) and runs the
+ *   1 call (envelope.ts)   localbase_rest.exec via runEnveloped (role, claims, per-claim settings, read-only)
+ *   1 call (rest_exec)     a minimal plpgsql helper that sets role + claims with set_config(…, true) and runs the
  *                          statement with EXECUTE … USING, inside the implicit transaction of one call
  */
 import { PGlite } from '@electric-sql/pglite';
+import { ENVELOPE_SQL, runEnveloped } from './envelope.ts';
 
 const rows = Number(process.argv[2] ?? 100_000);
 const iterations = Number(process.argv[3] ?? 1500);
@@ -43,6 +45,7 @@ await db.exec(`
     end $$;
   grant execute on function rest_exec to authenticated;
 `);
+await db.exec(ENVELOPE_SQL);
 const owner = '11111111-1111-4111-8111-111111111111';
 await db.query(
   `insert into items (owner, title, created_at)
@@ -107,6 +110,17 @@ const variants: Variant[] = [
     },
   ],
   [
+    '1 call (envelope.ts)',
+    async (o) => {
+      const row = await runEnveloped<{ body: unknown[] }>(
+        db,
+        { role: 'authenticated', claims: JSON.parse(claims) as Record<string, unknown>, readOnly: true, method: 'GET', path: '/rest/v1/items' },
+        { sql: SELECT_ARRAY.replace('coalesce(json_agg(t), \'[]\')', "coalesce(json_agg(t), '[]') as body"), params: [String(o)] },
+      );
+      return row?.body.length ?? 0;
+    },
+  ],
+  [
     '1 call (rest_exec)',
     async (o) => (await db.query(`select rest_exec($1, $2, $3, $4::text[]) as body`, ['authenticated', claims, SELECT_ARRAY, [String(o)]])).rows.length,
   ],
@@ -119,20 +133,30 @@ const other = await db.query<{ body: unknown[] }>(`select rest_exec($1, $2, $3, 
 ]);
 console.log(`rows=${rows} iterations=${iterations}; RLS check: owner sees ${check.rows[0].body.length}, other sees ${other.rows[0].body.length}`);
 
-const results: Array<[string, number]> = [];
-for (let round = 0; round < 2; round++) {
-  for (const [name, run] of variants) {
-    for (let i = 0; i < 100; i++) await run(i * 20); // warm-up
+// Interleaved: every round runs each variant for a slice, so load changes on a shared machine hit all alike.
+const resetSession = async () => {
+  if (sessionRoleSet) {
+    await db.exec('reset role');
+    sessionRoleSet = false;
+  }
+};
+for (const [, run] of variants) {
+  for (let i = 0; i < 100; i++) await run(i * 20); // warm-up
+  await resetSession();
+}
+const slice = 50;
+const elapsed = variants.map(() => 0);
+let done = 0;
+for (let round = 0; done < iterations; round++, done += slice) {
+  for (let v = 0; v < variants.length; v++) {
+    const run = variants[v][1];
     const start = performance.now();
-    for (let i = 0; i < iterations; i++) await run((i % 50) * 20);
-    const opsPerSec = iterations / ((performance.now() - start) / 1000);
-    if (sessionRoleSet) {
-      await db.exec('reset role');
-      sessionRoleSet = false;
-    }
-    if (round === 1) results.push([name, opsPerSec]);
+    for (let i = 0; i < slice; i++) await run(((round * slice + i) % 50) * 20);
+    elapsed[v] += performance.now() - start;
+    await resetSession();
   }
 }
+const results: Array<[string, number]> = variants.map(([name], v) => [name, done / (elapsed[v] / 1000)]);
 const base = results[0][1];
 for (const [name, ops] of results) console.log(`${name.padEnd(22)} ${ops.toFixed(0).padStart(7)} ops/s   ${(base / ops).toFixed(2)}x bare`);
 await db.close();
