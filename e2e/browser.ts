@@ -19,7 +19,11 @@ export const CHROMIUM_ARGS = [
   '--disable-sync',
 ];
 
-export const baseURL: string = inject('baseURL');
+const injectedBaseURL: string | undefined = inject('baseURL');
+if (!injectedBaseURL) {
+  throw new Error('The browser tests need their global setup: run them with `vitest run --config e2e/vitest.config.ts`.');
+}
+export const baseURL: string = injectedBaseURL;
 
 export function launchChromium(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, headless: true });
