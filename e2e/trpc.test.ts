@@ -176,6 +176,11 @@ describe('tRPC over HTTP', () => {
     const toast = page.getByTestId('toast').filter({ hasText: 'Unable to transform response from server' });
     await toast.waitFor({ state: 'visible', timeout: 10_000 });
     expect(await page.getByTestId('toast').filter({ hasText: 'Connected' }).count()).toBe(0);
+    // An error toast is announced assertively.
+    const announced = await toast.evaluate(
+      (el) => el.getAttribute('role') ?? el.querySelector('[role="alert"], [role="status"]')?.getAttribute('role') ?? null,
+    );
+    expect(announced).toBe('alert');
   });
 
   test('the API answers a malformed call with a 4xx tRPC error carrying code and message', async () => {
