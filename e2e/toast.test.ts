@@ -116,6 +116,22 @@ describe('toast', () => {
     await expectClosed(connectedToast(page));
   });
 
+  test('with two toasts open, Escape closes the newest first', async () => {
+    const page = await homeWithToast();
+    // A second, different toast: the next check gets a malformed answer and reports an error.
+    await page.route('**/api/trpc/system.clockSkew**', (route) =>
+      route.fulfill({ status: 200, contentType: 'application/json', body: '{"not":"trpc"}' }),
+    );
+    await page.getByRole('button', { name: 'Check connection' }).click();
+    const errorToast = toasts(page).filter({ hasText: 'Unable to transform response from server' });
+    await errorToast.waitFor({ state: 'visible', timeout: 10_000 });
+    expect(await toasts(page).count()).toBe(2);
+    await page.keyboard.press('F8');
+    await page.keyboard.press('Escape');
+    await expectClosed(errorToast);
+    expect(await connectedToast(page).isVisible(), 'the older toast stays').toBe(true);
+  });
+
   test('the "Close notification" button closes it', async () => {
     const page = await homeWithToast();
     await connectedToast(page).getByRole('button', { name: 'Close notification' }).click();
