@@ -65,21 +65,22 @@ export function pgArrayLiteral(values: readonly string[]): string {
   return `{${values.map((v) => `"${v.replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`).join(',')}}`;
 }
 
-interface Level {
+export interface Level {
   table: Table;
   alias: string;
   /** Embed path of this level: [] for the root, then embed aliases/names. */
   path: string[];
 }
 
-const pathKey = (path: readonly string[]) => JSON.stringify(path);
+export const pathKey = (path: readonly string[]): string => JSON.stringify(path);
 
-class ReadBuilder {
+/** The statement builder; exported for build-write.ts / build-rpc.ts, which reuse filters and select lists. */
+export class ReadBuilder {
   readonly req: ReadRequest;
   readonly params: string[] = [];
   private aliasCounter = 0;
   /** Embed paths that exist in `select`, to validate filters/order/limits on embedded resources. */
-  private readonly knownPaths = new Set<string>([pathKey([])]);
+  readonly knownPaths = new Set<string>([pathKey([])]);
 
   constructor(req: ReadRequest) {
     this.req = req;
