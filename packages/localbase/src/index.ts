@@ -1,7 +1,8 @@
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
-import { serve } from '@hono/node-server';
+import http from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { getRequestListener } from '@hono/node-server';
 import {
   DEFAULT_ANON_KEY,
   DEFAULT_JWT_SECRET,
@@ -18,7 +19,8 @@ import type { DirLock } from './db/lock.ts';
 import { BOOTSTRAP_HASH, BOOTSTRAP_SQL } from './db/bootstrap.ts';
 import { runMigrations } from './db/migrations.ts';
 import { AuthService } from './auth/service.ts';
-import { createApp } from './http/app.ts';
+import { createApp, knownApiKeys } from './http/app.ts';
+import { createUserFastPath } from './http/fastpath.ts';
 
 export type { Database, Queryable, QueryResult, Row } from './db/types.ts';
 export { DataDirLockedError } from './db/lock.ts';
@@ -173,27 +175,29 @@ export async function startLocalbase(opts: LocalbaseOptions = {}): Promise<Local
     await runMigrations(db, { migrationsDir: cfg.migrationsDir, seedFile: cfg.seedFile, log });
     const t2 = performance.now();
 
-    // The URL is known only once listening (port 0 = random); the app reads it lazily through svc.
-    const holder: { url: string } = { url: '' };
-    const address = await new Promise<AddressInfo>((resolve, reject) => {
-      let svc: AuthService | undefined;
-      const fetchHandler = (req: Request, env: unknown) => {
-        if (!svc) throw new Error('not ready');
-        return appRef.fetch(req, env);
-      };
-      let appRef: ReturnType<typeof createApp>;
-      const s = serve({ fetch: fetchHandler, port: cfg.port, hostname: cfg.host }, (info) => {
-        const host = cfg.host.includes(':') ? `[${cfg.host}]` : cfg.host;
-        holder.url = `http://${host}:${info.port}`;
-        svc = new AuthService(db, cfg, holder.url);
-        appRef = createApp(cfg, svc);
-        resolve(info);
-      });
-      server = s as Server;
-      s.once('error', reject);
+    // The URL is known only once listening (port 0 = random), so the service and app are created then.
+    const ready: {
+      app?: ReturnType<typeof createApp>;
+      fastPath?: (req: IncomingMessage, res: ServerResponse) => boolean;
+    } = {};
+    const listener = getRequestListener((req, env) => {
+      if (!ready.app) return new Response('starting', { status: 503 });
+      return ready.app.fetch(req, env);
     });
-    void address;
-    const url = holder.url;
+    const s = http.createServer((req, res) => {
+      if (ready.fastPath?.(req, res)) return;
+      void listener(req, res);
+    });
+    server = s;
+    const address = await new Promise<AddressInfo>((resolve, reject) => {
+      s.once('error', reject);
+      s.listen(cfg.port, cfg.host, () => resolve(s.address() as AddressInfo));
+    });
+    const host = cfg.host.includes(':') ? `[${cfg.host}]` : cfg.host;
+    const url = `http://${host}:${address.port}`;
+    const svc = new AuthService(db, cfg, url);
+    ready.app = createApp(cfg, svc);
+    ready.fastPath = createUserFastPath(svc, new Set(knownApiKeys(cfg).keys()), cfg.quiet);
     const t3 = performance.now();
     let stopped: Promise<void> | undefined;
     return {

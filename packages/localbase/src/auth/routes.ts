@@ -269,7 +269,8 @@ export function authRoutes(svc: AuthService): Hono {
 
   // ---------- the signed-in user ----------
   app.get('/user', async (c) => {
-    return c.json(await svc.currentUserJson(c.req.header('authorization')));
+    const body = await svc.currentUserBody(c.req.header('authorization'));
+    return c.body(body, 200, { 'Content-Type': 'application/json' });
   });
 
   app.put('/user', async (c) => {

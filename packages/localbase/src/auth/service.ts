@@ -526,7 +526,7 @@ export class AuthService {
   // most CACHE_TTL_MS.
   static readonly CACHE_TTL_MS = 2000;
   #generation = 0;
-  readonly #userCache = new Map<string, { gen: number; until: number; user: Record<string, unknown> }>();
+  readonly #userCache = new Map<string, { gen: number; until: number; body: string }>();
   readonly #jwtCache = new Map<string, Partial<AccessTokenClaims>>();
 
   invalidate(): void {
@@ -544,21 +544,34 @@ export class AuthService {
     return payload;
   }
 
-  /** GET /user: the user JSON for a bearer token, from the cache when nothing was written since. */
-  async currentUserJson(authorization: string | undefined): Promise<Record<string, unknown>> {
+  /**
+   * The cached GET /user answer for an Authorization header, synchronously, or undefined when anything would need
+   * the database or a signature check (then the normal path runs).
+   */
+  cachedUserBody(authorization: string | undefined): string | undefined {
+    if (!authorization || authorization.length < 8 || authorization.slice(0, 7).toLowerCase() !== 'bearer ') return undefined;
+    const payload = this.#jwtCache.get(authorization.slice(7).trim());
+    if (!payload || typeof payload.exp !== 'number' || payload.exp <= Date.now() / 1000) return undefined;
+    const hit = this.#userCache.get(`${payload.sub}:${payload.session_id}`);
+    if (!hit || hit.gen !== this.#generation || hit.until <= Date.now() || payload.aud !== 'authenticated') return undefined;
+    return hit.body;
+  }
+
+  /** GET /user: the serialised user for a bearer token, from the cache when nothing was written since. */
+  async currentUserBody(authorization: string | undefined): Promise<string> {
     const m = authorization ? /^bearer\s+(\S+)\s*$/i.exec(authorization) : null;
     if (!m) throw new ApiError(401, 'no_authorization', 'This endpoint requires a valid Bearer token');
     const payload = await this.verifyCached(m[1]);
     const key = `${payload.sub}:${payload.session_id}`;
     const now = Date.now();
     const hit = this.#userCache.get(key);
-    if (hit && hit.gen === this.#generation && hit.until > now && payload.aud === 'authenticated') return hit.user;
+    if (hit && hit.gen === this.#generation && hit.until > now && payload.aud === 'authenticated') return hit.body;
     const gen = this.#generation;
     const ctx = await this.authenticate(authorization);
-    const user = userJson(ctx.user);
+    const body = JSON.stringify(userJson(ctx.user));
     if (this.#userCache.size >= 10_000) this.#userCache.clear();
-    this.#userCache.set(key, { gen, until: now + AuthService.CACHE_TTL_MS, user });
-    return user;
+    this.#userCache.set(key, { gen, until: now + AuthService.CACHE_TTL_MS, body });
+    return body;
   }
 
   /** Validates `Authorization: Bearer <user jwt>` and loads the user and session (GoTrue's requireAuthentication). */

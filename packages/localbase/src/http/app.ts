@@ -14,7 +14,7 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 
 const ALLOWED_HEADERS =
   'authorization, x-client-info, apikey, content-type, x-supabase-api-version, prefer, accept-profile, content-profile, range, x-retry-count, traceparent, tracestate, baggage';
-const EXPOSED_HEADERS = 'Content-Range, X-Supabase-Api-Version, X-Total-Count, Link, x-sb-error-code';
+export const EXPOSED_HEADERS = 'Content-Range, X-Supabase-Api-Version, X-Total-Count, Link, x-sb-error-code';
 
 export type ApiKeyRole = 'anon' | 'service_role';
 
@@ -33,14 +33,19 @@ function logPath(url: string): string {
   }
 }
 
-export function createApp(cfg: ResolvedConfig, auth: AuthService): Hono {
-  const app = new Hono();
-  const keys = new Map<string, ApiKeyRole>([
+/** The fixed API keys and the role each stands for. */
+export function knownApiKeys(cfg: ResolvedConfig): Map<string, ApiKeyRole> {
+  return new Map<string, ApiKeyRole>([
     [cfg.anonKey, 'anon'],
     [cfg.serviceRoleKey, 'service_role'],
     [DEFAULT_PUBLISHABLE_KEY, 'anon'],
     [DEFAULT_SECRET_KEY, 'service_role'],
   ]);
+}
+
+export function createApp(cfg: ResolvedConfig, auth: AuthService): Hono {
+  const app = new Hono();
+  const keys = knownApiKeys(cfg);
 
   // Request log: method, path (no query: it may carry tokens), status, ms.
   app.use('*', async (c, next) => {
