@@ -133,6 +133,10 @@ export async function loadOrBuildTemplate(
     const tmp = `${file}.${process.pid}.${crypto.randomBytes(4).toString('hex')}.tmp`;
     fs.writeFileSync(tmp, buf);
     fs.renameSync(tmp, file);
+    // Snapshots of older bootstrap versions are never used again.
+    for (const f of fs.readdirSync(cacheDir))
+      if (/^template-[0-9a-f]{16}\.tgz$/.test(f) && path.join(cacheDir, f) !== file)
+        fs.rmSync(path.join(cacheDir, f), { force: true });
     return { blob: new Blob([buf]), file, built: true, ms: performance.now() - started };
   } finally {
     await db.close();
