@@ -140,6 +140,8 @@ function packageOf(source: string): string {
   return '(app code)';
 }
 /** Bytes of generated code per package, from a source map's mappings (each segment runs to the next). */
+/** Bytes of the app's own source files across the attributed chunks (which of our modules weigh most). */
+const appFileBytes = new Map<string, number>();
 function attribute(file: string): Map<string, number> | undefined {
   const mapPath = join(NEXT_DIR, `${file}.map`);
   if (!existsSync(mapPath)) return undefined;
@@ -153,8 +155,14 @@ function attribute(file: string): Map<string, number> | undefined {
     let previous: { column: number; source: number | undefined } | undefined;
     const flush = (end: number): void => {
       if (!previous) return;
-      const name = previous.source === undefined ? '(unmapped)' : packageOf(map.sources[previous.source] ?? '');
-      bytes.set(name, (bytes.get(name) ?? 0) + Math.max(0, end - previous.column));
+      const source = previous.source === undefined ? '' : (map.sources[previous.source] ?? '');
+      const name = previous.source === undefined ? '(unmapped)' : packageOf(source);
+      const length = Math.max(0, end - previous.column);
+      bytes.set(name, (bytes.get(name) ?? 0) + length);
+      if (name === '(app code)') {
+        const appFile = source.replace(/^webpack:\/\/[^/]*\//, '');
+        appFileBytes.set(appFile, (appFileBytes.get(appFile) ?? 0) + length);
+      }
     };
     for (const segment of line.split(',')) {
       if (!segment) continue;
@@ -247,6 +255,10 @@ if (asJson) {
       const top = [...bytes.entries()].sort((a, b) => b[1] - a[1]).slice(0, 8);
       console.log(`  ${chunk.file}`);
       for (const [name, count] of top) console.log(`    ${format(count).padStart(7)} kB  ${((count / total) * 100).toFixed(0).padStart(3)}%  ${name}`);
+    }
+    console.log('\nheaviest app modules in those chunks (minified bytes):');
+    for (const [name, count] of [...appFileBytes.entries()].sort((a, b) => b[1] - a[1]).slice(0, 8)) {
+      console.log(`  ${format(count).padStart(7)} kB  ${name}`);
     }
   } else {
     console.log('\n(no source maps beside the chunks: build with productionBrowserSourceMaps to see which packages fill them)');
