@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { describe, expect, test } from 'vitest';
-import { gotoHydrated, htmlThemeClasses, openConnectedToast, ROOT, sleep, useBrowser } from './browser.ts';
+import { gotoHydrated, htmlThemeClasses, MOUNTED_TOGGLE_NAME, openConnectedToast, ROOT, sleep, useBrowser } from './browser.ts';
 
 const fixture = useBrowser();
 const AXE_SOURCE = readFileSync(join(ROOT, 'node_modules/axe-core/axe.min.js'), 'utf8');
@@ -39,7 +39,7 @@ const states: Array<{ name: string; open: (page: Page) => Promise<void> }> = [
     open: async (page) => {
       const response = await page.goto('/this-page-does-not-exist');
       expect(response?.status()).toBe(404);
-      await page.getByRole('button', { name: /^Theme: / }).waitFor({ timeout: 30_000 }).catch(() => undefined);
+      await page.getByRole('button', { name: MOUNTED_TOGGLE_NAME }).waitFor({ timeout: 30_000 });
     },
   },
   {
