@@ -130,13 +130,23 @@ export class AuthService {
   // ---------- rate limits ----------
 
   limit(kind: 'signIn' | 'refresh' | 'verify', ip: string): void {
-    if (!this.limits[kind].take(ip)) throw new ApiError(429, 'over_request_rate_limit', 'Request rate limit reached');
+    if (!this.limits[kind].take(ip)) {
+      const err = new ApiError(429, 'over_request_rate_limit', 'Request rate limit reached');
+      err.retryAfter = this.limits[kind].retryAfter(ip);
+      throw err;
+    }
   }
 
   /** Counts one email for the sender IP and for the recipient. */
   limitEmail(ip: string, email: string): void {
-    if (!this.limits.email.take(`ip:${ip}`) || !this.limits.email.take(`to:${email}`))
-      throw new ApiError(429, 'over_email_send_rate_limit', 'email rate limit exceeded');
+    const keys = [`ip:${ip}`, `to:${email}`];
+    for (const key of keys) {
+      if (!this.limits.email.take(key)) {
+        const err = new ApiError(429, 'over_email_send_rate_limit', 'email rate limit exceeded');
+        err.retryAfter = this.limits.email.retryAfter(key);
+        throw err;
+      }
+    }
   }
 
   // ---------- redirects ----------

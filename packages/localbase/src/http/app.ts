@@ -21,6 +21,7 @@ export type ApiKeyRole = 'anon' | 'service_role';
 function errorResponse(c: Context, err: ApiError): Response {
   const body: Record<string, unknown> = { code: err.code, message: err.message, ...err.extra };
   c.header('x-sb-error-code', err.code);
+  if (err.retryAfter) c.header('Retry-After', String(err.retryAfter));
   return c.json(body, err.status as 400);
 }
 

@@ -3,6 +3,8 @@ export class ApiError extends Error {
   readonly status: number;
   readonly code: string;
   readonly extra: Record<string, unknown>;
+  /** Seconds for a Retry-After header (429 answers). */
+  retryAfter?: number;
   constructor(status: number, code: string, message: string, extra: Record<string, unknown> = {}) {
     super(message);
     this.name = 'ApiError';
