@@ -1,0 +1,87 @@
+// The `localbase start` command as a developer sees it: the banner, one log line per request and per mail,
+// --quiet, and a clean exit on SIGINT.
+import { afterAll, describe, expect, it } from 'vitest';
+import { DEMO_ANON_KEY, DEMO_SERVICE_KEY, freePort, spawnCli, stopCli, waitReady, type CliProcess } from './cli.ts';
+import { uniqueEmail } from './helpers.ts';
+
+const running: CliProcess[] = [];
+
+afterAll(async () => {
+  for (const proc of running) await stopCli(proc, 'SIGKILL');
+});
+
+async function start(args: string[]): Promise<CliProcess> {
+  const proc = spawnCli(args, await freePort());
+  running.push(proc);
+  await waitReady(proc, 90_000);
+  return proc;
+}
+
+const headers = { apikey: DEMO_ANON_KEY, 'content-type': 'application/json', 'x-supabase-api-version': '2024-01-01' };
+
+/** Waits until a line of the output satisfies `test`. */
+async function waitForLine(proc: CliProcess, test: (line: string) => boolean, what: string): Promise<string> {
+  const deadline = Date.now() + 5000;
+  for (;;) {
+    const line = proc.output().split('\n').find(test);
+    if (line) return line;
+    if (Date.now() > deadline) throw new Error(`no ${what} line in the output:\n${proc.output()}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+const requestLine = (method: string, path: string, status: number) => (line: string) =>
+  line.includes(method) && line.includes(path) && line.includes(` ${status}`) && /\d+(\.\d+)?\s*ms/.test(line);
+
+describe('localbase start', () => {
+  it('prints the banner like supabase start, logs requests and mails, and exits 0 on SIGINT', async () => {
+    const proc = await start(['--memory']);
+    const out = proc.output();
+    for (const label of ['API URL', 'anon key', 'service_role key', 'JWT secret', 'Mailbox URL', 'Data location']) {
+      expect(out).toContain(label);
+    }
+    expect(out).toContain(proc.url);
+    expect(out).toContain(`${proc.url}/mailbox`);
+    expect(out).toContain(DEMO_ANON_KEY);
+    expect(out).toContain(DEMO_SERVICE_KEY);
+    expect(out).toContain('super-secret-jwt-token-with-at-least-32-characters-long');
+
+    expect((await fetch(`${proc.url}/auth/v1/settings`, { headers })).status).toBe(200);
+    await waitForLine(proc, requestLine('GET', '/auth/v1/settings', 200), 'request log');
+    expect((await fetch(`${proc.url}/auth/v1/nope`, { headers })).status).toBe(404);
+    await waitForLine(proc, requestLine('GET', '/auth/v1/nope', 404), 'request log');
+
+    const email = uniqueEmail('cli');
+    const signUp = await fetch(`${proc.url}/auth/v1/signup`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ email, password: 'cli-password-1' }),
+    });
+    expect(signUp.status).toBe(200);
+    await waitForLine(proc, requestLine('POST', '/auth/v1/signup', 200), 'request log');
+    const token = ((await signUp.json()) as { access_token: string }).access_token;
+    const me = await fetch(`${proc.url}/auth/v1/user`, { headers: { ...headers, authorization: `Bearer ${token}` } });
+    expect(me.status).toBe(200);
+    await waitForLine(proc, requestLine('GET', '/auth/v1/user', 200), 'request log');
+
+    // One console line per mail.
+    expect(proc.output()).not.toContain(email);
+    const recover = await fetch(`${proc.url}/auth/v1/recover`, { method: 'POST', headers, body: JSON.stringify({ email }) });
+    expect(recover.status).toBe(200);
+    await waitForLine(proc, (l) => l.includes(email) && !l.includes('/auth/v1/recover '), 'mail');
+
+    proc.child.kill('SIGINT');
+    const exit = await proc.exited;
+    expect(exit.code).toBe(0);
+  }, 120_000);
+
+  it('--quiet prints the banner but no request lines', async () => {
+    const proc = await start(['--memory', '--quiet']);
+    expect(proc.output()).toContain('API URL');
+    for (let i = 0; i < 3; i++) expect((await fetch(`${proc.url}/auth/v1/settings`, { headers })).status).toBe(200);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(proc.output()).not.toContain('/auth/v1/settings');
+    proc.child.kill('SIGTERM');
+    expect((await proc.exited).code).toBe(0);
+  }, 120_000);
+});
