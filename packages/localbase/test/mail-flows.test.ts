@@ -61,11 +61,21 @@ describe('mailbox', () => {
     expect(mail.token).toMatch(/^\d{6}$/);
     expect(Number.isNaN(Date.parse(mail.createdAt))).toBe(false);
 
+    await sleep(1100); // per-user mail frequency
+    expect((await anonClient(lb).auth.signInWithOtp({ email })).error).toBeNull();
+    const magic = await latestMail(lb, email, 'magiclink');
+
     const page = await fetch(`${lb.url}/mailbox`);
     expect(page.status).toBe(200);
     expect(page.headers.get('content-type')).toMatch(/text\/html/);
     const html = await page.text();
     expect(html).toContain(email);
+    // Links are clickable, and the newest mail comes first.
+    const magicHash = tokenHashOf(magic);
+    const recoveryHash = tokenHashOf(mail);
+    expect(html).toMatch(new RegExp(`href="[^"]*${magicHash}`));
+    expect(html).toMatch(new RegExp(`href="[^"]*${recoveryHash}`));
+    expect(html.indexOf(magicHash)).toBeLessThan(html.indexOf(recoveryHash));
 
     // DELETE clears the mailbox.
     const cleared = await fetch(`${lb.url}/mailbox/api/messages`, { method: 'DELETE' });
