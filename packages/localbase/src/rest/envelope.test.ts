@@ -126,6 +126,23 @@ describe('one-call envelope', () => {
     expect(await runEnveloped(db, rw, { sql: 'with d as (delete from public.notes where id = ($1)[1]::int returning id) select count(*)::int as n from d', params: ['3'] })).toEqual({ n: 1 });
   });
 
+  it('expectSingle and maxAffected undo the change when violated', async () => {
+    const rw = { ...user(A), readOnly: false, method: 'PATCH' };
+    const update = {
+      sql: `with u as (update public.notes set body = body || '!' returning id) select count(*)::int as page_count from u`,
+      params: [],
+    };
+    const mine = (await db.query<{ n: number }>('select count(*)::int as n from notes where owner = $1', [A])).rows[0].n;
+    expect(mine).toBeGreaterThan(1);
+    const single = await refusal(() => runEnveloped(db, { ...rw, expectSingle: true }, update), true);
+    expect([single.code, single.message, single.details]).toEqual(['PT406', 'Cannot coerce the result to a single JSON object', `The result contains ${mine} rows`]);
+    const max = await refusal(() => runEnveloped(db, { ...rw, maxAffected: 1 }, update), true);
+    expect([max.status, max.code]).toEqual([400, 'PT400']);
+    const bodies = await db.query<{ body: string }>('select body from notes where owner = $1 order by id', [A]);
+    expect(bodies.rows.every((r) => !r.body.endsWith('!'))).toBe(true);
+    expect(await runEnveloped(db, { ...rw, maxAffected: 5 }, update)).toEqual({ page_count: mine });
+  });
+
   it('refuses roles outside the API roles before touching the database', async () => {
     const e = await refusal(() => runEnveloped(db, { ...user(A), role: 'postgres' }, { sql: 'select 1 as x', params: [] }), true);
     expect([e.status, e.code]).toEqual([401, 'PGRST301']);

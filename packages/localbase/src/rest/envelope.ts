@@ -20,9 +20,10 @@ import type { Queryable } from './schema-cache.ts';
 export const ENVELOPE_SQL = `
 create schema if not exists localbase_rest;
 revoke all on schema localbase_rest from public;
+drop function if exists localbase_rest.exec(text, text, boolean, text, text, text, text, text[]);
 create or replace function localbase_rest.exec(
   p_role text, p_claims text, p_read_only boolean, p_method text, p_path text, p_headers text,
-  p_sql text, p_params text[]
+  p_sql text, p_params text[], p_expect_single boolean default false, p_max_affected bigint default null
 ) returns text
 language plpgsql
 as $$
@@ -47,10 +48,19 @@ begin
   if n_rows = 0 then
     return null;
   end if;
+  -- checks that must undo a mutation: raising aborts the implicit transaction of the call
+  if p_expect_single and (to_json(row_value) ->> 'page_count')::bigint is distinct from 1 then
+    raise sqlstate 'PT406' using message = 'Cannot coerce the result to a single JSON object',
+      detail = format('The result contains %s rows', coalesce(to_json(row_value) ->> 'page_count', '0'));
+  end if;
+  if p_max_affected is not null and (to_json(row_value) ->> 'page_count')::bigint > p_max_affected then
+    raise sqlstate 'PT400' using message = 'Query result exceeds max-affected preference constraint',
+      detail = format('The query affects %s rows', to_json(row_value) ->> 'page_count');
+  end if;
   return to_json(row_value)::text;
 end
 $$;
-revoke all on function localbase_rest.exec(text, text, boolean, text, text, text, text, text[]) from public;
+revoke all on function localbase_rest.exec(text, text, boolean, text, text, text, text, text[], boolean, bigint) from public;
 `;
 
 export interface EnvelopeContext {
@@ -64,6 +74,13 @@ export interface EnvelopeContext {
   path: string;
   /** Lower-cased request headers (PostgREST's request.headers). */
   headers?: Record<string, string>;
+  /**
+   * Accept: vnd.pgrst.object+json on a mutation: anything but exactly one affected row raises inside the call
+   * (SQLSTATE PT406, so the change is undone) — map it with singleObjectError.
+   */
+  expectSingle?: boolean;
+  /** Prefer: handling=strict, max-affected=n: more affected rows raise PT400 (undone); PostgREST's PGRST124. */
+  maxAffected?: number | null;
 }
 
 /** The roles a request may switch to; anything else is refused before it reaches the database. */
@@ -83,7 +100,7 @@ export async function runEnveloped<T extends Record<string, unknown>>(
     throw new RestError(401, 'PGRST301', `role "${ctx.role}" is not allowed`, null, null);
   }
   const r = await db.query<{ row: string | null }>(
-    'select localbase_rest.exec($1, $2, $3, $4, $5, $6, $7, $8::text[]) as row',
+    'select localbase_rest.exec($1, $2, $3, $4, $5, $6, $7, $8::text[], $9, $10::bigint) as row',
     [
       ctx.role,
       JSON.stringify(ctx.claims),
@@ -93,6 +110,8 @@ export async function runEnveloped<T extends Record<string, unknown>>(
       JSON.stringify(ctx.headers ?? {}),
       stmt.sql,
       pgArrayLiteral(stmt.params),
+      ctx.expectSingle ?? false,
+      ctx.maxAffected === null || ctx.maxAffected === undefined ? null : String(ctx.maxAffected),
     ],
   );
   const row = r.rows[0]?.row;
