@@ -1,0 +1,45 @@
+import type { Session } from '@supabase/supabase-js'
+import type { AppProps } from 'next/app'
+import { renderToString } from 'react-dom/server'
+import { describe, expect, it } from 'vitest'
+
+import { useSession } from './features/auth'
+import App, { type AppPageProps, type NextPageWithLayout } from './pages/_app'
+
+function SessionProbe() {
+  const { session, isLoading } = useSession()
+  return <p data-probe="">{JSON.stringify({ user: session?.user.id ?? null, isLoading })}</p>
+}
+
+function render(Component: NextPageWithLayout<AppPageProps>, pageProps: AppPageProps = {}) {
+  const props = { Component, pageProps, router: undefined } as unknown as AppProps<AppPageProps>
+  return renderToString(<App {...(props as Parameters<typeof App>[0])} />)
+}
+
+describe('_app', () => {
+  it('wraps pages without getLayout in the app frame (banner with New and the theme toggle, main)', () => {
+    const html = render(() => <p>page body</p>)
+    expect(html).toMatch(/<header[^>]*>/)
+    expect(html).toMatch(/<main[^>]*>[\s\S]*page body/)
+    expect(html).toContain('aria-keyshortcuts="N"')
+    expect(html).toContain('data-testid="theme-toggle"')
+    expect(html).toContain('aria-label="Theme"') // preference unknown on the server
+    expect(html).toContain('aria-label="Notifications (F8)"')
+  })
+
+  it('lets a page replace the frame with its own layout', () => {
+    const Page: NextPageWithLayout<AppPageProps> = () => <p>bare page</p>
+    Page.getLayout = (page) => <div data-layout="custom">{page}</div>
+    const html = render(Page)
+    expect(html).toContain('<div data-layout="custom"><p>bare page</p></div>')
+    expect(html).not.toMatch(/<header/)
+  })
+
+  it('feeds pageProps.initialSession to the session provider', () => {
+    const session = { user: { id: 'user-1' } } as Session
+    expect(render(SessionProbe, { initialSession: session })).toContain(
+      JSON.stringify({ user: 'user-1', isLoading: false }).replace(/"/g, '&quot;'),
+    )
+    expect(render(SessionProbe)).toContain(JSON.stringify({ user: null, isLoading: false }).replace(/"/g, '&quot;'))
+  })
+})
