@@ -151,6 +151,12 @@ localbase started (ready in ${(t.totalMs / 1000).toFixed(2)} s).
         anon key: ${lb.anonKey}
 service_role key: ${lb.serviceRoleKey}
 `);
+  const host = opts.host ?? '127.0.0.1';
+  if (host !== '127.0.0.1' && host !== 'localhost' && host !== '::1')
+    console.warn(
+      `localbase: WARNING: listening on ${host}. The demo keys and the open /mailbox (sign-in links and codes) are ` +
+        'reachable from other machines; keep localbase on 127.0.0.1 unless you know why not.',
+    );
   let stopping = false;
   const shutdown = (signal: string) => {
     if (stopping) return;

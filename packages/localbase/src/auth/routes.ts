@@ -212,8 +212,9 @@ export function authRoutes(svc: AuthService): Hono {
       const ok = await svc.passwordMatches(user ? (user.encrypted_password as string | null) : null, password);
       if (!user || !ok) throw new ApiError(400, 'invalid_credentials', 'Invalid login credentials');
       if (svc.isBanned(user)) throw new ApiError(400, 'user_banned', 'User is banned');
-      if (!svc.isConfirmed(user) && cfg.enableConfirmations)
-        throw new ApiError(400, 'email_not_confirmed', 'Email not confirmed');
+      // As GoTrue: an unconfirmed address cannot sign in with a password, whatever the confirmation setting
+      // (with confirmations off every sign-up is confirmed at once; admin-created users may not be).
+      if (!svc.isConfirmed(user)) throw new ApiError(400, 'email_not_confirmed', 'Email not confirmed');
       const tokens = await svc.db.transaction((tx) => svc.issueSession(tx, String(user.id), 'password', meta(c)));
       return c.json(tokens);
     }
