@@ -286,6 +286,17 @@ export function authRoutes(svc: AuthService): Hono {
     const pkce = readPkce(body);
     const userId = String(ctx.user.id);
     const aal2 = ctx.session.aal === 'aal2';
+    const nonce = optString(body, 'nonce');
+    if (nonce) {
+      await svc.db.transaction(async (tx) => {
+        try {
+          await svc.consumeOtp(tx, ['reauthentication_token'], { email: String(ctx.user.email ?? ''), otp: nonce.trim() });
+        } catch (err) {
+          if (err instanceof ApiError) throw new ApiError(400, 'reauthentication_not_valid', 'Requires reauthentication');
+          throw err;
+        }
+      });
+    }
     let newHash: string | undefined;
     if (password !== undefined) {
       checkPassword(password, cfg.minPasswordLength);
@@ -357,6 +368,19 @@ export function authRoutes(svc: AuthService): Hono {
       return svc.reloadUser(tx, userId);
     });
     return c.json(userJson(updated));
+  });
+
+  // reauthenticate(): mails a one-time code (the nonce). localbase, like the Supabase CLI default
+  // (secure_password_change off), does not require it for PUT /user; a nonce sent there is checked if present.
+  app.get('/reauthenticate', async (c) => {
+    const ctx = await svc.authenticate(c.req.header('authorization'));
+    const email = String(ctx.user.email ?? '');
+    if (!email) throw new ApiError(422, 'email_address_not_provided', 'Reauthentication requires an email address');
+    svc.limitEmail(clientIp(c), email);
+    await svc.db.transaction((tx) =>
+      svc.sendOtpMail(tx, { user: ctx.user, to: email, mailType: 'reauthentication', tokenType: 'reauthentication_token' }),
+    );
+    return c.json({});
   });
 
   app.post('/logout', async (c) => {
