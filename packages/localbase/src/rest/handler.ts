@@ -1,0 +1,184 @@
+/**
+ * The /rest/v1 request handler on web-standard Request/Response (mount it in hono with
+ * `app.all('/rest/v1/*', (c) => handleRest(c.req.raw, deps))`): route → profile → JWT (injected) → parse →
+ * build → one-call envelope → PostgREST response (status, Content-Range, Preference-Applied, error JSON).
+ */
+import { buildRead } from './build-read.ts';
+import { buildRpc } from './build-rpc.ts';
+import { buildDelete, buildInsert, buildUpdate } from './build-write.ts';
+import { runEnveloped, type EnvelopeContext } from './envelope.ts';
+import { RestError } from './errors.ts';
+import { contentRange, negotiateRepresentation, readStatus, requestSchema, singleObjectError } from './negotiate.ts';
+import { effectiveRange, parsePrefer, parseQuery, parseRangeHeader, preferenceApplied, type Preferences } from './parse.ts';
+import type { Queryable, SchemaCache } from './schema-cache.ts';
+import { isPgError, restErrorFromPg } from './sql.ts';
+
+export interface RestAuth {
+  role: string;
+  claims: Record<string, unknown>;
+}
+
+export interface RestDeps {
+  db: Queryable;
+  /** The current schema cache (reload it after migrations). */
+  cache: () => SchemaCache;
+  /**
+   * Verifies `Authorization: Bearer …` (and the apikey) → role + claims. No token → `{role:'anon', claims:{role:'anon'}}`.
+   * Throws RestError 401 (PGRST301 invalid, PGRST303 expired) itself.
+   */
+  authenticate: (request: Request) => Promise<RestAuth>;
+  /** db-max-rows (default 1000; null: no cap). */
+  maxRows?: number | null;
+  /** Exposed schemas (default: the cache's). */
+  exposedSchemas?: readonly string[];
+  /** Mount path (default '/rest/v1'). */
+  basePath?: string;
+}
+
+const STATUS_TEXT: Record<number, string> = {
+  200: 'OK', 201: 'Created', 204: 'No Content', 206: 'Partial Content', 300: 'Multiple Choices', 400: 'Bad Request',
+  401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed', 406: 'Not Acceptable',
+  409: 'Conflict', 413: 'Payload Too Large', 416: 'Range Not Satisfiable', 500: 'Internal Server Error', 503: 'Service Unavailable',
+};
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+function respond(status: number, body: string | null, headers: Record<string, string> = {}): Response {
+  const h = new Headers(headers);
+  if (body !== null && !h.has('content-type')) h.set('content-type', JSON_TYPE);
+  return new Response(status === 204 ? null : body, { status, statusText: STATUS_TEXT[status] ?? '', headers: h });
+}
+
+function errorResponse(e: RestError): Response {
+  const headers: Record<string, string> = {};
+  if (e.status === 401 && e.code.startsWith('PGRST3')) headers['www-authenticate'] = `Bearer error="invalid_token", error_description="${e.message.replaceAll('"', "'")}"`;
+  return respond(e.status, JSON.stringify(e.toJSON()), headers);
+}
+
+interface ResultRow extends Record<string, unknown> {
+  total: number | string | null;
+  page_count: number;
+  body: string | null;
+  inserted?: boolean | null;
+}
+
+/** `[{…}]` (json_agg of one row) → `{…}` without re-parsing. */
+const onlyElement = (arrayText: string): string => arrayText.slice(1, -1).trim();
+
+async function readJson(request: Request, empty: unknown): Promise<unknown> {
+  const text = await request.text();
+  if (text.trim() === '') return empty;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new RestError(400, 'PGRST102', 'Empty or invalid json', null, null);
+  }
+}
+
+export async function handleRest(request: Request, deps: RestDeps): Promise<Response> {
+  let authenticated = false;
+  try {
+    const url = new URL(request.url);
+    const base = deps.basePath ?? '/rest/v1';
+    const method = request.method.toUpperCase();
+    const rest = url.pathname.startsWith(base) ? url.pathname.slice(base.length).replace(/^\/+/, '') : null;
+    if (rest === null || rest === '' || (rest.includes('/') && !rest.startsWith('rpc/'))) {
+      throw new RestError(404, 'PGRST125', 'Invalid path specified in request URL', null, null);
+    }
+    const cache = deps.cache();
+    const schema = requestSchema(method, request.headers, deps.exposedSchemas ?? cache.schemas);
+    const auth = await deps.authenticate(request);
+    authenticated = auth.role !== 'anon';
+    const prefs = parsePrefer(request.headers.get('prefer'));
+    const rep = negotiateRepresentation(request.headers.get('accept'));
+    if (rep.kind === 'csv') throw new RestError(406, 'PGRST107', 'None of these media types are available: text/csv', null, null);
+    const headersJson: Record<string, string> = {};
+    request.headers.forEach((v, k) => {
+      headersJson[k.toLowerCase()] = v;
+    });
+    const ctx: EnvelopeContext = { role: auth.role, claims: auth.claims, readOnly: true, method, path: url.pathname, headers: headersJson };
+    const maxRows = deps.maxRows === undefined ? 1000 : deps.maxRows;
+    const maxAffected = prefs.handling === 'strict' ? prefs.maxAffected : null;
+    const single = rep.kind === 'object';
+    const applied = (p: Partial<Preferences>): Record<string, string> => {
+      const v = preferenceApplied(p);
+      return v === null ? {} : { 'preference-applied': v };
+    };
+
+    if (rest.startsWith('rpc/')) {
+      const fn = decodeURIComponent(rest.slice(4));
+      const get = method === 'GET' || method === 'HEAD';
+      if (!get && method !== 'POST') throw new RestError(405, 'PGRST117', `Unsupported HTTP method: ${method}`, null, null);
+      const query = parseQuery(url.search, { rpc: get });
+      const range = effectiveRange(parseRangeHeader(request.headers.get('range'), request.headers.get('range-unit')), query.limit, query.offset, maxRows);
+      const stmt = buildRpc({
+        cache, schema, fn, query, offset: range.offset, limit: range.limit, count: prefs.count !== null, paramStyle: 'array',
+        args: get ? { kind: 'params', params: query.params } : { kind: 'json', body: await readJson(request, {}) },
+      });
+      const row = await runEnveloped<ResultRow>(deps.db, { ...ctx, readOnly: get || stmt.fn.volatility !== 'volatile', maxAffected }, stmt);
+      if (!row || stmt.returns === 'void') return respond(204, null);
+      const body = method === 'HEAD' ? null : (row.body ?? 'null');
+      if (stmt.returns !== 'set') return respond(200, body);
+      const total = row.total === null ? null : Number(row.total);
+      const status = readStatus(range.offset, row.page_count, total);
+      const headers: Record<string, string> = { 'content-range': contentRange(range.offset, row.page_count, total), ...applied({ count: prefs.count }) };
+      if (single) {
+        if (row.page_count !== 1) throw singleObjectError(row.page_count);
+        return respond(200, body === null ? null : onlyElement(body), headers);
+      }
+      return respond(status, body, headers);
+    }
+
+    const table = decodeURIComponent(rest);
+    const query = parseQuery(url.search);
+    if (method === 'GET' || method === 'HEAD') {
+      const range = effectiveRange(parseRangeHeader(request.headers.get('range'), request.headers.get('range-unit')), query.limit, query.offset, maxRows);
+      const stmt = buildRead({ cache, schema, table, query, offset: range.offset, limit: range.limit, count: prefs.count !== null, paramStyle: 'array' });
+      const row = await runEnveloped<ResultRow>(deps.db, ctx, stmt);
+      if (!row) throw new Error('the read statement returned no row');
+      const total = row.total === null ? null : Number(row.total);
+      const status = readStatus(range.offset, row.page_count, total);
+      const headers: Record<string, string> = { 'content-range': contentRange(range.offset, row.page_count, total), ...applied({ count: prefs.count }) };
+      const body = method === 'HEAD' ? null : row.body;
+      if (single) {
+        if (row.page_count !== 1) throw singleObjectError(row.page_count);
+        return respond(200, body === null ? null : onlyElement(body), headers);
+      }
+      return respond(status, body, headers);
+    }
+
+    const representation = prefs.return === 'representation';
+    const write = { cache, schema, table, query, prefs, paramStyle: 'array' as const };
+    const wctx: EnvelopeContext = { ...ctx, readOnly: false, expectSingle: single && representation, maxAffected };
+    let stmt;
+    if (method === 'POST') stmt = buildInsert({ ...write, body: await readJson(request, undefined) });
+    else if (method === 'PATCH') stmt = buildUpdate({ ...write, body: await readJson(request, undefined) });
+    else if (method === 'DELETE') stmt = buildDelete(write);
+    else throw new RestError(405, 'PGRST117', `Unsupported HTTP method: ${method}`, null, null);
+    const row = await runEnveloped<ResultRow>(deps.db, wctx, stmt);
+    if (!row) throw new Error('the write statement returned no row');
+    const n = row.page_count;
+    const total = prefs.count !== null ? String(n) : '*';
+    const headers: Record<string, string> = {
+      ...applied({ resolution: prefs.resolution, missing: prefs.missing, return: prefs.return, count: prefs.count, handling: prefs.handling, maxAffected }),
+      'content-range': method === 'PATCH' && n > 0 ? `0-${n - 1}/${total}` : `*/${total}`,
+    };
+    const body = representation && row.body !== null ? (single ? onlyElement(row.body) : row.body) : null;
+    if (method === 'POST') {
+      const status = prefs.resolution === 'merge-duplicates' && row.inserted === false ? 200 : 201;
+      return respond(status, body, headers);
+    }
+    return representation ? respond(200, body, headers) : respond(204, null, headers);
+  } catch (e) {
+    if (e instanceof RestError) return errorResponse(e);
+    if (isPgError(e)) {
+      const pg = e as Error & { code: string; detail?: string };
+      if (pg.code === 'PT406') return errorResponse(new RestError(406, 'PGRST116', pg.message, pg.detail ?? null, null));
+      if (pg.code === 'PT400' && pg.message.startsWith('Query result exceeds max-affected')) {
+        return errorResponse(new RestError(400, 'PGRST124', pg.message, pg.detail ?? null, null));
+      }
+      return errorResponse(restErrorFromPg(pg, authenticated));
+    }
+    return respond(500, JSON.stringify({ code: 'PGRST000', message: e instanceof Error ? e.message : String(e), details: null, hint: null }));
+  }
+}
