@@ -317,7 +317,9 @@ describe('fuzz', () => {
       ])();
 
     const failures: string[] = [];
-    const total = 400;
+    const statuses = new Set<number>();
+    const codes = new Set<string>();
+    const total = Number(process.env.LOCALBASE_FUZZ_COUNT ?? 400);
     let next = 0;
     async function worker(): Promise<void> {
       while (next < total) {
@@ -336,6 +338,7 @@ describe('fuzz', () => {
         try {
           const res = await fetch(lb.url + path, { method, headers, body: payload, redirect: 'manual' });
           const text = await res.text();
+          statuses.add(res.status);
           if (res.status >= 500) {
             failures.push(`${res.status} ← ${label} → ${text.slice(0, 200)}`);
           } else if (res.status >= 400) {
@@ -345,6 +348,7 @@ describe('fuzz', () => {
             } catch {
               code = undefined;
             }
+            if (typeof code === 'string') codes.add(code);
             if (typeof code !== 'string') failures.push(`${res.status} without string code ← ${label} → ${text.slice(0, 200)}`);
           }
         } catch (e) {
@@ -354,6 +358,9 @@ describe('fuzz', () => {
     }
     await Promise.all(Array.from({ length: 6 }, () => worker()));
     expect(failures, `fuzz seed ${seed} (replay with LOCALBASE_FUZZ_SEED=${seed})`).toEqual([]);
+    // The garbage reached many different handlers and validations, not just one gate.
+    expect([...statuses].some((st) => st < 300)).toBe(true);
+    expect(codes.size, `error codes seen: ${[...codes].join(', ')}`).toBeGreaterThanOrEqual(8);
 
     // The server is still healthy afterwards.
     expect((await raw(lb, '/auth/v1/health')).status).toBe(200);
