@@ -263,6 +263,15 @@ describe('GET /verify (links in mails)', () => {
     );
     expect(forged.status).toBe(303);
     expect(forged.headers.get('location')!.startsWith(SITE)).toBe(true);
+    // Nor to a script URL or a protocol-relative one.
+    for (const target of ['javascript:alert(1)', '//evil.example.net/x', 'http://127.0.0.1:3000.evil.example.net/']) {
+      const res2 = await fetch(
+        `${lb.url}/auth/v1/verify?token=bad&type=signup&redirect_to=${encodeURIComponent(target)}`,
+        { redirect: 'manual' },
+      );
+      expect(res2.status).toBe(303);
+      expect(res2.headers.get('location')!.startsWith(`${SITE}/`) || res2.headers.get('location')!.startsWith(`${SITE}#`)).toBe(true);
+    }
   });
 });
 
