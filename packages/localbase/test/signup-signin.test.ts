@@ -65,6 +65,7 @@ describe('signUp with autoconfirm', () => {
     expect(user.user_metadata).toMatchObject({ name: 'Ada' });
     expect(user.identities?.[0]).toMatchObject({ provider: 'email', user_id: user.id });
     expect(user.is_anonymous).toBe(false);
+    expect(user).not.toHaveProperty('factors'); // omitted when the user has none
 
     const claims = jwtPayload(session.access_token);
     expect(claims).toMatchObject({
