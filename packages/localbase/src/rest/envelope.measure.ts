@@ -12,11 +12,15 @@
  *   5 calls                BEGIN / SET LOCAL ROLE / set_config(claims) / SELECT / COMMIT
  *   4 calls                BEGIN / set_config(role) + set_config(claims) in one statement / SELECT / COMMIT
  *   1 call (envelope.ts)   localbase_rest.exec via runEnveloped (role, claims, per-claim settings, read-only)
+ *   handleRest (no socket) the whole /rest/v1 pipeline (parse, cache, build, envelope, Response) without JWT
+ *                          verification or HTTP: what our TypeScript adds on top of the one-call envelope
  *   1 call (rest_exec)     a minimal plpgsql helper that sets role + claims with set_config(…, true) and runs the
  *                          statement with EXECUTE … USING, inside the implicit transaction of one call
  */
 import { PGlite } from '@electric-sql/pglite';
 import { ENVELOPE_SQL, runEnveloped } from './envelope.ts';
+import { handleRest, type RestDeps } from './handler.ts';
+import { loadSchemaCache } from './schema-cache.ts';
 
 const rows = Number(process.argv[2] ?? 100_000);
 const iterations = Number(process.argv[3] ?? 1500);
@@ -54,6 +58,9 @@ await db.query(
 );
 await db.exec('analyze items');
 
+const restCache = await loadSchemaCache(db);
+const claimsObject = { sub: owner, role: 'authenticated', aud: 'authenticated' };
+const restDeps: RestDeps = { db, cache: () => restCache, authenticate: async () => ({ role: 'authenticated', claims: claimsObject }) };
 const claims = JSON.stringify({ sub: owner, role: 'authenticated', aud: 'authenticated' });
 const SELECT = `select coalesce(json_agg(t), '[]') as body from (
   select id, title, created_at from items order by created_at desc limit 20 offset $1::int) t`;
@@ -118,6 +125,13 @@ const variants: Variant[] = [
         { sql: SELECT_ARRAY.replace('coalesce(json_agg(t), \'[]\')', "coalesce(json_agg(t), '[]') as body"), params: [String(o)] },
       );
       return row?.body.length ?? 0;
+    },
+  ],
+  [
+    'handleRest (no socket)',
+    async (o) => {
+      const res = await handleRest(new Request(`http://x/rest/v1/items?select=id,title,created_at&order=created_at.desc&limit=20&offset=${o}`), restDeps);
+      return ((await res.json()) as unknown[]).length;
     },
   ],
   [
