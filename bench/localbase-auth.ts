@@ -72,7 +72,7 @@ interface Child {
   proc: ChildProcess;
   pid: number;
   output: () => string;
-  exited: Promise<number | null>;
+  exited: Promise<string>;
 }
 
 function spawnChild(argv: string[], env: NodeJS.ProcessEnv = process.env, cwd = ROOT): Child {
@@ -80,7 +80,7 @@ function spawnChild(argv: string[], env: NodeJS.ProcessEnv = process.env, cwd = 
   let out = '';
   proc.stdout?.on('data', (d: Buffer) => (out += d.toString()));
   proc.stderr?.on('data', (d: Buffer) => (out += d.toString()));
-  const exited = new Promise<number | null>((r) => proc.once('exit', (code) => r(code)));
+  const exited = new Promise<string>((r) => proc.once('exit', (code, signal) => r(signal ? `signal ${signal}` : `code ${code}`)));
   if (proc.pid === undefined) throw new Error(`could not spawn ${argv.join(' ')}`);
   return { proc, pid: proc.pid, output: () => out, exited };
 }
@@ -109,7 +109,7 @@ function waitForLine(child: Child, pattern: RegExp, t0: number, timeoutMs: numbe
     );
     child.proc.stdout?.on('data', check);
     child.proc.stderr?.on('data', check);
-    void child.exited.then((code) => finish(() => rej(new Error(`exited (${code}) before ${pattern}:\n${child.output()}`))));
+    void child.exited.then((how) => finish(() => rej(new Error(`exited (${how}) before ${pattern}:\n${child.output()}`))));
     check();
   });
 }
