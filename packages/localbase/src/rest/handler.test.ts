@@ -193,6 +193,14 @@ describe('handleRest with the real supabase-js client', () => {
     expect(badPath.status).toBe(404);
   });
 
+  it('stripNulls() removes null fields', async () => {
+    await service.from('notes').insert({ owner: A, body: 'n1' });
+    const plain = await alice.from('notes').select('body, gone:profiles(display_name)').eq('body', 'n1').eq('gone.display_name', 'Nobody');
+    expect(plain.data).toEqual([{ body: 'n1', gone: null }]);
+    const stripped = await alice.from('notes').select('body, gone:profiles(display_name)').eq('body', 'n1').eq('gone.display_name', 'Nobody').stripNulls();
+    expect([stripped.error, stripped.data]).toEqual([null, [{ body: 'n1' }]]);
+  });
+
   it('malformed bodies and methods are 4xx', async () => {
     const token = await sign({ sub: A, role: 'authenticated' });
     const post = (body: string) =>

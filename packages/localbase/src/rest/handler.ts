@@ -62,6 +62,16 @@ interface ResultRow extends Record<string, unknown> {
   inserted?: boolean | null;
 }
 
+function stripNullsDeep(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(stripNullsDeep);
+  if (typeof v === 'object' && v !== null) {
+    const out: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(v)) if (x !== null) out[k] = stripNullsDeep(x);
+    return out;
+  }
+  return v;
+}
+
 /** `[{…}]` (json_agg of one row) → `{…}` without re-parsing. */
 const onlyElement = (arrayText: string): string => arrayText.slice(1, -1).trim();
 
@@ -100,6 +110,8 @@ export async function handleRest(request: Request, deps: RestDeps): Promise<Resp
     const maxRows = deps.maxRows === undefined ? 1000 : deps.maxRows;
     const maxAffected = prefs.handling === 'strict' ? prefs.maxAffected : null;
     const single = rep.kind === 'object';
+    // Accept: application/vnd.pgrst.(array|object)+json;nulls=stripped
+    const shape = (body: string | null): string | null => (body === null || !rep.stripNulls ? body : JSON.stringify(stripNullsDeep(JSON.parse(body))));
     const applied = (p: Partial<Preferences>): Record<string, string> => {
       const v = preferenceApplied(p);
       return v === null ? {} : { 'preference-applied': v };
@@ -118,15 +130,15 @@ export async function handleRest(request: Request, deps: RestDeps): Promise<Resp
       const row = await runEnveloped<ResultRow>(deps.db, { ...ctx, readOnly: get || stmt.fn.volatility !== 'volatile', maxAffected }, stmt);
       if (!row || stmt.returns === 'void') return respond(204, null);
       const body = method === 'HEAD' ? null : (row.body ?? 'null');
-      if (stmt.returns !== 'set') return respond(200, body);
+      if (stmt.returns !== 'set') return respond(200, shape(body));
       const total = row.total === null ? null : Number(row.total);
       const status = readStatus(range.offset, row.page_count, total);
       const headers: Record<string, string> = { 'content-range': contentRange(range.offset, row.page_count, total), ...applied({ count: prefs.count }) };
       if (single) {
         if (row.page_count !== 1) throw singleObjectError(row.page_count);
-        return respond(200, body === null ? null : onlyElement(body), headers);
+        return respond(200, shape(body === null ? null : onlyElement(body)), headers);
       }
-      return respond(status, body, headers);
+      return respond(status, shape(body), headers);
     }
 
     const table = decodeURIComponent(rest);
@@ -142,9 +154,9 @@ export async function handleRest(request: Request, deps: RestDeps): Promise<Resp
       const body = method === 'HEAD' ? null : row.body;
       if (single) {
         if (row.page_count !== 1) throw singleObjectError(row.page_count);
-        return respond(200, body === null ? null : onlyElement(body), headers);
+        return respond(200, shape(body === null ? null : onlyElement(body)), headers);
       }
-      return respond(status, body, headers);
+      return respond(status, shape(body), headers);
     }
 
     const representation = prefs.return === 'representation';
@@ -163,7 +175,7 @@ export async function handleRest(request: Request, deps: RestDeps): Promise<Resp
       ...applied({ resolution: prefs.resolution, missing: prefs.missing, return: prefs.return, count: prefs.count, handling: prefs.handling, maxAffected }),
       'content-range': method === 'PATCH' && n > 0 ? `0-${n - 1}/${total}` : `*/${total}`,
     };
-    const body = representation && row.body !== null ? (single ? onlyElement(row.body) : row.body) : null;
+    const body = representation && row.body !== null ? shape(single ? onlyElement(row.body) : row.body) : null;
     if (method === 'POST') {
       const status = prefs.resolution === 'merge-duplicates' && row.inserted === false ? 200 : 201;
       return respond(status, body, headers);
