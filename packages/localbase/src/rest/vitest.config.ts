@@ -4,6 +4,8 @@ import { defineConfig } from 'vitest/config';
 // Run: cd packages/localbase && npx vitest run --root src/rest
 // (The package's vitest.config.ts only includes test/**; adding 'src/**/*.test.ts' there would pick these up too.)
 export default defineConfig({
+  // keep vite's cache out of src/rest (the root is this folder when run with --root src/rest)
+  cacheDir: '../../node_modules/.vite',
   test: {
     include: ['**/*.test.ts'],
     pool: 'forks',
