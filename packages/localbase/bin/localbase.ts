@@ -30,6 +30,10 @@ Options (environment variable in brackets):
   --smtp-host H --smtp-port N --smtp-from A
                                 also send auth emails over plain SMTP (e.g. Mailpit); the mailbox keeps a copy
                                 [LOCALBASE_SMTP_HOST, LOCALBASE_SMTP_PORT (default 1025), LOCALBASE_SMTP_FROM]
+  --max-rows N                  /rest/v1: most rows per response, default 1000, 0 = no cap [LOCALBASE_MAX_ROWS]
+  --statement-timeout MS        /rest/v1: cancel a request's query after MS ms, default 8000, 0 = none; needs a
+                                PostgreSQL server (PGlite cannot cancel a running query) [LOCALBASE_STATEMENT_TIMEOUT]
+  --schemas A,B                 /rest/v1: exposed schemas, the first is the default, default public [LOCALBASE_SCHEMAS]
   --quiet                       no request log lines [LOCALBASE_QUIET=1]
   -h, --help
 `;
@@ -77,6 +81,9 @@ async function main(): Promise<void> {
         'smtp-host': { type: 'string' },
         'smtp-port': { type: 'string' },
         'smtp-from': { type: 'string' },
+        'max-rows': { type: 'string' },
+        'statement-timeout': { type: 'string' },
+        schemas: { type: 'string' },
         quiet: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -118,6 +125,9 @@ async function main(): Promise<void> {
         windowSeconds: num('--rate-limit-window', v['rate-limit-window'] ?? env.LOCALBASE_RATE_LIMIT_WINDOW),
       }).filter(([, x]) => x !== undefined),
     ),
+    maxRows: num('--max-rows', v['max-rows'] ?? env.LOCALBASE_MAX_ROWS),
+    statementTimeoutMs: num('--statement-timeout', v['statement-timeout'] ?? env.LOCALBASE_STATEMENT_TIMEOUT),
+    restSchemas: (v.schemas ?? env.LOCALBASE_SCHEMAS)?.split(',').map((x) => x.trim()).filter(Boolean),
     quiet: v.quiet ?? flag(env.LOCALBASE_QUIET),
   };
   const smtpHost = v['smtp-host'] ?? env.LOCALBASE_SMTP_HOST;

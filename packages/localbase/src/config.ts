@@ -49,7 +49,12 @@ export interface ResolvedConfig {
   siteUrl: string;
   additionalRedirectUrls: string[];
   rateLimits: RateLimits;
+  /** Per-request statement timeout of /rest/v1 in ms (0 = none; PostgreSQL server only, PGlite cannot cancel). */
   statementTimeoutMs: number;
+  /** /rest/v1: the most rows one request returns (PostgREST's db-max-rows; null = no cap). */
+  maxRows: number | null;
+  /** /rest/v1: exposed schemas, the first is the default profile (PostgREST's db-schemas). */
+  restSchemas: string[];
   smtp?: { host: string; port: number; from: string };
   repoRoot: string;
   /** Folder for the template snapshot cache. */

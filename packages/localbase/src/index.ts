@@ -19,8 +19,10 @@ import type { DirLock } from './db/lock.ts';
 import { BOOTSTRAP_HASH, BOOTSTRAP_SQL } from './db/bootstrap.ts';
 import { runMigrations } from './db/migrations.ts';
 import { AuthService } from './auth/service.ts';
+import { JwtKeys } from './auth/tokens.ts';
 import { createApp, knownApiKeys } from './http/app.ts';
 import { createUserFastPath } from './http/fastpath.ts';
+import { createRestService } from './rest/service.ts';
 
 export type { Database, Queryable, QueryResult, Row } from './db/types.ts';
 export { DataDirLockedError } from './db/lock.ts';
@@ -52,7 +54,12 @@ export interface LocalbaseOptions {
   siteUrl?: string;
   additionalRedirectUrls?: string[];
   rateLimits?: Partial<RateLimits>;
+  /** /rest/v1 statement timeout in ms (default 8000; 0 = none). Enforced with a PostgreSQL server only. */
   statementTimeoutMs?: number;
+  /** /rest/v1 row cap per request (default 1000; null or 0 = no cap). */
+  maxRows?: number | null;
+  /** /rest/v1 exposed schemas (default ['public']); the first is the default for requests without a profile header. */
+  restSchemas?: string[];
   smtp?: { host: string; port: number; from: string };
 }
 
@@ -64,6 +71,8 @@ export interface Localbase {
   mailboxUrl: string;
   dataLocation: string;
   db: Database;
+  /** Re-reads the /rest/v1 schema cache (call it after DDL run outside localbase's migrations). */
+  reloadSchema(): Promise<void>;
   /** Start-up timings in ms (database open, bootstrap/migrations, total). */
   timings: { dbOpenMs: number; migrateMs: number; totalMs: number; templateBuilt: boolean };
   stop(): Promise<void>;
@@ -91,6 +100,8 @@ export function resolveConfig(opts: LocalbaseOptions = {}): ResolvedConfig {
     additionalRedirectUrls: opts.additionalRedirectUrls ?? [],
     rateLimits: { ...DEFAULT_RATE_LIMITS, ...(opts.rateLimits ?? {}) },
     statementTimeoutMs: opts.statementTimeoutMs ?? 8000,
+    maxRows: opts.maxRows === null || opts.maxRows === 0 ? null : (opts.maxRows ?? 1000),
+    restSchemas: opts.restSchemas && opts.restSchemas.length > 0 ? opts.restSchemas : ['public'],
     smtp: opts.smtp,
     repoRoot,
     cacheDir: path.join(repoRoot, 'node_modules', '.cache', 'localbase'),
@@ -173,6 +184,15 @@ export async function startLocalbase(opts: LocalbaseOptions = {}): Promise<Local
   try {
     await bootstrap(db, opened.fromTemplate);
     await runMigrations(db, { migrationsDir: cfg.migrationsDir, seedFile: cfg.seedFile, log });
+    // /rest/v1: the envelope function and the schema cache, read after the migrations.
+    const jwt = new JwtKeys(cfg.jwtSecret);
+    const rest = await createRestService({
+      db,
+      schemas: cfg.restSchemas,
+      maxRows: cfg.maxRows,
+      statementTimeoutMs: cfg.statementTimeoutMs,
+      verifyJwt: async (token) => (await jwt.verify(token)) as Record<string, unknown>,
+    });
     const t2 = performance.now();
 
     // The URL is known only once listening (port 0 = random), so the service and app are created then.
@@ -196,7 +216,7 @@ export async function startLocalbase(opts: LocalbaseOptions = {}): Promise<Local
     const host = cfg.host.includes(':') ? `[${cfg.host}]` : cfg.host;
     const url = `http://${host}:${address.port}`;
     const svc = new AuthService(db, cfg, url);
-    ready.app = createApp(cfg, svc);
+    ready.app = createApp(cfg, svc, rest);
     ready.fastPath = createUserFastPath(svc, new Set(knownApiKeys(cfg).keys()), cfg.quiet);
     const t3 = performance.now();
     let stopped: Promise<void> | undefined;
@@ -208,6 +228,7 @@ export async function startLocalbase(opts: LocalbaseOptions = {}): Promise<Local
       mailboxUrl: `${url}/mailbox`,
       dataLocation: opened.location,
       db,
+      reloadSchema: () => rest.reload(),
       timings: { dbOpenMs: t1 - t0, migrateMs: t2 - t1, totalMs: t3 - t0, templateBuilt: opened.templateBuilt },
       stop() {
         stopped ??= (async () => {

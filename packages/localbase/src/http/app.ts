@@ -8,6 +8,7 @@ import { ApiError } from './errors.ts';
 import type { AuthService } from '../auth/service.ts';
 import { authRoutes } from '../auth/routes.ts';
 import { mailboxRoutes } from '../mail/routes.ts';
+import type { RestService } from '../rest/service.ts';
 
 export const API_VERSION = '2024-01-01';
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -44,7 +45,7 @@ export function knownApiKeys(cfg: ResolvedConfig): Map<string, ApiKeyRole> {
   ]);
 }
 
-export function createApp(cfg: ResolvedConfig, auth: AuthService): Hono {
+export function createApp(cfg: ResolvedConfig, auth: AuthService, rest?: RestService): Hono {
   const app = new Hono();
   const keys = knownApiKeys(cfg);
 
@@ -130,6 +131,23 @@ export function createApp(cfg: ResolvedConfig, auth: AuthService): Hono {
   app.use('/rest/v1', requireApiKey);
 
   app.route('/auth/v1', authRoutes(auth));
+  if (rest) {
+    const restHandler = async (c: Context): Promise<Response> => {
+      let req = c.req.raw;
+      // ?apikey= is a credential, not a filter: drop it as Supabase's gateway does (hide_credentials).
+      if (req.url.includes('apikey=')) {
+        const u = new URL(req.url);
+        if (u.searchParams.has('apikey')) {
+          u.searchParams.delete('apikey');
+          const body = req.method === 'GET' || req.method === 'HEAD' ? undefined : await req.arrayBuffer();
+          req = new Request(u, { method: req.method, headers: req.headers, body });
+        }
+      }
+      return rest.handle(req, c.get('apiKeyRole' as never) as ApiKeyRole);
+    };
+    app.all('/rest/v1/*', restHandler);
+    app.all('/rest/v1', restHandler);
+  }
   app.route('/mailbox', mailboxRoutes(auth.db, auth.mailbox));
   app.get('/', (c) =>
     c.json({ name: 'localbase', auth: '/auth/v1', rest: '/rest/v1', mailbox: '/mailbox' }),

@@ -1,0 +1,108 @@
+/**
+ * /rest/v1 wired to a localbase database: installs the envelope function, keeps the schema cache, verifies the
+ * caller's JWT with the auth service's keys (one verifier for /auth/v1 and /rest/v1), and applies the statement
+ * timeout on a PostgreSQL server. `createApp` mounts `handle` at /rest/v1/*.
+ */
+import type { Database, Queryable as DbQueryable, QueryResult, Row } from '../db/types.ts';
+import { ENVELOPE_SQL } from './envelope.ts';
+import { RestError } from './errors.ts';
+import { handleRest, type RestAuth } from './handler.ts';
+import { loadSchemaCache, type SchemaCache } from './schema-cache.ts';
+
+export interface RestServiceOptions {
+  db: Database;
+  /** Exposed schemas; the first is the default profile (PostgREST's db-schemas). */
+  schemas: readonly string[];
+  /** db-max-rows; null = no cap. */
+  maxRows: number | null;
+  /** Per-request statement timeout in ms (0 = none). Enforced on a PostgreSQL server only (see README). */
+  statementTimeoutMs: number;
+  /** Verifies an HS256 token signed with the project's secret; throws on anything else. */
+  verifyJwt: (token: string) => Promise<Record<string, unknown>>;
+}
+
+/** What the apikey middleware found: the role of a valid key (anon or service_role). */
+export type ApiKeyRole = 'anon' | 'service_role';
+
+export interface RestService {
+  /** Answers one /rest/v1 request. `apiKeyRole` is the role of the (already checked) apikey. */
+  handle(request: Request, apiKeyRole: ApiKeyRole): Promise<Response>;
+  /** Re-reads the catalog (after migrations or DDL run outside localbase's migrations). */
+  reload(): Promise<void>;
+}
+
+const BEARER = /^bearer\s+(.*)$/i;
+
+/** PostgREST's JWT errors: 401 PGRST303 for expired tokens / bad claims, PGRST301 for anything else. */
+function jwtError(err: unknown, token: string): RestError {
+  const message = err instanceof Error ? err.message : String(err);
+  if (/expired/i.test(message)) return new RestError(401, 'PGRST303', 'JWT expired', null, null);
+  if (/invalid claims/i.test(message)) return new RestError(401, 'PGRST303', message.replace(/^.*?token has /, 'JWT has '), null, null);
+  const parts = token.split('.').length;
+  if (parts !== 3) return new RestError(401, 'PGRST301', `Expected 3 parts in JWT; got ${parts}`, null, null);
+  return new RestError(401, 'PGRST301', 'JWT cryptographic operation failed', null, null);
+}
+
+/**
+ * One database call per request, with the statement timeout armed first on a server: BEGIN, SET LOCAL
+ * statement_timeout, the envelope call, COMMIT on one pooled connection (the timeout must be set before the
+ * statement starts; setting it inside the envelope function would come too late). PGlite ignores
+ * statement_timeout, so there the envelope call goes straight through (one call, no interleaving possible).
+ */
+function timedQueryable(db: Database, statementTimeoutMs: number): DbQueryable {
+  if (db.kind !== 'pg' || statementTimeoutMs <= 0) return db;
+  const ms = Math.floor(statementTimeoutMs);
+  return {
+    query<T extends Row = Row>(sql: string, params?: unknown[]): Promise<QueryResult<T>> {
+      return db.transaction(async (tx) => {
+        await tx.exec(`set local statement_timeout = ${ms}`); // ms is an integer we computed, not request text
+        return tx.query<T>(sql, params);
+      });
+    },
+    exec: (sql: string) => db.exec(sql),
+  };
+}
+
+export async function createRestService(opts: RestServiceOptions): Promise<RestService> {
+  const { db } = opts;
+  // Several servers may start on one PostgreSQL at once: serialise the (idempotent) function replacement.
+  await db.transaction(async (tx) => {
+    await tx.query('select pg_advisory_xact_lock(54321002)');
+    await tx.exec(ENVELOPE_SQL);
+  });
+  let cache: SchemaCache = await loadSchemaCache(db, opts.schemas);
+  const runner = timedQueryable(db, opts.statementTimeoutMs);
+
+  async function authenticate(request: Request, apiKeyRole: ApiKeyRole): Promise<RestAuth> {
+    const header = request.headers.get('authorization');
+    const m = header === null ? null : BEARER.exec(header.trim());
+    const token = m ? (m[1] ?? '').trim() : '';
+    // No token: the apikey's role (PostgREST behind Supabase's gateway sees the key as the token).
+    if (token === '') return { role: apiKeyRole, claims: { role: apiKeyRole } };
+    // The opaque sb_publishable_/sb_secret_ keys as bearer: the gateway turns them into the key's role.
+    if (!token.includes('.') && token === request.headers.get('apikey')) return { role: apiKeyRole, claims: { role: apiKeyRole } };
+    let claims: Record<string, unknown>;
+    try {
+      claims = await opts.verifyJwt(token);
+    } catch (err) {
+      throw jwtError(err, token);
+    }
+    const role = typeof claims.role === 'string' && claims.role !== '' ? claims.role : 'anon';
+    return { role, claims };
+  }
+
+  return {
+    handle(request, apiKeyRole) {
+      return handleRest(request, {
+        db: runner,
+        cache: () => cache,
+        authenticate: (req) => authenticate(req, apiKeyRole),
+        maxRows: opts.maxRows,
+        exposedSchemas: opts.schemas,
+      });
+    },
+    async reload() {
+      cache = await loadSchemaCache(db, opts.schemas);
+    },
+  };
+}
