@@ -54,10 +54,17 @@ function timedQueryable(db: Database, statementTimeoutMs: number): DbQueryable {
   const ms = Math.floor(statementTimeoutMs);
   return {
     query<T extends Row = Row>(sql: string, params?: unknown[]): Promise<QueryResult<T>> {
-      return db.transaction(async (tx) => {
-        await tx.exec(`set local statement_timeout = ${ms}`); // ms is an integer we computed, not request text
-        return tx.query<T>(sql, params);
-      });
+      return db
+        .transaction(async (tx) => {
+          await tx.exec(`set local statement_timeout = ${ms}`); // ms is an integer we computed, not request text
+          return tx.query<T>(sql, params);
+        })
+        .catch((err: unknown) => {
+          // PostgREST answers 57014 with 500 and PostgreSQL's message; say which limit it was.
+          const e = err as { code?: unknown; hint?: unknown };
+          if (e && e.code === '57014' && !e.hint) e.hint = `The request ran longer than the statement timeout of ${ms} ms (--statement-timeout)`;
+          throw err;
+        });
     },
     exec: (sql: string) => db.exec(sql),
   };
