@@ -125,4 +125,23 @@ describe('keys and JWTs', () => {
     const queryKey = await fetch(`${f.lb.url}/rest/v1/rt_profiles?select=display_name&run=eq.${f.run}&apikey=${f.lb.anonKey}`);
     expect([queryKey.status, (await queryKey.json()) as unknown[]]).toEqual([200, [{ display_name: 'alice' }, { display_name: 'bob' }]].map((x, i) => (i === 1 ? expect.arrayContaining(x as unknown[]) : x)));
   });
+
+  it('a token that was accepted stops working when it expires (verified tokens are not trusted past exp)', async () => {
+    const exp = Math.floor(Date.now() / 1000) + 2;
+    const token = await sign({ sub: f.alice.id, role: 'authenticated' }, exp);
+    const ok = await restRaw(f.lb, `rt_todos?select=title&run=eq.${f.run}&order=title`, { bearer: token });
+    expect([ok.status, (ok.json as unknown[]).length]).toEqual([200, 2]);
+    await new Promise((r) => setTimeout(r, exp * 1000 - Date.now() + 200));
+    const late = await restRaw(f.lb, `rt_todos?select=title&run=eq.${f.run}`, { bearer: token });
+    expect([late.status, codeOfBody(late.json)]).toEqual([401, 'PGRST303']);
+  });
+
+  it('browser clients get CORS headers on answers and errors, and can read Content-Range', async () => {
+    for (const path of [`rt_profiles?select=display_name&run=eq.${f.run}`, 'rt_nope', 'rt_secrets?select=*']) {
+      const r = await restRaw(f.lb, path, { headers: { origin: 'http://localhost:3000' } });
+      expect(r.headers.get('access-control-allow-origin'), path).toBe('http://localhost:3000');
+      expect(r.headers.get('access-control-allow-credentials'), path).toBe('true');
+      expect((r.headers.get('access-control-expose-headers') ?? '').toLowerCase(), path).toContain('content-range');
+    }
+  });
 });

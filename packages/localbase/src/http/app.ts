@@ -143,7 +143,15 @@ export function createApp(cfg: ResolvedConfig, auth: AuthService, rest?: RestSer
           req = new Request(u, { method: req.method, headers: req.headers, body });
         }
       }
-      return rest.handle(req, c.get('apiKeyRole' as never) as ApiKeyRole);
+      // The CORS headers set by the middleware above live in hono's context and would not reach a Response built
+      // by the handler: hand them over so they are part of it.
+      const origin = c.req.header('origin');
+      const cors: Record<string, string> = { 'Access-Control-Allow-Origin': origin ?? '*', 'Access-Control-Expose-Headers': EXPOSED_HEADERS };
+      if (origin) {
+        cors['Access-Control-Allow-Credentials'] = 'true';
+        cors.Vary = 'Origin';
+      }
+      return rest.handle(req, c.get('apiKeyRole' as never) as ApiKeyRole, cors);
     };
     app.all('/rest/v1/*', restHandler);
     app.all('/rest/v1', restHandler);

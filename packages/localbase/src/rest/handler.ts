@@ -33,6 +33,8 @@ export interface RestDeps {
   exposedSchemas?: readonly string[];
   /** Mount path (default '/rest/v1'). */
   basePath?: string;
+  /** Headers added to every response (CORS from the server), set when the Response is built. */
+  responseHeaders?: Readonly<Record<string, string>>;
 }
 
 const STATUS_TEXT: Record<number, string> = {
@@ -49,8 +51,8 @@ function respond(status: number, body: string | null, headers: Record<string, st
   return new Response(status === 204 ? null : body, { status, statusText: STATUS_TEXT[status] ?? '', headers: h });
 }
 
-function errorResponse(e: RestError): Response {
-  const headers: Record<string, string> = {};
+function errorResponse(e: RestError, extra: Readonly<Record<string, string>> = {}): Response {
+  const headers: Record<string, string> = { ...extra };
   if (e.status === 401 && e.code.startsWith('PGRST3')) headers['www-authenticate'] = `Bearer error="invalid_token", error_description="${e.message.replaceAll('"', "'")}"`;
   return respond(e.status, JSON.stringify(e.toJSON()), headers);
 }
@@ -87,6 +89,9 @@ async function readJson(request: Request, empty: unknown): Promise<unknown> {
 
 export async function handleRest(request: Request, deps: RestDeps): Promise<Response> {
   let authenticated = false;
+  const extra = deps.responseHeaders ?? {};
+  const reply = (status: number, body: string | null, headers: Record<string, string> = {}): Response =>
+    respond(status, body, { ...extra, ...headers });
   try {
     const url = new URL(request.url);
     const base = deps.basePath ?? '/rest/v1';
@@ -128,17 +133,17 @@ export async function handleRest(request: Request, deps: RestDeps): Promise<Resp
         args: get ? { kind: 'params', params: query.params } : { kind: 'json', body: await readJson(request, {}) },
       });
       const row = await runEnveloped<ResultRow>(deps.db, { ...ctx, readOnly: get || stmt.fn.volatility !== 'volatile', maxAffected }, stmt);
-      if (!row || stmt.returns === 'void') return respond(204, null);
+      if (!row || stmt.returns === 'void') return reply(204, null);
       const body = method === 'HEAD' ? null : (row.body ?? 'null');
-      if (stmt.returns !== 'set') return respond(200, shape(body));
+      if (stmt.returns !== 'set') return reply(200, shape(body));
       const total = row.total === null ? null : Number(row.total);
       const status = readStatus(range.offset, row.page_count, total);
       const headers: Record<string, string> = { 'content-range': contentRange(range.offset, row.page_count, total), ...applied({ count: prefs.count }) };
       if (single) {
         if (row.page_count !== 1) throw singleObjectError(row.page_count);
-        return respond(200, shape(body === null ? null : onlyElement(body)), headers);
+        return reply(200, shape(body === null ? null : onlyElement(body)), headers);
       }
-      return respond(status, shape(body), headers);
+      return reply(status, shape(body), headers);
     }
 
     const table = decodeURIComponent(rest);
@@ -154,9 +159,9 @@ export async function handleRest(request: Request, deps: RestDeps): Promise<Resp
       const body = method === 'HEAD' ? null : row.body;
       if (single) {
         if (row.page_count !== 1) throw singleObjectError(row.page_count);
-        return respond(200, shape(body === null ? null : onlyElement(body)), headers);
+        return reply(200, shape(body === null ? null : onlyElement(body)), headers);
       }
-      return respond(status, shape(body), headers);
+      return reply(status, shape(body), headers);
     }
 
     const representation = prefs.return === 'representation';
@@ -178,19 +183,19 @@ export async function handleRest(request: Request, deps: RestDeps): Promise<Resp
     const body = representation && row.body !== null ? shape(single ? onlyElement(row.body) : row.body) : null;
     if (method === 'POST') {
       const status = prefs.resolution === 'merge-duplicates' && row.inserted === false ? 200 : 201;
-      return respond(status, body, headers);
+      return reply(status, body, headers);
     }
-    return representation ? respond(200, body, headers) : respond(204, null, headers);
+    return representation ? reply(200, body, headers) : reply(204, null, headers);
   } catch (e) {
-    if (e instanceof RestError) return errorResponse(e);
+    if (e instanceof RestError) return errorResponse(e, extra);
     if (isPgError(e)) {
       const pg = e as Error & { code: string; detail?: string };
-      if (pg.code === 'PT406') return errorResponse(new RestError(406, 'PGRST116', pg.message, pg.detail ?? null, null));
+      if (pg.code === 'PT406') return errorResponse(new RestError(406, 'PGRST116', pg.message, pg.detail ?? null, null), extra);
       if (pg.code === 'PT400' && pg.message.startsWith('Query result exceeds max-affected')) {
-        return errorResponse(new RestError(400, 'PGRST124', pg.message, pg.detail ?? null, null));
+        return errorResponse(new RestError(400, 'PGRST124', pg.message, pg.detail ?? null, null), extra);
       }
-      return errorResponse(restErrorFromPg(pg, authenticated));
+      return errorResponse(restErrorFromPg(pg, authenticated), extra);
     }
-    return respond(500, JSON.stringify({ code: 'PGRST000', message: e instanceof Error ? e.message : String(e), details: null, hint: null }));
+    return reply(500, JSON.stringify({ code: 'PGRST000', message: e instanceof Error ? e.message : String(e), details: null, hint: null }));
   }
 }

@@ -25,13 +25,46 @@ export interface RestServiceOptions {
 export type ApiKeyRole = 'anon' | 'service_role';
 
 export interface RestService {
-  /** Answers one /rest/v1 request. `apiKeyRole` is the role of the (already checked) apikey. */
-  handle(request: Request, apiKeyRole: ApiKeyRole): Promise<Response>;
+  /**
+   * Answers one /rest/v1 request. `apiKeyRole` is the role of the (already checked) apikey; `responseHeaders`
+   * (CORS) are put on every response.
+   */
+  handle(request: Request, apiKeyRole: ApiKeyRole, responseHeaders?: Readonly<Record<string, string>>): Promise<Response>;
   /** Re-reads the catalog (after migrations or DDL run outside localbase's migrations). */
   reload(): Promise<void>;
 }
 
 const BEARER = /^bearer\s+(.*)$/i;
+
+/**
+ * Verified tokens → claims, so a client's repeated requests do not pay for the HMAC again (jose's WebCrypto verify
+ * was ~6 % of the server's CPU under load). A hit is only used while the token's `exp` is in the future; the
+ * signature of that exact token string was verified with the current secret. Bounded; the oldest entry goes first.
+ */
+class VerifiedTokens {
+  readonly #max: number;
+  readonly #map = new Map<string, { claims: Record<string, unknown>; expMs: number }>();
+  constructor(max = 1000) {
+    this.#max = max;
+  }
+  get(token: string): Record<string, unknown> | undefined {
+    const hit = this.#map.get(token);
+    if (!hit) return undefined;
+    if (hit.expMs <= Date.now()) {
+      this.#map.delete(token);
+      return undefined;
+    }
+    return hit.claims;
+  }
+  set(token: string, claims: Record<string, unknown>): void {
+    if (typeof claims.exp !== 'number') return; // tokens without exp are always verified again
+    if (this.#map.size >= this.#max) {
+      const oldest = this.#map.keys().next();
+      if (!oldest.done) this.#map.delete(oldest.value);
+    }
+    this.#map.set(token, { claims, expMs: claims.exp * 1000 });
+  }
+}
 
 /** PostgREST's JWT errors: 401 PGRST303 for expired tokens / bad claims, PGRST301 for anything else. */
 function jwtError(err: unknown, token: string): RestError {
@@ -79,6 +112,7 @@ export async function createRestService(opts: RestServiceOptions): Promise<RestS
   });
   let cache: SchemaCache = await loadSchemaCache(db, opts.schemas);
   const runner = timedQueryable(db, opts.statementTimeoutMs);
+  const verified = new VerifiedTokens();
 
   async function authenticate(request: Request, apiKeyRole: ApiKeyRole): Promise<RestAuth> {
     const header = request.headers.get('authorization');
@@ -88,19 +122,23 @@ export async function createRestService(opts: RestServiceOptions): Promise<RestS
     if (token === '') return { role: apiKeyRole, claims: { role: apiKeyRole } };
     // The opaque sb_publishable_/sb_secret_ keys as bearer: the gateway turns them into the key's role.
     if (!token.includes('.') && token === request.headers.get('apikey')) return { role: apiKeyRole, claims: { role: apiKeyRole } };
-    let claims: Record<string, unknown>;
-    try {
-      claims = await opts.verifyJwt(token);
-    } catch (err) {
-      throw jwtError(err, token);
+    let claims = verified.get(token);
+    if (!claims) {
+      try {
+        claims = await opts.verifyJwt(token);
+      } catch (err) {
+        throw jwtError(err, token);
+      }
+      verified.set(token, claims);
     }
     const role = typeof claims.role === 'string' && claims.role !== '' ? claims.role : 'anon';
     return { role, claims };
   }
 
   return {
-    handle(request, apiKeyRole) {
+    handle(request, apiKeyRole, responseHeaders) {
       return handleRest(request, {
+        responseHeaders,
         db: runner,
         cache: () => cache,
         authenticate: (req) => authenticate(req, apiKeyRole),
