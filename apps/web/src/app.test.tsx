@@ -40,6 +40,11 @@ describe('_app', () => {
     expect(render(SessionProbe, { initialSession: session })).toContain(
       JSON.stringify({ user: 'user-1', isLoading: false }).replace(/"/g, '&quot;'),
     )
-    expect(render(SessionProbe)).toContain(JSON.stringify({ user: null, isLoading: false }).replace(/"/g, '&quot;'))
+    // the server verified "signed out": nothing left to read
+    expect(render(SessionProbe, { initialSession: null })).toContain(
+      JSON.stringify({ user: null, isLoading: false }).replace(/"/g, '&quot;'),
+    )
+    // no server-side session read (a static page): loading until the auth client has read the cookie
+    expect(render(SessionProbe)).toContain(JSON.stringify({ user: null, isLoading: true }).replace(/"/g, '&quot;'))
   })
 })

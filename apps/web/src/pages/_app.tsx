@@ -33,7 +33,7 @@ export default function App({ Component, pageProps }: AppPropsWithLayout) {
   const getLayout = Component.getLayout ?? defaultLayout
 
   return (
-    <SessionProvider initialSession={pageProps.initialSession ?? null}>
+    <SessionProvider initialSession={pageProps.initialSession}>
       <ThemeProvider>
         <ToastProvider>
           <QueryClientProvider client={queryClient}>

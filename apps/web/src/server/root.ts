@@ -1,10 +1,12 @@
 import type { inferRouterInputs, inferRouterOutputs } from '@trpc/server'
 
+import { authRouter } from './routers/auth'
 import { systemRouter } from './routers/system'
 import { createCallerFactory, createTRPCRouter } from './trpc'
 
 /** The app's API: one sub-router per feature (src/server/routers/<feature>.ts). */
 export const appRouter = createTRPCRouter({
+  auth: authRouter,
   system: systemRouter,
 })
 

@@ -4,32 +4,48 @@
  *  2. INITIALISATION — the tRPC instance: superjson transformer and the error formatter.
  *  3. PROCEDURES — the building blocks routers use.
  */
-import { initTRPC } from '@trpc/server'
+import type { SupabaseClient, User } from '@supabase/supabase-js'
+import { initTRPC, TRPCError } from '@trpc/server'
 import type { CreateNextContextOptions } from '@trpc/server/adapters/next'
 import superjson from 'superjson'
 import { z, ZodError } from 'zod'
+
+import { createServerSupabase, getVerifiedUser } from '../lib/supabase/server'
 
 /* ------------------------------------------------------------------------------------------------
  * 1. CONTEXT
  * ------------------------------------------------------------------------------------------------ */
 
 export interface Context {
-  /** The incoming request's headers (cookies arrive here once sessions do). Absent for server-side callers. */
+  /** The incoming request's headers. Empty for server-side callers. */
   headers: Headers
+  /**
+   * A Supabase client acting as the caller (the request's session cookies, anon key — never the service key),
+   * so data calls run under RLS as that user. Null for server-side callers without a request.
+   */
+  supabase: SupabaseClient | null
+  /** The caller, verified by the auth server (once per request, memoised); null when signed out. */
+  getUser: () => Promise<User | null>
 }
 
-export function createInnerContext(opts: { headers?: Headers } = {}): Context {
-  return { headers: opts.headers ?? new Headers() }
+export function createInnerContext(opts: { headers?: Headers; supabase?: SupabaseClient | null } = {}): Context {
+  const supabase = opts.supabase ?? null
+  let user: Promise<User | null> | undefined
+  return {
+    headers: opts.headers ?? new Headers(),
+    supabase,
+    getUser: () => (user ??= supabase ? getVerifiedUser(supabase) : Promise.resolve(null)),
+  }
 }
 
 /** Context for the Next.js API route `/api/trpc`. */
-export function createContext({ req }: CreateNextContextOptions): Context {
+export function createContext({ req, res }: CreateNextContextOptions): Context {
   const headers = new Headers()
   for (const [name, value] of Object.entries(req.headers)) {
     if (typeof value === 'string') headers.set(name, value)
     else if (Array.isArray(value)) for (const v of value) headers.append(name, v)
   }
-  return createInnerContext({ headers })
+  return createInnerContext({ headers, supabase: createServerSupabase({ req, res }) })
 }
 
 /* ------------------------------------------------------------------------------------------------
@@ -64,5 +80,15 @@ export const createTRPCRouter = t.router
  * 3. PROCEDURES
  * ------------------------------------------------------------------------------------------------ */
 
-/** A procedure anyone may call. Authenticated procedures arrive with the auth issue. */
+/** A procedure anyone may call. */
 export const publicProcedure = t.procedure
+
+/**
+ * A procedure for signed-in callers: UNAUTHORIZED without a user the auth server vouches for. Its context
+ * carries `user` and a non-null `supabase` acting as that user.
+ */
+export const protectedProcedure = t.procedure.use(async ({ ctx, next }) => {
+  const user = await ctx.getUser()
+  if (!user || !ctx.supabase) throw new TRPCError({ code: 'UNAUTHORIZED', message: 'Sign in to do this.' })
+  return next({ ctx: { ...ctx, user, supabase: ctx.supabase } })
+})

@@ -2,6 +2,7 @@ import Link from 'next/link'
 import type { ReactNode } from 'react'
 import { Button, Text, XStack, YStack } from 'tamagui'
 
+import { UserMenu } from '../auth'
 import { CreateModal, useCreateModal } from '../create-modal'
 import { ThemeToggle } from '../theme'
 import { PlusIcon } from '../../ui/icons'
@@ -53,7 +54,7 @@ function NewButton() {
 }
 
 /**
- * The default layout: a header (brand, New, theme toggle; the user menu joins with auth), the route/mutation
+ * The default layout: a header (brand, New, theme toggle, the user menu or a Sign in link), the route/mutation
  * progress bar and the page in <main>. Mobile-first on the min-width breakpoints 2xs…2xl.
  */
 export function AppFrame({ children }: { children: ReactNode }) {
@@ -91,6 +92,7 @@ export function AppFrame({ children }: { children: ReactNode }) {
           <XStack render="nav" aria-label="Actions" alignItems="center" gap="$2" $sm={{ gap: '$2.5' }}>
             <NewButton />
             <ThemeToggle />
+            <UserMenu />
           </XStack>
         </XStack>
       </YStack>

@@ -1,0 +1,64 @@
+import Link from 'next/link'
+import { useState } from 'react'
+import { Text } from 'tamagui'
+
+import { toast } from '../toast'
+import { readableAuthError } from './auth-errors'
+import { AuthCard, AuthForm, Field, FormMessage, isEmail, SubmitButton } from './form'
+import { useSupabase } from './SessionProvider'
+import { confirmUrl } from './SignInScreen'
+
+/** Mails a password-reset link; the link signs the user in for recovery and leads to /reset-password. */
+export function ForgotPasswordScreen() {
+  const supabase = useSupabase()
+  const [email, setEmail] = useState('')
+  const [error, setError] = useState<string | undefined>()
+  const [pending, setPending] = useState(false)
+  const [sentTo, setSentTo] = useState<string | null>(null)
+
+  async function send() {
+    setSentTo(null)
+    if (!isEmail(email)) {
+      setError(email.trim() ? 'Enter a valid email address, like name@example.com.' : 'Enter your email address.')
+      return
+    }
+    setError(undefined)
+    setPending(true)
+    try {
+      const { error: failure } = await supabase.auth.resetPasswordForEmail(email.trim(), { redirectTo: confirmUrl('/reset-password') })
+      if (failure) {
+        const readable = readableAuthError(failure)
+        if (readable.field === 'email') setError(readable.message)
+        else toast.error('Could not send the link', readable.message)
+        return
+      }
+      setSentTo(email.trim())
+    } catch (failure) {
+      toast.error('Could not send the link', readableAuthError(failure).message)
+    } finally {
+      setPending(false)
+    }
+  }
+
+  return (
+    <AuthCard title="Reset your password" lead="Enter the email you signed up with and we will send you a link to choose a new password.">
+      <AuthForm label="Reset password" onSubmit={send}>
+        {sentTo ? (
+          <FormMessage kind="success">
+            If an account exists for {sentTo}, a reset link is on its way. Open it in this browser.
+          </FormMessage>
+        ) : null}
+        <Field label="Email" name="email" type="email" autoComplete="email" value={email} onChange={setEmail} error={error} />
+        <SubmitButton pending={pending} pendingLabel="Sending link…">
+          Send reset link
+        </SubmitButton>
+      </AuthForm>
+      <Text fontSize="$3" color="$color11" textAlign="center">
+        Remembered it?{' '}
+        <Link href="/sign-in" className="text-link">
+          Back to sign in
+        </Link>
+      </Text>
+    </AuthCard>
+  )
+}

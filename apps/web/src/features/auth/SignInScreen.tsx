@@ -1,0 +1,142 @@
+import Link from 'next/link'
+import Router, { useRouter } from 'next/router'
+import { useState } from 'react'
+import { Text, XStack, YStack } from 'tamagui'
+
+import { resolveNext, safeNextPath } from '../../lib/safe-next'
+import { toast } from '../toast'
+import { readableAuthError, type AuthField } from './auth-errors'
+import { AuthCard, AuthForm, Field, FormMessage, isEmail, SecondaryButton, SubmitButton } from './form'
+import { useSupabase } from './SessionProvider'
+
+type Errors = Partial<Record<AuthField, string>>
+
+/** Where email links land: /auth/confirm verifies them on the server, then goes on to `next`. */
+export function confirmUrl(next: string | null): string {
+  const url = new URL('/auth/confirm', window.location.origin)
+  if (next && next !== '/') url.searchParams.set('next', next)
+  return url.toString()
+}
+
+function queryValue(value: string | string[] | undefined): string | undefined {
+  return typeof value === 'string' ? value : undefined
+}
+
+export function useNextParam(): string | null {
+  const router = useRouter()
+  return safeNextPath(queryValue(router.query.next))
+}
+
+/** Sign in with email + password, or have a sign-in link mailed. `?next=` is followed only when same-origin. */
+export function SignInScreen() {
+  const supabase = useSupabase()
+  const next = useNextParam()
+  const [email, setEmail] = useState('')
+  const [password, setPassword] = useState('')
+  const [errors, setErrors] = useState<Errors>({})
+  const [pending, setPending] = useState<'password' | 'link' | null>(null)
+  const [formError, setFormError] = useState<string | null>(null)
+  const [linkSentTo, setLinkSentTo] = useState<string | null>(null)
+
+  function show(error: unknown) {
+    const readable = readableAuthError(error)
+    if (readable.field === 'email' || readable.field === 'password') setErrors({ [readable.field]: readable.message })
+    else {
+      setFormError(readable.message)
+      toast.error('Sign-in failed', readable.message)
+    }
+  }
+
+  async function signIn() {
+    const found: Errors = {}
+    if (!isEmail(email)) found.email = email.trim() ? 'Enter a valid email address, like name@example.com.' : 'Enter your email address.'
+    if (!password) found.password = 'Enter your password.'
+    setErrors(found)
+    setFormError(null)
+    setLinkSentTo(null)
+    if (Object.keys(found).length > 0) return
+    setPending('password')
+    try {
+      const { error } = await supabase.auth.signInWithPassword({ email: email.trim(), password })
+      if (error) return show(error)
+      await Router.replace(resolveNext(next))
+    } catch (error) {
+      show(error)
+    } finally {
+      setPending(null)
+    }
+  }
+
+  async function sendLink() {
+    setFormError(null)
+    setLinkSentTo(null)
+    if (!isEmail(email)) {
+      setErrors({ email: email.trim() ? 'Enter a valid email address, like name@example.com.' : 'Enter your email address to get a sign-in link.' })
+      return
+    }
+    setErrors({})
+    setPending('link')
+    try {
+      const { error } = await supabase.auth.signInWithOtp({
+        email: email.trim(),
+        options: { shouldCreateUser: false, emailRedirectTo: confirmUrl(next) },
+      })
+      if (error) return show(error)
+      setLinkSentTo(email.trim())
+    } catch (error) {
+      show(error)
+    } finally {
+      setPending(null)
+    }
+  }
+
+  const signUpHref = next ? `/sign-up?next=${encodeURIComponent(next)}` : '/sign-up'
+  return (
+    <AuthCard title="Sign in" lead="Welcome back. Sign in with your password or get a one-time link by email.">
+      <AuthForm label="Sign in" onSubmit={signIn}>
+        {formError ? <FormMessage kind="error">{formError}</FormMessage> : null}
+        {linkSentTo ? (
+          <FormMessage kind="success">
+            If an account exists for {linkSentTo}, a sign-in link is on its way. Open it in this browser.
+          </FormMessage>
+        ) : null}
+        <Field label="Email" name="email" type="email" autoComplete="email" value={email} onChange={setEmail} error={errors.email} />
+        <YStack gap="$1.5">
+          <Field
+            label="Password"
+            name="password"
+            type="password"
+            autoComplete="current-password"
+            value={password}
+            onChange={setPassword}
+            error={errors.password}
+          />
+          <XStack justifyContent="flex-end">
+            <Link href="/forgot-password" className="text-link">
+              <Text fontSize="$3">Forgot password?</Text>
+            </Link>
+          </XStack>
+        </YStack>
+        <SubmitButton pending={pending === 'password'} pendingLabel="Signing in…">
+          Sign in
+        </SubmitButton>
+        <XStack alignItems="center" gap="$3" aria-hidden>
+          <YStack flex={1} height={1} backgroundColor="$borderColor" />
+          <Text fontSize="$2" color="$color11">
+            or
+          </Text>
+          <YStack flex={1} height={1} backgroundColor="$borderColor" />
+        </XStack>
+        <SecondaryButton onPress={() => void sendLink()} disabled={pending !== null}>
+          {pending === 'link' ? 'Sending link…' : 'Email me a sign-in link'}
+        </SecondaryButton>
+      </AuthForm>
+      <Text fontSize="$3" color="$color11" textAlign="center">
+        New here?{' '}
+        <Link href={signUpHref} className="text-link">
+          Create an account
+        </Link>
+      </Text>
+    </AuthCard>
+  )
+}

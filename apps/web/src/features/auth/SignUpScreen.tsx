@@ -1,0 +1,107 @@
+import Link from 'next/link'
+import Router from 'next/router'
+import { useState } from 'react'
+import { Text } from 'tamagui'
+
+import { resolveNext } from '../../lib/safe-next'
+import { toast } from '../toast'
+import { readableAuthError, type AuthField } from './auth-errors'
+import { AuthCard, AuthForm, Field, FormMessage, isEmail, SubmitButton } from './form'
+import { useSupabase } from './SessionProvider'
+import { confirmUrl, useNextParam } from './SignInScreen'
+
+export const MIN_PASSWORD_LENGTH = 6
+
+/** Create an account; with email confirmation off (localbase default) the user lands signed in. */
+export function SignUpScreen() {
+  const supabase = useSupabase()
+  const next = useNextParam()
+  const [displayName, setDisplayName] = useState('')
+  const [email, setEmail] = useState('')
+  const [password, setPassword] = useState('')
+  const [errors, setErrors] = useState<Partial<Record<AuthField, string>>>({})
+  const [pending, setPending] = useState(false)
+  const [formError, setFormError] = useState<string | null>(null)
+  const [confirmSentTo, setConfirmSentTo] = useState<string | null>(null)
+
+  async function signUp() {
+    const found: Partial<Record<AuthField, string>> = {}
+    if (!isEmail(email)) found.email = email.trim() ? 'Enter a valid email address, like name@example.com.' : 'Enter your email address.'
+    if (password.length < MIN_PASSWORD_LENGTH) found.password = `Use at least ${MIN_PASSWORD_LENGTH} characters.`
+    if (displayName.trim().length > 80) found.displayName = 'Keep your name under 80 characters.'
+    setErrors(found)
+    setFormError(null)
+    if (Object.keys(found).length > 0) return
+    setPending(true)
+    try {
+      const name = displayName.trim()
+      const { data, error } = await supabase.auth.signUp({
+        email: email.trim(),
+        password,
+        options: { emailRedirectTo: confirmUrl(next), ...(name ? { data: { display_name: name } } : {}) },
+      })
+      if (error) {
+        const readable = readableAuthError(error)
+        if (readable.field === 'email' || readable.field === 'password') setErrors({ [readable.field]: readable.message })
+        else {
+          setFormError(readable.message)
+          toast.error('Sign-up failed', readable.message)
+        }
+        return
+      }
+      if (data.session) {
+        toast.success('Welcome to Foyer', 'Your account is ready.')
+        await Router.replace(resolveNext(next))
+      } else {
+        setConfirmSentTo(email.trim())
+      }
+    } catch (error) {
+      const readable = readableAuthError(error)
+      setFormError(readable.message)
+    } finally {
+      setPending(false)
+    }
+  }
+
+  const signInHref = next ? `/sign-in?next=${encodeURIComponent(next)}` : '/sign-in'
+  return (
+    <AuthCard title="Create your account" lead="It takes a few seconds. You can change all of this later.">
+      <AuthForm label="Create account" onSubmit={signUp}>
+        {formError ? <FormMessage kind="error">{formError}</FormMessage> : null}
+        {confirmSentTo ? (
+          <FormMessage kind="success">
+            Almost there: we sent a confirmation link to {confirmSentTo}. Open it to finish signing up.
+          </FormMessage>
+        ) : null}
+        <Field
+          label="Name (optional)"
+          name="displayName"
+          autoComplete="name"
+          value={displayName}
+          onChange={setDisplayName}
+          error={errors.displayName}
+        />
+        <Field label="Email" name="email" type="email" autoComplete="email" value={email} onChange={setEmail} error={errors.email} />
+        <Field
+          label="Password"
+          name="password"
+          type="password"
+          autoComplete="new-password"
+          value={password}
+          onChange={setPassword}
+          error={errors.password}
+          hint={`At least ${MIN_PASSWORD_LENGTH} characters.`}
+        />
+        <SubmitButton pending={pending} pendingLabel="Creating account…">
+          Create account
+        </SubmitButton>
+      </AuthForm>
+      <Text fontSize="$3" color="$color11" textAlign="center">
+        Already have an account?{' '}
+        <Link href={signInHref} className="text-link">
+          Sign in
+        </Link>
+      </Text>
+    </AuthCard>
+  )
+}

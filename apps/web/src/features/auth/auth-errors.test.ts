@@ -1,0 +1,55 @@
+import { AuthApiError, AuthRetryableFetchError, AuthWeakPasswordError } from '@supabase/supabase-js'
+import { describe, expect, it } from 'vitest'
+
+import { readableAuthError } from './auth-errors'
+
+describe('readableAuthError', () => {
+  it('maps wrong credentials to a message beside the password', () => {
+    const error = new AuthApiError('Invalid login credentials', 400, 'invalid_credentials')
+    expect(readableAuthError(error)).toEqual({
+      message: 'That email and password do not match. Check both and try again.',
+      field: 'password',
+    })
+  })
+
+  it('lists the reasons of a weak password', () => {
+    const error = new AuthWeakPasswordError('Password is too weak', 422, ['length', 'characters'])
+    const readable = readableAuthError(error)
+    expect(readable.field).toBe('password')
+    expect(readable.message).toBe(
+      'Choose a stronger password: it is too short; it needs a mix of letters, digits and symbols.',
+    )
+  })
+
+  it('handles a weak_password code without reasons', () => {
+    expect(readableAuthError({ code: 'weak_password', status: 422 }).message).toBe('Choose a stronger password.')
+  })
+
+  it.each([
+    ['over_request_rate_limit', 429, /Too many attempts/, undefined],
+    ['email_not_confirmed', 400, /confirm your email/, 'email'],
+    ['otp_expired', 403, /expired or was already used/, 'code'],
+    ['user_already_exists', 422, /already exists/, 'email'],
+    ['mfa_verification_failed', 422, /code is not right/, 'code'],
+  ])('maps %s', (code, status, message, field) => {
+    const readable = readableAuthError(new AuthApiError('raw server text', status, code))
+    expect(readable.message).toMatch(message)
+    expect(readable.field).toBe(field)
+  })
+
+  it('falls back on the status for unknown codes', () => {
+    expect(readableAuthError(new AuthApiError('slow down', 429, 'something_new')).message).toMatch(/Too many attempts/)
+    expect(readableAuthError(new AuthApiError('boom', 503, 'unexpected_failure')).message).toMatch(/had a problem/)
+  })
+
+  it('explains network failures', () => {
+    expect(readableAuthError(new AuthRetryableFetchError('Failed to fetch', 0)).message).toMatch(/Could not reach/)
+  })
+
+  it('never returns an empty message, whatever is thrown', () => {
+    for (const thrown of [null, undefined, 42, 'text', {}, new Error('')]) {
+      expect(readableAuthError(thrown).message.length).toBeGreaterThan(10)
+    }
+    expect(readableAuthError(new Error('odd thing')).message).toBe('Something went wrong: odd thing')
+  })
+})

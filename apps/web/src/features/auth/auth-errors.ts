@@ -1,0 +1,96 @@
+/**
+ * Auth error → readable message (and the form field it belongs to). Works on supabase-js AuthErrors and on
+ * anything else thrown (network failures), by the GoTrue error `code`, falling back to the HTTP status.
+ */
+
+export type AuthField = 'email' | 'password' | 'code' | 'displayName'
+
+export interface ReadableAuthError {
+  message: string
+  /** The field the message belongs beside; absent → show it as a toast / form-level alert. */
+  field?: AuthField
+}
+
+interface ErrorLike {
+  code?: unknown
+  status?: unknown
+  message?: unknown
+  name?: unknown
+  reasons?: unknown
+  weak_password?: unknown
+}
+
+const REASON_TEXT: Record<string, string> = {
+  length: 'it is too short',
+  characters: 'it needs a mix of letters, digits and symbols',
+  pwned: 'it appears in known data breaches',
+}
+
+function weakPasswordReasons(error: ErrorLike): string[] {
+  const raw = Array.isArray(error.reasons)
+    ? error.reasons
+    : typeof error.weak_password === 'object' && error.weak_password !== null
+      ? (error.weak_password as { reasons?: unknown }).reasons
+      : undefined
+  return Array.isArray(raw) ? raw.filter((r): r is string => typeof r === 'string') : []
+}
+
+const BY_CODE: Record<string, ReadableAuthError> = {
+  invalid_credentials: { message: 'That email and password do not match. Check both and try again.', field: 'password' },
+  email_not_confirmed: {
+    message: 'Please confirm your email address first — open the link we sent you.',
+    field: 'email',
+  },
+  user_already_exists: { message: 'An account with this email already exists. Sign in instead.', field: 'email' },
+  email_exists: { message: 'An account with this email already exists. Sign in instead.', field: 'email' },
+  email_address_invalid: { message: 'Enter a valid email address.', field: 'email' },
+  validation_failed: { message: 'Some of what you entered is not valid. Check the fields and try again.' },
+  over_request_rate_limit: { message: 'Too many attempts. Wait a few minutes, then try again.' },
+  over_email_send_rate_limit: { message: 'Too many emails were sent to this address. Wait a few minutes, then try again.' },
+  otp_expired: { message: 'This link or code has expired or was already used. Request a new one.', field: 'code' },
+  otp_disabled: { message: 'Sign-in links are not enabled on this server.' },
+  same_password: { message: 'The new password must be different from your current one.', field: 'password' },
+  session_not_found: { message: 'Your session has ended. Sign in again.' },
+  session_expired: { message: 'Your session has ended. Sign in again.' },
+  refresh_token_not_found: { message: 'Your session has ended. Sign in again.' },
+  refresh_token_already_used: { message: 'Your session has ended. Sign in again.' },
+  user_not_found: { message: 'No account was found for this session. Sign in again.' },
+  user_banned: { message: 'This account is blocked. Contact support.' },
+  signup_disabled: { message: 'New sign-ups are closed on this server.' },
+  email_provider_disabled: { message: 'Email sign-in is not enabled on this server.' },
+  bad_code_verifier: { message: 'This link was opened in a different browser. Open it where you requested it, or request a new one.' },
+  flow_state_not_found: { message: 'This link has expired or was already used. Request a new one.' },
+  flow_state_expired: { message: 'This link has expired. Request a new one.' },
+  mfa_verification_failed: { message: 'That code is not right. Check your authenticator app and try again.', field: 'code' },
+  mfa_challenge_expired: { message: 'That code has expired. Enter the current one from your authenticator app.', field: 'code' },
+  insufficient_aal: { message: 'This needs your second factor. Verify it and try again.' },
+  reauthentication_needed: { message: 'For your security, confirm it is you before changing this.' },
+  bad_jwt: { message: 'Your session has ended. Sign in again.' },
+}
+
+export function readableAuthError(error: unknown): ReadableAuthError {
+  const e: ErrorLike = typeof error === 'object' && error !== null ? (error as ErrorLike) : {}
+  const code = typeof e.code === 'string' ? e.code : undefined
+  const status = typeof e.status === 'number' ? e.status : undefined
+
+  if (code === 'weak_password' || e.name === 'AuthWeakPasswordError') {
+    const reasons = weakPasswordReasons(e)
+      .map((r) => REASON_TEXT[r])
+      .filter((r): r is string => r !== undefined)
+    return {
+      message: reasons.length > 0 ? `Choose a stronger password: ${reasons.join('; ')}.` : 'Choose a stronger password.',
+      field: 'password',
+    }
+  }
+  if (code !== undefined) {
+    const known = BY_CODE[code]
+    if (known) return known
+  }
+  if (e.name === 'AuthRetryableFetchError' || (error instanceof TypeError && /fetch/i.test(String(e.message)))) {
+    return { message: 'Could not reach the sign-in service. Check your connection and try again.' }
+  }
+  if (status === 429) return BY_CODE.over_request_rate_limit as ReadableAuthError
+  if (status !== undefined && status >= 500) return { message: 'The sign-in service had a problem. Try again in a moment.' }
+  const text = typeof e.message === 'string' && e.message.trim() !== '' ? e.message.trim() : undefined
+  return { message: text ? `Something went wrong: ${text}` : 'Something went wrong. Try again.' }
+}

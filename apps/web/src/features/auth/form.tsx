@@ -1,0 +1,203 @@
+import { useId, type FormEvent, type ReactNode } from 'react'
+import { Button, H1, Input, Label, Paragraph, Text, Theme, XStack, YStack } from 'tamagui'
+
+import { AlertCircleIcon, CheckCircleIcon, SpinnerIcon } from '../../ui/icons'
+
+/** The centred card every auth screen sits in: heading, optional lead text, content. */
+export function AuthCard({ title, lead, children }: { title: string; lead?: ReactNode; children: ReactNode }) {
+  return (
+    <YStack width="100%" maxWidth={440} marginHorizontal="auto" gap="$5">
+      <YStack gap="$2">
+        <H1 aria-level={1} fontSize="$9" lineHeight="$9" fontWeight="800" color="$color12" letterSpacing={-0.5}>
+          {title}
+        </H1>
+        {lead ? (
+          <Paragraph fontSize="$4" lineHeight="$4" color="$color11">
+            {lead}
+          </Paragraph>
+        ) : null}
+      </YStack>
+      <YStack
+        backgroundColor="$backgroundHover"
+        borderWidth={1}
+        borderColor="$borderColor"
+        borderRadius="$8"
+        padding="$4"
+        gap="$4"
+        $sm={{ padding: '$6' }}
+        boxShadow="0 1px 2px rgba(0,0,0,0.04), 0 8px 24px -16px rgba(0,0,0,0.18)"
+      >
+        {children}
+      </YStack>
+    </YStack>
+  )
+}
+
+/** A native <form> (Enter submits, browsers offer autofill) whose submit never reloads the page. */
+export function AuthForm({
+  onSubmit,
+  label,
+  children,
+}: {
+  onSubmit: () => void | Promise<void>
+  label: string
+  children: ReactNode
+}) {
+  return (
+    <form
+      aria-label={label}
+      noValidate
+      onSubmit={(event: FormEvent<HTMLFormElement>) => {
+        event.preventDefault()
+        void onSubmit()
+      }}
+      style={{ display: 'flex', flexDirection: 'column', gap: 16 }}
+    >
+      {children}
+    </form>
+  )
+}
+
+export interface FieldProps {
+  label: string
+  name: string
+  type?: 'email' | 'password' | 'text'
+  value: string
+  onChange: (value: string) => void
+  autoComplete?: string
+  error?: string | undefined
+  hint?: string
+  disabled?: boolean
+  autoFocus?: boolean
+}
+
+/** A labelled input with its hint and error beside it (aria-describedby / aria-invalid). */
+export function Field({ label, name, type = 'text', value, onChange, autoComplete, error, hint, disabled, autoFocus }: FieldProps) {
+  const id = useId()
+  const hintId = `${id}-hint`
+  const errorId = `${id}-error`
+  const describedBy = [hint ? hintId : null, error ? errorId : null].filter(Boolean).join(' ') || undefined
+  return (
+    <YStack gap="$1.5">
+      <Label htmlFor={id} fontSize="$3" lineHeight="$3" fontWeight="600" color="$color12">
+        {label}
+      </Label>
+      <Input
+        id={id}
+        name={name}
+        type={type}
+        value={value}
+        onChange={(event: React.ChangeEvent<HTMLInputElement>) => onChange(event.target.value)}
+        autoComplete={autoComplete}
+        autoFocus={autoFocus}
+        disabled={disabled}
+        aria-invalid={error ? true : undefined}
+        aria-describedby={describedBy}
+        size="$4"
+        borderColor={error ? '$red9' : '$borderColor'}
+        focusStyle={{ borderColor: error ? '$red10' : '$color9' }}
+        backgroundColor="$background"
+        color="$color12"
+      />
+      {hint ? (
+        <Text id={hintId} fontSize="$2" lineHeight="$2" color="$color11">
+          {hint}
+        </Text>
+      ) : null}
+      {error ? (
+        <XStack id={errorId} gap="$1.5" alignItems="flex-start">
+          <Theme name="red">
+            <Text color="$color11" display="flex" paddingTop={2}>
+              <AlertCircleIcon size={14} />
+            </Text>
+            <Text fontSize="$3" lineHeight="$3" color="$color11">
+              {error}
+            </Text>
+          </Theme>
+        </XStack>
+      ) : null}
+    </YStack>
+  )
+}
+
+/** The form's main button; while pending it says what is happening and cannot be pressed twice. */
+export function SubmitButton({ pending, children, pendingLabel }: { pending: boolean; children: string; pendingLabel: string }) {
+  return (
+    <Button
+      type="submit"
+      theme="accent"
+      size="$4"
+      disabled={pending}
+      aria-disabled={pending || undefined}
+      opacity={pending ? 0.75 : 1}
+      icon={pending ? <SpinnerIcon size={16} className="spin" /> : undefined}
+      focusVisibleStyle={{ outlineColor: '$color8', outlineWidth: 2, outlineStyle: 'solid', outlineOffset: 2 }}
+    >
+      <Text fontSize="$4" fontWeight="600" color="$color">
+        {pending ? pendingLabel : children}
+      </Text>
+    </Button>
+  )
+}
+
+/** A secondary action inside a form (type=button, so Enter never triggers it). */
+export function SecondaryButton({ onPress, disabled, children }: { onPress: () => void; disabled?: boolean; children: string }) {
+  return (
+    <Button
+      type="button"
+      size="$4"
+      onPress={onPress}
+      disabled={disabled}
+      opacity={disabled ? 0.75 : 1}
+      borderWidth={1}
+      borderColor="$borderColor"
+      backgroundColor="$background"
+      focusVisibleStyle={{ outlineColor: '$color8', outlineWidth: 2, outlineStyle: 'solid', outlineOffset: 2 }}
+    >
+      <Text fontSize="$4" fontWeight="600" color="$color12">
+        {children}
+      </Text>
+    </Button>
+  )
+}
+
+/** A form-level message: errors are announced at once (role=alert), confirmations politely (role=status). */
+export function FormMessage({ kind, children }: { kind: 'error' | 'success'; children: ReactNode }) {
+  return (
+    <Theme name={kind === 'error' ? 'red' : 'green'}>
+      <XStack
+        role={kind === 'error' ? 'alert' : 'status'}
+        gap="$2"
+        alignItems="flex-start"
+        backgroundColor="$color2"
+        borderWidth={1}
+        borderColor="$color6"
+        borderRadius="$4"
+        padding="$3"
+      >
+        <Text color="$color11" display="flex" paddingTop={2}>
+          {kind === 'error' ? <AlertCircleIcon size={16} /> : <CheckCircleIcon size={16} />}
+        </Text>
+        <Text fontSize="$3" lineHeight="$3" color="$color12" flex={1}>
+          {children}
+        </Text>
+      </XStack>
+    </Theme>
+  )
+}
+
+/** Shown instead of a protected page's content while the session is read: never signed-out content. */
+export function SessionPending() {
+  return (
+    <YStack role="status" aria-live="polite" alignItems="center" padding="$8" gap="$2">
+      <Text color="$color11" display="flex">
+        <SpinnerIcon size={22} className="spin" />
+      </Text>
+      <Text fontSize="$3" color="$color11">
+        Loading your account…
+      </Text>
+    </YStack>
+  )
+}
+
+export const isEmail = (value: string): boolean => /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(value.trim())

@@ -1,0 +1,219 @@
+import { useState, type ReactNode } from 'react'
+import { H1, H2, Paragraph, YStack } from 'tamagui'
+
+import {
+  AuthForm,
+  confirmUrl,
+  displayNameOf,
+  Field,
+  FormMessage,
+  isEmail,
+  MIN_PASSWORD_LENGTH,
+  readableAuthError,
+  RequireSession,
+  SubmitButton,
+  useSession,
+  useSupabase,
+} from '../auth'
+import { toast } from '../toast'
+
+function Section({ id, title, description, children }: { id: string; title: string; description: string; children: ReactNode }) {
+  return (
+    <YStack
+      render="section"
+      aria-labelledby={id}
+      backgroundColor="$backgroundHover"
+      borderWidth={1}
+      borderColor="$borderColor"
+      borderRadius="$8"
+      padding="$4"
+      gap="$4"
+      $sm={{ padding: '$6' }}
+    >
+      <YStack gap="$1">
+        <H2 id={id} aria-level={2} fontSize="$6" lineHeight="$6" fontWeight="700" color="$color12">
+          {title}
+        </H2>
+        <Paragraph fontSize="$3" lineHeight="$3" color="$color11">
+          {description}
+        </Paragraph>
+      </YStack>
+      {children}
+    </YStack>
+  )
+}
+
+function ProfileForm() {
+  const { user } = useSession()
+  const supabase = useSupabase()
+  const current = typeof user?.user_metadata?.display_name === 'string' ? (user.user_metadata.display_name as string) : ''
+  const [name, setName] = useState(current)
+  const [error, setError] = useState<string | undefined>()
+  const [pending, setPending] = useState(false)
+
+  async function save() {
+    const trimmed = name.trim()
+    if (trimmed.length > 80) return setError('Keep your name under 80 characters.')
+    setError(undefined)
+    setPending(true)
+    try {
+      const { error: failure } = await supabase.auth.updateUser({ data: { display_name: trimmed === '' ? null : trimmed } })
+      if (failure) return setError(readableAuthError(failure).message)
+      toast.success('Name saved', trimmed ? `You appear as ${trimmed}.` : 'You appear by your email address.')
+    } catch (failure) {
+      setError(readableAuthError(failure).message)
+    } finally {
+      setPending(false)
+    }
+  }
+
+  return (
+    <AuthForm label="Display name" onSubmit={save}>
+      <Field label="Display name" name="displayName" autoComplete="name" value={name} onChange={setName} error={error} hint="Shown in the header instead of your email." />
+      <YStack alignSelf="flex-start">
+        <SubmitButton pending={pending} pendingLabel="Saving…">
+          Save name
+        </SubmitButton>
+      </YStack>
+    </AuthForm>
+  )
+}
+
+function EmailForm() {
+  const { user } = useSession()
+  const supabase = useSupabase()
+  const [email, setEmail] = useState('')
+  const [error, setError] = useState<string | undefined>()
+  const [pending, setPending] = useState(false)
+  const [sentTo, setSentTo] = useState<string | null>(null)
+
+  async function save() {
+    setSentTo(null)
+    if (!isEmail(email)) return setError(email.trim() ? 'Enter a valid email address, like name@example.com.' : 'Enter the new email address.')
+    if (email.trim().toLowerCase() === user?.email?.toLowerCase()) return setError('That is already your email address.')
+    setError(undefined)
+    setPending(true)
+    try {
+      const { error: failure } = await supabase.auth.updateUser({ email: email.trim() }, { emailRedirectTo: confirmUrl('/settings/account') })
+      if (failure) return setError(readableAuthError(failure).message)
+      setSentTo(email.trim())
+    } catch (failure) {
+      setError(readableAuthError(failure).message)
+    } finally {
+      setPending(false)
+    }
+  }
+
+  return (
+    <AuthForm label="Change email" onSubmit={save}>
+      {sentTo ? (
+        <FormMessage kind="success">
+          Check both inboxes: confirm the change from {user?.email} and from {sentTo}. Until then you keep signing in with {user?.email}.
+        </FormMessage>
+      ) : null}
+      <Field label="New email" name="email" type="email" autoComplete="email" value={email} onChange={setEmail} error={error} />
+      <YStack alignSelf="flex-start">
+        <SubmitButton pending={pending} pendingLabel="Sending…">
+          Change email
+        </SubmitButton>
+      </YStack>
+    </AuthForm>
+  )
+}
+
+function PasswordForm() {
+  const supabase = useSupabase()
+  const [password, setPassword] = useState('')
+  const [confirm, setConfirm] = useState('')
+  const [errors, setErrors] = useState<{ password?: string; confirm?: string }>({})
+  const [pending, setPending] = useState(false)
+
+  async function save() {
+    const found: { password?: string; confirm?: string } = {}
+    if (password.length < MIN_PASSWORD_LENGTH) found.password = `Use at least ${MIN_PASSWORD_LENGTH} characters.`
+    else if (confirm !== password) found.confirm = 'The two passwords are not the same.'
+    setErrors(found)
+    if (Object.keys(found).length > 0) return
+    setPending(true)
+    try {
+      const { error } = await supabase.auth.updateUser({ password })
+      if (error) {
+        const readable = readableAuthError(error)
+        if (readable.field === 'password') setErrors({ password: readable.message })
+        else toast.error('Password not changed', readable.message)
+        return
+      }
+      setPassword('')
+      setConfirm('')
+      toast.success('Password changed', 'Your other devices were signed out.')
+    } catch (error) {
+      toast.error('Password not changed', readableAuthError(error).message)
+    } finally {
+      setPending(false)
+    }
+  }
+
+  return (
+    <AuthForm label="Change password" onSubmit={save}>
+      <Field
+        label="New password"
+        name="newPassword"
+        type="password"
+        autoComplete="new-password"
+        value={password}
+        onChange={setPassword}
+        error={errors.password}
+        hint={`At least ${MIN_PASSWORD_LENGTH} characters.`}
+      />
+      <Field
+        label="Repeat the new password"
+        name="confirmPassword"
+        type="password"
+        autoComplete="new-password"
+        value={confirm}
+        onChange={setConfirm}
+        error={errors.confirm}
+      />
+      <YStack alignSelf="flex-start">
+        <SubmitButton pending={pending} pendingLabel="Saving…">
+          Change password
+        </SubmitButton>
+      </YStack>
+    </AuthForm>
+  )
+}
+
+function Account() {
+  const { user } = useSession()
+  return (
+    <YStack width="100%" maxWidth={640} marginHorizontal="auto" gap="$5">
+      <YStack gap="$2">
+        <H1 aria-level={1} fontSize="$9" lineHeight="$9" fontWeight="800" color="$color12" letterSpacing={-0.5}>
+          Account
+        </H1>
+        <Paragraph fontSize="$4" lineHeight="$4" color="$color11">
+          Signed in as {user ? displayNameOf(user) : ''}
+          {user?.user_metadata?.display_name ? ` (${user.email})` : ''}.
+        </Paragraph>
+      </YStack>
+      <Section id="profile-heading" title="Profile" description="How Foyer greets you.">
+        <ProfileForm />
+      </Section>
+      <Section id="email-heading" title="Email" description={`You sign in with ${user?.email ?? 'your email'}. A change needs confirming from both addresses.`}>
+        <EmailForm />
+      </Section>
+      <Section id="password-heading" title="Password" description="Changing it signs out your other devices.">
+        <PasswordForm />
+      </Section>
+    </YStack>
+  )
+}
+
+/** /settings/account: display name, email and password of the signed-in user. */
+export function AccountScreen() {
+  return (
+    <RequireSession>
+      <Account />
+    </RequireSession>
+  )
+}

@@ -1,0 +1,55 @@
+import type { IncomingMessage, ServerResponse } from 'node:http'
+
+import { createServerClient, parseCookieHeader, serializeCookieHeader } from '@supabase/ssr'
+import type { SupabaseClient, User } from '@supabase/supabase-js'
+
+import { backendConfig } from '../env'
+import { SESSION_COOKIE_OPTIONS } from './cookie-options'
+
+export interface RequestResponse {
+  req: Pick<IncomingMessage, 'headers'>
+  res: Pick<ServerResponse, 'getHeader' | 'setHeader' | 'headersSent'>
+}
+
+/** Adds Set-Cookie lines to a Node response, keeping the ones already there. */
+export function appendSetCookie(res: RequestResponse['res'], lines: string[]): void {
+  if (lines.length === 0) return
+  const existing = res.getHeader('Set-Cookie')
+  const before = existing === undefined ? [] : Array.isArray(existing) ? existing : [String(existing)]
+  res.setHeader('Set-Cookie', [...before, ...lines])
+}
+
+/**
+ * A Supabase client for one server request (getServerSideProps, API routes): it reads the session cookies of
+ * the request and writes refreshed/cleared ones to the response, with the no-cache headers @supabase/ssr hands
+ * over (a response that sets a session must never be cached for someone else). Create one per request.
+ */
+export function createServerSupabase({ req, res }: RequestResponse): SupabaseClient {
+  return createServerClient(backendConfig.supabaseUrl, backendConfig.supabaseAnonKey, {
+    cookieOptions: SESSION_COOKIE_OPTIONS,
+    auth: { flowType: 'pkce' },
+    cookies: {
+      getAll() {
+        return parseCookieHeader(req.headers.cookie ?? '').map(({ name, value }) => ({ name, value: value ?? '' }))
+      },
+      setAll(cookies, headers) {
+        if (res.headersSent) return
+        appendSetCookie(
+          res,
+          cookies.map(({ name, value, options }) => serializeCookieHeader(name, value, options)),
+        )
+        for (const [name, value] of Object.entries(headers)) res.setHeader(name, value)
+      },
+    },
+  })
+}
+
+/**
+ * The signed-in user, verified by the auth server (`getUser()` checks the access token there), or null.
+ * Never `getSession()` alone: its data comes from the cookie and anyone can write a cookie.
+ */
+export async function getVerifiedUser(supabase: SupabaseClient): Promise<User | null> {
+  const { data, error } = await supabase.auth.getUser()
+  if (error || !data.user) return null
+  return data.user
+}

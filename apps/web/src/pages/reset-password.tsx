@@ -1,0 +1,5 @@
+import { ResetPasswordScreen } from '../features/auth'
+import { withSession } from '../server/with-session'
+
+export const getServerSideProps = withSession()
+export default ResetPasswordScreen

@@ -1,0 +1,6 @@
+import { SignUpScreen } from '../features/auth'
+import { resolveNext } from '../lib/safe-next'
+import { withSession } from '../server/with-session'
+
+export const getServerSideProps = withSession({ signedInRedirect: (ctx) => resolveNext(ctx.query.next) })
+export default SignUpScreen

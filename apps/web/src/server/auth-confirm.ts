@@ -1,0 +1,46 @@
+import type { EmailOtpType } from '@supabase/supabase-js'
+import type { GetServerSideProps } from 'next'
+
+import { readableAuthError } from '../features/auth/auth-errors'
+import { resolveNext } from '../lib/safe-next'
+import { createServerSupabase } from '../lib/supabase/server'
+
+const OTP_TYPES = new Set<EmailOtpType>(['signup', 'invite', 'magiclink', 'recovery', 'email_change', 'email'])
+
+function single(value: string | string[] | undefined): string | undefined {
+  return typeof value === 'string' && value !== '' ? value : undefined
+}
+
+export interface ConfirmPageProps {
+  error: string
+  initialSession: null
+}
+
+/**
+ * /auth/confirm, where email links land: `token_hash` + `type` are verified (`verifyOtp`), a PKCE `code` is
+ * exchanged for a session (its verifier is in this browser's cookies). The new session's cookies go on the
+ * redirect to `next` (same-origin only; recovery links default to /reset-password). On failure the page explains.
+ */
+export const confirmServerSideProps: GetServerSideProps<ConfirmPageProps> = async (ctx) => {
+  ctx.res.setHeader('Cache-Control', 'private, no-cache, no-store, must-revalidate, max-age=0')
+  const { token_hash: tokenHash, type, code, next, error_description: errorDescription, error_code: errorCode } = ctx.query
+  const supabase = createServerSupabase(ctx)
+  const otpType = single(type) as EmailOtpType | undefined
+  let failure: unknown
+
+  if (single(tokenHash) && otpType && OTP_TYPES.has(otpType)) {
+    const { error } = await supabase.auth.verifyOtp({ type: otpType, token_hash: single(tokenHash) as string })
+    failure = error
+  } else if (single(code)) {
+    const { error } = await supabase.auth.exchangeCodeForSession(single(code) as string)
+    failure = error
+  } else if (single(errorCode) || single(errorDescription)) {
+    failure = { code: single(errorCode), message: single(errorDescription) }
+  } else {
+    failure = { code: 'otp_expired', message: 'missing token' }
+  }
+
+  if (failure) return { props: { error: readableAuthError(failure).message, initialSession: null } }
+  const fallback = otpType === 'recovery' ? '/reset-password' : '/'
+  return { redirect: { destination: resolveNext(single(next), fallback), permanent: false } }
+}

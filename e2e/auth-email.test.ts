@@ -1,0 +1,103 @@
+// Email flows through localbase's mailbox: a magic sign-in link, and a password reset that ends signed in
+// with the new password working (and the old one refused). Links go through the auth server's /verify, come
+// back to /auth/confirm with a PKCE code, and the server exchanges it for the session cookies.
+import { describe, expect, test } from 'vitest';
+import { createAccount, sessionCookies, signInViaUI, uniqueEmail, waitForMail } from './auth-helpers.ts';
+import { gotoHydrated, useBrowser } from './browser.ts';
+
+const fixture = useBrowser();
+
+describe('email links', () => {
+  test('"Email me a sign-in link": the mailed link signs in and honours next', async () => {
+    const email = uniqueEmail('magic');
+    await createAccount(email);
+    const context = await fixture.newContext();
+    const page = await context.newPage();
+    await gotoHydrated(page, '/sign-in?next=%2Fsettings%2Faccount');
+    await page.getByLabel('Email').fill(email);
+    await page.getByRole('button', { name: 'Email me a sign-in link' }).click();
+    await page.getByRole('status').filter({ hasText: `a sign-in link is on its way` }).waitFor({ timeout: 15_000 });
+    expect(await page.getByLabel('Email').inputValue()).toBe(email);
+
+    const mail = await waitForMail(email, 'magiclink');
+    expect(mail.links).toHaveLength(1);
+    const link = mail.links[0] as string;
+    await page.goto(link);
+    await page.waitForURL((url) => url.pathname === '/settings/account', { timeout: 20_000 });
+    await page.getByRole('heading', { name: 'Account', level: 1 }).waitFor();
+    await page.getByText(`You sign in with ${email}`).waitFor();
+    expect((await sessionCookies(context)).length).toBeGreaterThan(0);
+
+    // the same link a second time does not work
+    const other = await fixture.newPage();
+    await other.goto(link);
+    await other.getByRole('heading', { name: 'That link did not work' }).waitFor({ timeout: 20_000 });
+  });
+
+  test('the magic link needs an email address first', async () => {
+    const page = await fixture.newPage();
+    await gotoHydrated(page, '/sign-in');
+    await page.getByRole('button', { name: 'Email me a sign-in link' }).click();
+    await page.getByText('Enter your email address to get a sign-in link.').waitFor();
+    expect(await page.getByLabel('Email').getAttribute('aria-invalid')).toBe('true');
+  });
+
+  test('forgot password → mailed link → new password → signed in; the old password stops working', async () => {
+    const email = uniqueEmail('reset');
+    await createAccount(email, 'old-password-123');
+    const context = await fixture.newContext();
+    const page = await context.newPage();
+    await gotoHydrated(page, '/sign-in');
+    await page.getByRole('link', { name: 'Forgot password?' }).click();
+    await page.waitForURL((url) => url.pathname === '/forgot-password');
+    await page.getByLabel('Email').fill(email);
+    await page.getByRole('button', { name: 'Send reset link' }).click();
+    await page.getByRole('status').filter({ hasText: 'a reset link is on its way' }).waitFor({ timeout: 15_000 });
+
+    const mail = await waitForMail(email, 'recovery');
+    await page.goto(mail.links[0] as string);
+    await page.waitForURL((url) => url.pathname === '/reset-password', { timeout: 20_000 });
+    await page.getByRole('heading', { name: 'Choose a new password' }).waitFor();
+
+    // mismatch: error beside the field, typed text kept
+    await page.getByLabel('New password', { exact: true }).fill('new-password-456');
+    await page.getByLabel('Repeat the new password').fill('new-password-457');
+    await page.getByRole('button', { name: 'Save new password' }).click();
+    await page.getByText('The two passwords are not the same.').waitFor();
+    expect(await page.getByLabel('New password', { exact: true }).inputValue()).toBe('new-password-456');
+
+    await page.getByLabel('Repeat the new password').fill('new-password-456');
+    await page.getByRole('button', { name: 'Save new password' }).click();
+    await page.waitForURL((url) => url.pathname === '/', { timeout: 20_000 });
+    await page.getByTestId('toast').filter({ hasText: 'Password changed' }).waitFor();
+
+    // sign out, then the old password is refused and the new one works
+    await page.getByRole('button', { name: /^Account: / }).click();
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.waitForURL((url) => url.pathname === '/sign-in');
+    await page.getByRole('heading', { name: 'Sign in', level: 1 }).waitFor();
+    await signInViaUI(page, email, 'old-password-123');
+    await page.getByText('That email and password do not match').waitFor({ timeout: 15_000 });
+    await page.getByLabel('Password').fill('new-password-456');
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await page.waitForURL((url) => url.pathname === '/', { timeout: 20_000 });
+    await page.getByRole('button', { name: /^Account: / }).waitFor();
+  });
+
+  test('/reset-password without a recovery session explains and offers a new link', async () => {
+    const page = await fixture.newPage();
+    await gotoHydrated(page, '/reset-password');
+    await page.getByText('This page needs the link from your password-reset email').waitFor();
+    await page.getByRole('link', { name: 'Request a new link' }).waitFor();
+  });
+
+  test('/auth/confirm with a bad token explains instead of failing', async () => {
+    const page = await fixture.newPage();
+    const response = await page.goto('/auth/confirm?token_hash=deadbeef&type=magiclink');
+    expect(response?.status()).toBe(200);
+    await page.getByRole('heading', { name: 'That link did not work' }).waitFor();
+    await page.getByText('expired or was already used').waitFor();
+    const noToken = await page.goto('/auth/confirm?type=bogus');
+    expect(noToken?.status()).toBe(200);
+  });
+});

@@ -1,0 +1,101 @@
+// Helpers for the auth browser tests: unique accounts, the localbase mailbox, sign-up/sign-in through the UI,
+// and the session cookie as the browser holds it.
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { BrowserContext, Cookie, Page } from 'playwright-core';
+import { inject } from 'vitest';
+import { gotoHydrated, ROOT } from './browser.ts';
+
+export const supabaseURL: string = inject('supabaseURL') ?? 'http://127.0.0.1:54321';
+export const PASSWORD = 'correct-horse-battery-staple';
+
+/** A fresh address per call, so tests never share an account. */
+export function uniqueEmail(label: string): string {
+  return `${label}-${randomUUID().slice(0, 8)}@example.test`;
+}
+
+export interface MailMessage {
+  id: string;
+  to: string;
+  subject: string;
+  type: string;
+  links: string[];
+  token: string | null;
+  createdAt: string;
+}
+
+/** Waits for the newest mail of `type` to `to` in localbase's mailbox (GET /mailbox/api/messages?to=…). */
+export async function waitForMail(to: string, type: string, timeoutMs = 15_000): Promise<MailMessage> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const response = await fetch(`${supabaseURL}/mailbox/api/messages?to=${encodeURIComponent(to)}`);
+    if (response.ok) {
+      const messages = (await response.json()) as MailMessage[];
+      const found = messages.find((m) => m.type === type);
+      if (found) return found;
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`no "${type}" mail to ${to} within ${timeoutMs} ms`);
+}
+
+export async function signUpViaUI(page: Page, email: string, password = PASSWORD, displayName?: string): Promise<void> {
+  await gotoHydrated(page, '/sign-up');
+  if (displayName) await page.getByLabel('Name (optional)').fill(displayName);
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Create account' }).click();
+  await page.getByRole('button', { name: /^Account: / }).waitFor({ timeout: 20_000 });
+}
+
+export async function signInViaUI(page: Page, email: string, password = PASSWORD): Promise<void> {
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+}
+
+/** Creates an account through the auth API (no UI), for tests about other things. */
+export async function createAccount(email: string, password = PASSWORD): Promise<void> {
+  const response = await fetch(`${supabaseURL}/auth/v1/signup`, {
+    method: 'POST',
+    headers: { apikey: ANON_KEY, 'content-type': 'application/json' },
+    body: JSON.stringify({ email, password }),
+  });
+  if (!response.ok) throw new Error(`sign-up of ${email} failed: HTTP ${response.status} ${await response.text()}`);
+}
+
+/** The `sb-<ref>-auth-token` cookies (one, or chunks `.0`, `.1`, …) the browser holds. */
+export async function sessionCookies(context: BrowserContext): Promise<Cookie[]> {
+  return (await context.cookies()).filter((c) => /^sb-[a-z0-9-]+-auth-token(\.\d+)?$/.test(c.name));
+}
+
+export const ANON_KEY =
+  'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJpc3MiOiJzdXBhYmFzZS1kZW1vIiwicm9sZSI6ImFub24iLCJleHAiOjE5ODM4MTI5OTZ9.CRXP1A7WOeoJeXxjNni43kdQwgnWNReilDMblYTn_I0';
+
+export interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: Array<{ target: unknown[]; failureSummary?: string }>;
+}
+
+let axeSource: string | undefined;
+
+/** axe-core's serious and critical violations on the page as it is now. */
+export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
+  axeSource ??= readFileSync(join(ROOT, 'node_modules/axe-core/axe.min.js'), 'utf8');
+  await page.addScriptTag({ content: axeSource });
+  const violations = await page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run: (ctx: Document, opts: object) => Promise<{ violations: unknown[] }> } }).axe;
+    const result = await axe.run(document, { resultTypes: ['violations'] });
+    return result.violations;
+  });
+  return (violations as AxeViolation[]).filter((v) => v.impact === 'serious' || v.impact === 'critical');
+}
+
+export function describeViolations(violations: AxeViolation[]): string {
+  return violations
+    .map((v) => `${v.impact} ${v.id}: ${v.help}\n${v.nodes.map((n) => `    ${JSON.stringify(n.target)} ${n.failureSummary ?? ''}`.replace(/\n/g, ' ')).join('\n')}`)
+    .join('\n');
+}

@@ -1,0 +1,167 @@
+// Cookie sessions end to end: sign-up lands signed in, the session survives a reload in an `sb-…-auth-token`
+// cookie (path /, SameSite Lax), sign-out goes to /sign-in for good (also from another tab), protected pages
+// send signed-out visitors to /sign-in?next=… and back after signing in, a hostile next is ignored, and the
+// protected tRPC procedure auth.me answers only to a signed-in caller.
+import type { Page } from 'playwright-core';
+import { describe, expect, test } from 'vitest';
+import { createAccount, PASSWORD, sessionCookies, signInViaUI, signUpViaUI, uniqueEmail } from './auth-helpers.ts';
+import { baseURL, gotoHydrated, useBrowser } from './browser.ts';
+
+const fixture = useBrowser();
+
+async function waitForPath(page: Page, path: string): Promise<void> {
+  await page.waitForURL((url) => url.pathname === path, { timeout: 20_000 });
+}
+
+async function callMe(page: Page): Promise<{ status: number; body: unknown }> {
+  const response = await page.request.get(`${baseURL}/api/trpc/auth.me`);
+  return { status: response.status(), body: await response.json() };
+}
+
+describe('cookie session', () => {
+  test('sign-up lands signed in; a reload keeps the session in an sb-…-auth-token cookie; sign-out leads to /sign-in and Back does not show the account page', async () => {
+    const context = await fixture.newContext();
+    const page = await context.newPage();
+    const email = uniqueEmail('signup');
+    await signUpViaUI(page, email, PASSWORD, 'Ada Lovelace');
+    await waitForPath(page, '/');
+    await page.getByRole('heading', { name: 'Welcome to Foyer' }).waitFor();
+    await expect(page.getByRole('button', { name: 'Account: Ada Lovelace' }).isVisible()).resolves.toBe(true);
+    await expect(page.getByRole('link', { name: 'Sign in', exact: true }).count()).resolves.toBe(0);
+
+    const cookies = await sessionCookies(context);
+    expect(cookies.length).toBeGreaterThan(0);
+    for (const cookie of cookies) {
+      expect(cookie.name).toMatch(/^sb-127-auth-token(\.\d+)?$/);
+      expect(cookie.path).toBe('/');
+      expect(cookie.sameSite).toBe('Lax');
+      expect(cookie.httpOnly).toBe(false);
+      // max-age 31536000000 s asked for; Chromium clamps every cookie to 400 days
+      const days = (cookie.expires * 1000 - Date.now()) / 86_400_000;
+      expect(days).toBeGreaterThan(399);
+      expect(days).toBeLessThanOrEqual(400.01);
+    }
+
+    await page.reload();
+    await page.getByRole('button', { name: 'Account: Ada Lovelace' }).waitFor({ timeout: 20_000 });
+
+    // the server verified the session on its own: the account page renders signed in, straight from SSR
+    const html = await (await page.request.get(`${baseURL}/settings/account`, { maxRedirects: 0 })).text();
+    expect(html).toContain(email);
+
+    await gotoHydrated(page, '/settings/account');
+    await page.getByRole('heading', { name: 'Account', level: 1 }).waitFor();
+    await page.getByRole('button', { name: 'Account: Ada Lovelace' }).click();
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await waitForPath(page, '/sign-in');
+    await page.getByRole('heading', { name: 'Sign in', level: 1 }).waitFor();
+    expect(await sessionCookies(context)).toEqual([]);
+    await page.getByRole('link', { name: 'Sign in', exact: true }).waitFor();
+
+    await page.goBack();
+    await page.waitForLoadState('load');
+    await page.waitForTimeout(1500);
+    expect(new URL(page.url()).pathname).not.toBe('/settings/account');
+    await expect(page.getByRole('heading', { name: 'Account', level: 1 }).count()).resolves.toBe(0);
+
+    // and a direct visit is refused now
+    await page.goto('/settings/account');
+    await waitForPath(page, '/sign-in');
+  });
+
+  test('a signed-out visit of /settings/account goes to /sign-in?next=/settings/account and back there after signing in', async () => {
+    const email = uniqueEmail('next');
+    await createAccount(email);
+    const page = await fixture.newPage();
+    const response = await page.goto('/settings/account');
+    expect(response?.status()).toBe(200);
+    const url = new URL(page.url());
+    expect(url.pathname).toBe('/sign-in');
+    expect(url.searchParams.get('next')).toBe('/settings/account');
+    await page.getByRole('button', { name: /^Theme: / }).waitFor();
+
+    // a wrong password: readable error beside the field, what was typed stays
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password').fill('not-the-password');
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await page.getByText('That email and password do not match').waitFor({ timeout: 15_000 });
+    expect(await page.getByLabel('Email').inputValue()).toBe(email);
+    expect(await page.getByLabel('Password').getAttribute('aria-invalid')).toBe('true');
+
+    await signInViaUI(page, email);
+    await waitForPath(page, '/settings/account');
+    await page.getByRole('heading', { name: 'Account', level: 1 }).waitFor();
+    await page.getByText(`You sign in with ${email}`).waitFor();
+  });
+
+  for (const hostile of ['//evil.example/x', '/\\evil.example', 'https://evil.example/', 'javascript:alert(1)', '%2F%2Fevil.example']) {
+    test(`a hostile next (${hostile}) is ignored after sign-in`, async () => {
+      const email = uniqueEmail('hostile');
+      await createAccount(email);
+      const page = await fixture.newPage();
+      await gotoHydrated(page, `/sign-in?next=${encodeURIComponent(hostile)}`);
+      await signInViaUI(page, email);
+      await page.getByRole('button', { name: /^Account: / }).waitFor({ timeout: 20_000 });
+      await waitForPath(page, '/');
+      await page.waitForTimeout(500); // nothing navigates on afterwards
+      const url = new URL(page.url());
+      expect(url.origin).toBe(baseURL);
+      expect(url.pathname).toBe('/');
+    });
+  }
+
+  test('an already signed-in visit of /sign-in?next=//evil stays on this site', async () => {
+    const context = await fixture.newContext();
+    const page = await context.newPage();
+    await signUpViaUI(page, uniqueEmail('signed-in-hostile'));
+    const response = await page.request.get(`${baseURL}/sign-in?next=${encodeURIComponent('//evil.example')}`, { maxRedirects: 0 });
+    expect(response.status()).toBe(307);
+    expect(response.headers().location).toBe('/');
+  });
+
+  test('signing out in one tab sends the other tab to /sign-in', async () => {
+    const context = await fixture.newContext();
+    const first = await context.newPage();
+    await signUpViaUI(first, uniqueEmail('tabs'));
+    const second = await context.newPage();
+    await gotoHydrated(second, '/settings/account');
+    await second.getByRole('heading', { name: 'Account', level: 1 }).waitFor();
+
+    await first.bringToFront();
+    await first.getByRole('button', { name: /^Account: / }).click();
+    await first.getByRole('button', { name: 'Sign out' }).click();
+    await waitForPath(first, '/sign-in');
+    await waitForPath(second, '/sign-in');
+    await second.getByRole('heading', { name: 'Sign in', level: 1 }).waitFor();
+  });
+
+  test('auth.me is UNAUTHORIZED signed out and returns the user signed in', async () => {
+    const context = await fixture.newContext();
+    const page = await context.newPage();
+    await gotoHydrated(page, '/');
+    const refused = await callMe(page);
+    expect(refused.status).toBe(401);
+    expect(JSON.stringify(refused.body)).toContain('"code":"UNAUTHORIZED"');
+
+    const email = uniqueEmail('me');
+    await signUpViaUI(page, email, PASSWORD, 'Grace');
+    const allowed = await callMe(page);
+    expect(allowed.status).toBe(200);
+    const data = (allowed.body as { result: { data: { json: { id: string; email: string; displayName: string } } } }).result.data.json;
+    expect(data.email).toBe(email);
+    expect(data.displayName).toBe('Grace');
+    expect(data.id).toMatch(/^[0-9a-f-]{36}$/);
+
+    // a forged cookie (valid shape, made-up token) is not trusted: the server asks the auth server
+    await context.clearCookies();
+    await context.addCookies([
+      {
+        name: 'sb-127-auth-token',
+        value: `base64-${Buffer.from(JSON.stringify({ access_token: 'forged.token.value', refresh_token: 'nope', expires_at: 4102444800, token_type: 'bearer', user: { id: data.id, email } })).toString('base64url')}`,
+        url: baseURL,
+      },
+    ]);
+    const forged = await callMe(page);
+    expect(forged.status).toBe(401);
+  });
+});
