@@ -146,10 +146,10 @@ export function createApp(cfg: ResolvedConfig, auth: AuthService, rest?: RestSer
       // The CORS headers set by the middleware above live in hono's context and would not reach a Response built
       // by the handler: hand them over so they are part of it.
       const origin = c.req.header('origin');
-      const cors: Record<string, string> = { 'Access-Control-Allow-Origin': origin ?? '*', 'Access-Control-Expose-Headers': EXPOSED_HEADERS };
+      const cors: Record<string, string> = { 'access-control-allow-origin': origin ?? '*', 'access-control-expose-headers': EXPOSED_HEADERS };
       if (origin) {
-        cors['Access-Control-Allow-Credentials'] = 'true';
-        cors.Vary = 'Origin';
+        cors['access-control-allow-credentials'] = 'true';
+        cors.vary = 'Origin';
       }
       return rest.handle(req, c.get('apiKeyRole' as never) as ApiKeyRole, cors);
     };

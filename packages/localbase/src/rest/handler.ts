@@ -45,9 +45,10 @@ const STATUS_TEXT: Record<number, string> = {
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
+/** `headers`: lower-case names (a plain object keeps @hono/node-server on its fast path, no Headers object). */
 function respond(status: number, body: string | null, headers: Record<string, string> = {}): Response {
-  const h = new Headers(headers);
-  if (body !== null && !h.has('content-type')) h.set('content-type', JSON_TYPE);
+  const h: Record<string, string> = { ...headers };
+  if (body !== null && h['content-type'] === undefined) h['content-type'] = JSON_TYPE;
   return new Response(status === 204 ? null : body, { status, statusText: STATUS_TEXT[status] ?? '', headers: h });
 }
 
