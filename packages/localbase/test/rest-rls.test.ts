@@ -57,6 +57,21 @@ describe('two users', () => {
   });
 });
 
+describe('concurrency', () => {
+  it('concurrent requests of different users never see each other’s role or claims', async () => {
+    const who = [f.alice, f.bob, null] as const;
+    const expected = [['alice-1', 'alice-2'], ['bob-1', 'bob-rpc'], []];
+    const results = await Promise.all(
+      Array.from({ length: 60 }, async (_, i) => {
+        const u = who[i % 3];
+        const r = await restRaw(f.lb, `rt_todos?select=title&run=eq.${f.run}&title=not.like.svc*&order=title`, u ? { bearer: u.token } : {});
+        return { i, status: r.status, titles: (r.json as { title: string }[]).map((x) => x.title) };
+      }),
+    );
+    for (const r of results) expect([r.status, r.titles], `request ${r.i}`).toEqual([200, expected[r.i % 3]]);
+  });
+});
+
 describe('anon and service_role', () => {
   it('anon sees nothing it is not granted: RLS-filtered table → [], no grant → 401 42501, its writes → 401', async () => {
     expect(await titlesOf(f.anon, f.run)).toEqual([]);
