@@ -46,6 +46,13 @@ const screens: Screen[] = [
     },
   },
   {
+    name: 'confirm-first-of-two',
+    open: async (page) => {
+      await gotoHydrated(page, '/auth/confirm#message=Confirmation+link+accepted.+Please+proceed+to+confirm+link+sent+to+the+other+email');
+      await page.getByRole('heading', { name: 'One more step' }).waitFor();
+    },
+  },
+  {
     name: 'account',
     signedIn: true,
     open: async (page) => {

@@ -6,7 +6,7 @@ import Head from 'next/head'
 import { useState, type ReactElement, type ReactNode } from 'react'
 
 import { AppFrame } from '../features/app-frame'
-import { SessionProvider } from '../features/auth'
+import { SessionProvider, SessionQueryScope } from '../features/auth'
 import { ThemeProvider } from '../features/theme'
 import { ToastProvider } from '../features/toast'
 import { createQueryClient } from '../lib/query-client'
@@ -37,6 +37,7 @@ export default function App({ Component, pageProps }: AppPropsWithLayout) {
       <ThemeProvider>
         <ToastProvider>
           <QueryClientProvider client={queryClient}>
+            <SessionQueryScope />
             <TRPCProvider trpcClient={apiClient} queryClient={queryClient}>
               <Head>
                 <title>{SITE_TITLE}</title>

@@ -1,0 +1,107 @@
+// /settings/account: the display name (user metadata) shows up in the header at once and after a reload, a
+// password change takes effect, an email change is confirmed from both mailboxes, and field errors keep what
+// was typed. Also: Back after sign-out never shows the account page, even when it is the previous entry.
+import type { Page } from 'playwright-core';
+import { describe, expect, test } from 'vitest';
+import { PASSWORD, signInViaUI, signUpViaUI, uniqueEmail, waitForMail } from './auth-helpers.ts';
+import { gotoHydrated, useBrowser } from './browser.ts';
+
+const fixture = useBrowser();
+
+async function openAccount(page: Page): Promise<void> {
+  await gotoHydrated(page, '/settings/account');
+  await page.getByRole('heading', { name: 'Account', level: 1 }).waitFor();
+}
+
+async function signOut(page: Page): Promise<void> {
+  await page.getByRole('button', { name: /^Account: / }).click();
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await page.waitForURL((url) => url.pathname === '/sign-in', { timeout: 20_000 });
+  await page.getByRole('heading', { name: 'Sign in', level: 1 }).waitFor();
+}
+
+describe('account settings', () => {
+  test('the display name is saved to the user and shown in the header, also after a reload', async () => {
+    const page = await fixture.newPage();
+    const email = uniqueEmail('name');
+    await signUpViaUI(page, email);
+    await page.getByRole('button', { name: `Account: ${email}` }).waitFor();
+    await openAccount(page);
+    const form = page.getByRole('form', { name: 'Display name' });
+    await form.getByLabel('Display name').fill('Katherine Johnson');
+    await form.getByRole('button', { name: 'Save name' }).click();
+    await page.getByTestId('toast').filter({ hasText: 'Name saved' }).waitFor({ timeout: 15_000 });
+    await page.getByRole('button', { name: 'Account: Katherine Johnson' }).waitFor();
+    await page.reload();
+    await page.getByRole('button', { name: 'Account: Katherine Johnson' }).waitFor({ timeout: 20_000 });
+    expect(await page.getByRole('form', { name: 'Display name' }).getByLabel('Display name').inputValue()).toBe('Katherine Johnson');
+  });
+
+  test('changing the password: mismatch and weak errors keep the input; the new password signs in', async () => {
+    const page = await fixture.newPage();
+    const email = uniqueEmail('pw');
+    await signUpViaUI(page, email);
+    await openAccount(page);
+    const form = page.getByRole('form', { name: 'Change password' });
+    await form.getByLabel('New password', { exact: true }).fill('abc');
+    await form.getByRole('button', { name: 'Change password' }).click();
+    await form.getByText('Use at least 6 characters.').waitFor();
+    expect(await form.getByLabel('New password', { exact: true }).inputValue()).toBe('abc');
+
+    await form.getByLabel('New password', { exact: true }).fill('another-password-789');
+    await form.getByLabel('Repeat the new password').fill('another-password-789');
+    await form.getByRole('button', { name: 'Change password' }).click();
+    await page.getByTestId('toast').filter({ hasText: 'Password changed' }).waitFor({ timeout: 15_000 });
+
+    await signOut(page);
+    await signInViaUI(page, email, PASSWORD);
+    await page.getByText('That email and password do not match').waitFor({ timeout: 15_000 });
+    await page.getByLabel('Password').fill('another-password-789');
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await page.getByRole('button', { name: /^Account: / }).waitFor({ timeout: 20_000 });
+  });
+
+  test('changing the email needs confirming from both addresses', async () => {
+    const context = await fixture.newContext();
+    const page = await context.newPage();
+    const oldEmail = uniqueEmail('old');
+    const newEmail = uniqueEmail('new');
+    await signUpViaUI(page, oldEmail);
+    await openAccount(page);
+    const form = page.getByRole('form', { name: 'Change email' });
+    await form.getByLabel('New email').fill(oldEmail);
+    await form.getByRole('button', { name: 'Change email' }).click();
+    await form.getByText('That is already your email address.').waitFor();
+
+    await form.getByLabel('New email').fill(newEmail);
+    await form.getByRole('button', { name: 'Change email' }).click();
+    await page.getByRole('status').filter({ hasText: 'Check both inboxes' }).waitFor({ timeout: 15_000 });
+
+    const toOld = await waitForMail(oldEmail, 'email_change');
+    const toNew = await waitForMail(newEmail, 'email_change');
+    // the first link only records progress; the server says so in the fragment
+    await page.goto(toOld.links[0] as string);
+    await page.getByRole('status').filter({ hasText: 'Confirmation link accepted' }).waitFor({ timeout: 20_000 });
+    await page.getByRole('heading', { name: 'One more step' }).waitFor();
+    // the second one applies the change and comes back to the account page
+    await page.goto(toNew.links[0] as string);
+    await page.waitForURL((url) => url.pathname === '/settings/account', { timeout: 20_000 });
+    await openAccount(page);
+    await page.getByText(`You sign in with ${newEmail}`).waitFor({ timeout: 15_000 });
+  });
+
+  test('Back after sign-out does not show the account page, even when it is the previous history entry', async () => {
+    const page = await fixture.newPage();
+    await signUpViaUI(page, uniqueEmail('back'));
+    await openAccount(page);
+    await page.getByRole('link', { name: 'Foyer' }).click(); // client-side to /, the account page stays behind it
+    await page.waitForURL((url) => url.pathname === '/');
+    await page.getByRole('heading', { name: 'Welcome to Foyer' }).waitFor();
+    await signOut(page);
+    await page.goBack();
+    await page.waitForURL((url) => url.pathname !== '/', { timeout: 10_000 }).catch(() => undefined);
+    await page.waitForTimeout(1500);
+    expect(new URL(page.url()).pathname).toBe('/sign-in');
+    expect(await page.getByRole('heading', { name: 'Account', level: 1 }).count()).toBe(0);
+  });
+});
