@@ -119,6 +119,31 @@ describe('cookie session', () => {
     expect(response.headers().location).toBe('/');
   });
 
+  test('signed in, no page ever flashes signed-out content (the "Sign in" link or form), not even a static page', async () => {
+    const context = await fixture.newContext();
+    const setup = await context.newPage();
+    await signUpViaUI(setup, uniqueEmail('flash'));
+    await setup.close();
+    // record, from the first byte on, whether a "Sign in" link or the sign-in password field is ever in the document
+    await context.addInitScript(() => {
+      const seen: string[] = [];
+      (window as unknown as { __signedOutSeen: string[] }).__signedOutSeen = seen;
+      const check = (): void => {
+        for (const a of Array.from(document.querySelectorAll('a[href^="/sign-in"]'))) if (a.textContent?.trim() === 'Sign in') seen.push('sign-in link');
+        if (document.querySelector('input[autocomplete="current-password"]')) seen.push('sign-in password field');
+      };
+      new MutationObserver(check).observe(document, { childList: true, subtree: true });
+      document.addEventListener('DOMContentLoaded', check);
+    });
+    const page = await context.newPage();
+    for (const path of ['/settings/account', '/', '/no-such-page']) {
+      await page.goto(path);
+      await page.getByRole('button', { name: /^Account: / }).waitFor({ timeout: 20_000 });
+      await page.waitForTimeout(300);
+      expect(await page.evaluate(() => (window as unknown as { __signedOutSeen: string[] }).__signedOutSeen), path).toEqual([]);
+    }
+  });
+
   test('signing out in one tab sends the other tab to /sign-in', async () => {
     const context = await fixture.newContext();
     const first = await context.newPage();

@@ -1,4 +1,4 @@
-import { useId, type FormEvent, type ReactNode } from 'react'
+import { useId, useRef, type FormEvent, type ReactNode } from 'react'
 import { Button, H1, Input, Label, Paragraph, Text, Theme, XStack, YStack } from 'tamagui'
 
 import { AlertCircleIcon, CheckCircleIcon, SpinnerIcon } from '../../ui/icons'
@@ -33,7 +33,10 @@ export function AuthCard({ title, lead, children }: { title: string; lead?: Reac
   )
 }
 
-/** A native <form> (Enter submits, browsers offer autofill) whose submit never reloads the page. */
+/**
+ * A native <form> (Enter submits, browsers offer autofill) whose submit never reloads the page. After a submit
+ * that left a field invalid, focus moves to the first such field, whose error is its description.
+ */
 export function AuthForm({
   onSubmit,
   label,
@@ -43,13 +46,20 @@ export function AuthForm({
   label: string
   children: ReactNode
 }) {
+  const formRef = useRef<HTMLFormElement>(null)
   return (
     <form
+      ref={formRef}
       aria-label={label}
       noValidate
       onSubmit={(event: FormEvent<HTMLFormElement>) => {
         event.preventDefault()
-        void onSubmit()
+        void Promise.resolve(onSubmit()).then(() => {
+          requestAnimationFrame(() => {
+            const invalid = formRef.current?.querySelector<HTMLElement>('[aria-invalid="true"]')
+            if (invalid && !invalid.contains(document.activeElement)) invalid.focus()
+          })
+        })
       }}
       style={{ display: 'flex', flexDirection: 'column', gap: 16 }}
     >

@@ -1,0 +1,59 @@
+// The sign-in form with the keyboard only: Tab order, Enter submits, focus lands on the first invalid field,
+// and a correct sign-in with Enter goes through. The user menu opens, is walked and closes with the keyboard.
+import { describe, expect, test } from 'vitest';
+import { createAccount, uniqueEmail } from './auth-helpers.ts';
+import { gotoHydrated, useBrowser } from './browser.ts';
+
+const fixture = useBrowser();
+
+const focusedLabel = (page: import('playwright-core').Page) =>
+  page.evaluate(() => {
+    const el = document.activeElement as HTMLElement | null;
+    if (!el) return '';
+    const labelled = el.id ? document.querySelector(`label[for="${CSS.escape(el.id)}"]`)?.textContent : null;
+    return (labelled ?? el.getAttribute('aria-label') ?? el.textContent ?? '').trim();
+  });
+
+describe('keyboard', () => {
+  test('sign in with the keyboard alone; an invalid submit focuses the field that needs fixing', async () => {
+    const email = uniqueEmail('keys');
+    await createAccount(email);
+    const page = await fixture.newPage();
+    await gotoHydrated(page, '/sign-in');
+    await page.getByLabel('Email').focus();
+    await page.keyboard.type(email);
+    await page.keyboard.press('Enter'); // no password yet
+    await page.getByText('Enter your password.').waitFor();
+    await expect.poll(() => focusedLabel(page)).toBe('Password');
+
+    await page.keyboard.type('wrong-password');
+    await page.keyboard.press('Enter');
+    await page.getByText('That email and password do not match').waitFor({ timeout: 15_000 });
+    await expect.poll(() => focusedLabel(page)).toBe('Password');
+    await page.keyboard.press('Shift+Tab');
+    expect(await focusedLabel(page)).toBe('Email');
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Control+A');
+    await page.keyboard.type('correct-horse-battery-staple');
+    await page.keyboard.press('Tab');
+    expect(await focusedLabel(page)).toBe('Forgot password?');
+    await page.keyboard.press('Tab');
+    expect(await focusedLabel(page)).toBe('Sign in');
+    await page.keyboard.press('Enter');
+    await page.waitForURL((url) => url.pathname === '/', { timeout: 20_000 });
+
+    // the user menu: open with Enter, Tab to its items, Escape closes and returns focus to the button
+    const menuButton = page.getByRole('button', { name: /^Account: / });
+    await menuButton.focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('link', { name: 'Account settings' }).waitFor();
+    expect(await menuButton.getAttribute('aria-expanded')).toBe('true');
+    await page.keyboard.press('Tab');
+    expect(await focusedLabel(page)).toBe('Account settings');
+    await page.keyboard.press('Tab');
+    expect(await focusedLabel(page)).toBe('Sign out');
+    await page.keyboard.press('Escape');
+    await page.getByRole('link', { name: 'Account settings' }).waitFor({ state: 'detached' });
+    expect(await focusedLabel(page)).toMatch(/^Account: /);
+  });
+});
