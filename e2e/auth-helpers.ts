@@ -56,11 +56,11 @@ export async function signInViaUI(page: Page, email: string, password = PASSWORD
 }
 
 /** Creates an account through the auth API (no UI), for tests about other things. */
-export async function createAccount(email: string, password = PASSWORD): Promise<void> {
+export async function createAccount(email: string, password = PASSWORD, metadata?: Record<string, unknown>): Promise<void> {
   const response = await fetch(`${supabaseURL}/auth/v1/signup`, {
     method: 'POST',
     headers: { apikey: ANON_KEY, 'content-type': 'application/json' },
-    body: JSON.stringify({ email, password }),
+    body: JSON.stringify(metadata ? { email, password, data: metadata } : { email, password }),
   });
   if (!response.ok) throw new Error(`sign-up of ${email} failed: HTTP ${response.status} ${await response.text()}`);
 }

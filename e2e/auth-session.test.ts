@@ -69,6 +69,31 @@ describe('cookie session', () => {
     await waitForPath(page, '/sign-in');
   });
 
+  test('a large session is split into sb-…-auth-token.0/.1 cookies of at most 3180 characters, survives a reload and is cleared whole on sign-out', async () => {
+    const email = uniqueEmail('chunks');
+    await createAccount(email, PASSWORD, { display_name: 'Chunky', bio: 'x'.repeat(1200) });
+    const context = await fixture.newContext();
+    const page = await context.newPage();
+    await gotoHydrated(page, '/sign-in');
+    await signInViaUI(page, email);
+    await page.getByRole('button', { name: 'Account: Chunky' }).waitFor({ timeout: 20_000 });
+    const chunks = (await sessionCookies(context)).sort((a, b) => a.name.localeCompare(b.name));
+    // the metadata is in the token's claims and in the stored user: several chunks, numbered from .0
+    expect(chunks.length).toBeGreaterThanOrEqual(2);
+    expect(chunks.map((c) => c.name)).toEqual(chunks.map((_, i) => `sb-127-auth-token.${i}`));
+    for (const chunk of chunks) {
+      expect(encodeURIComponent(chunk.value).length).toBeLessThanOrEqual(3180);
+      expect(chunk.path).toBe('/');
+      expect(chunk.sameSite).toBe('Lax');
+    }
+    await page.goto('/settings/account');
+    await page.getByRole('heading', { name: 'Account', level: 1 }).waitFor({ timeout: 20_000 });
+    await page.getByRole('button', { name: 'Account: Chunky' }).click();
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await waitForPath(page, '/sign-in');
+    expect(await sessionCookies(context)).toEqual([]);
+  });
+
   test('a signed-out visit of /settings/account goes to /sign-in?next=/settings/account and back there after signing in', async () => {
     const email = uniqueEmail('next');
     await createAccount(email);
