@@ -16,6 +16,9 @@ process.env.TAMAGUI_TARGET ??= 'web'
 const nextConfig: NextConfig = {
   reactStrictMode: true,
   poweredByHeader: false,
+  // `WEB_SOURCE_MAPS=1 npm run build` emits browser source maps so `node bench/web-size.ts` can say which packages
+  // fill each chunk. Off by default: the maps would be served publicly next to the chunks.
+  productionBrowserSourceMaps: process.env.WEB_SOURCE_MAPS === '1',
   env: {
     TAMAGUI_TARGET: 'web',
   },

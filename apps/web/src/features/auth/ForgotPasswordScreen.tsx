@@ -5,12 +5,11 @@ import { Text } from 'tamagui'
 import { toast } from '../toast'
 import { readableAuthError } from './auth-errors'
 import { AuthCard, AuthForm, Field, FormMessage, isEmail, SubmitButton } from './form'
-import { useSupabase } from './SessionProvider'
+import { loadBrowserSupabase } from '../../lib/supabase/browser'
 import { confirmUrl } from './SignInScreen'
 
 /** Mails a password-reset link; the link signs the user in for recovery and leads to /reset-password. */
 export function ForgotPasswordScreen() {
-  const supabase = useSupabase()
   const [email, setEmail] = useState('')
   const [error, setError] = useState<string | undefined>()
   const [pending, setPending] = useState(false)
@@ -25,7 +24,7 @@ export function ForgotPasswordScreen() {
     setError(undefined)
     setPending(true)
     try {
-      const { error: failure } = await supabase.auth.resetPasswordForEmail(email.trim(), { redirectTo: confirmUrl('/reset-password') })
+      const { error: failure } = await (await loadBrowserSupabase()).auth.resetPasswordForEmail(email.trim(), { redirectTo: confirmUrl('/reset-password') })
       if (failure) {
         const readable = readableAuthError(failure)
         if (readable.field === 'email') setError(readable.message)

@@ -6,13 +6,13 @@ import { Text } from 'tamagui'
 import { toast } from '../toast'
 import { readableAuthError } from './auth-errors'
 import { AuthCard, AuthForm, Field, FormMessage, SessionPending, SubmitButton } from './form'
-import { useSession, useSupabase } from './SessionProvider'
+import { loadBrowserSupabase } from '../../lib/supabase/browser'
+import { useSession } from './SessionProvider'
 import { MIN_PASSWORD_LENGTH } from './SignUpScreen'
 
 /** Sets a new password for the session the recovery link started. */
 export function ResetPasswordScreen() {
   const { session, isLoading } = useSession()
-  const supabase = useSupabase()
   const [password, setPassword] = useState('')
   const [confirm, setConfirm] = useState('')
   const [errors, setErrors] = useState<{ password?: string; confirm?: string }>({})
@@ -40,7 +40,7 @@ export function ResetPasswordScreen() {
     if (Object.keys(found).length > 0) return
     setPending(true)
     try {
-      const { error } = await supabase.auth.updateUser({ password })
+      const { error } = await (await loadBrowserSupabase()).auth.updateUser({ password })
       if (error) {
         const readable = readableAuthError(error)
         if (readable.field === 'password') setErrors({ password: readable.message })

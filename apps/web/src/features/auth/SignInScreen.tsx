@@ -7,7 +7,7 @@ import { resolveNext, safeNextPath } from '../../lib/safe-next'
 import { toast } from '../toast'
 import { readableAuthError, type AuthField } from './auth-errors'
 import { AuthCard, AuthForm, Field, FormMessage, isEmail, SecondaryButton, SubmitButton } from './form'
-import { useSupabase } from './SessionProvider'
+import { loadBrowserSupabase } from '../../lib/supabase/browser'
 
 type Errors = Partial<Record<AuthField, string>>
 
@@ -29,7 +29,6 @@ export function useNextParam(): string | null {
 
 /** Sign in with email + password, or have a sign-in link mailed. `?next=` is followed only when same-origin. */
 export function SignInScreen() {
-  const supabase = useSupabase()
   const next = useNextParam()
   const [email, setEmail] = useState('')
   const [password, setPassword] = useState('')
@@ -57,7 +56,7 @@ export function SignInScreen() {
     if (Object.keys(found).length > 0) return
     setPending('password')
     try {
-      const { error } = await supabase.auth.signInWithPassword({ email: email.trim(), password })
+      const { error } = await (await loadBrowserSupabase()).auth.signInWithPassword({ email: email.trim(), password })
       if (error) return show(error)
       await Router.replace(resolveNext(next))
     } catch (error) {
@@ -77,7 +76,7 @@ export function SignInScreen() {
     setErrors({})
     setPending('link')
     try {
-      const { error } = await supabase.auth.signInWithOtp({
+      const { error } = await (await loadBrowserSupabase()).auth.signInWithOtp({
         email: email.trim(),
         options: { shouldCreateUser: false, emailRedirectTo: confirmUrl(next) },
       })

@@ -7,14 +7,13 @@ import { resolveNext } from '../../lib/safe-next'
 import { toast } from '../toast'
 import { readableAuthError, type AuthField } from './auth-errors'
 import { AuthCard, AuthForm, Field, FormMessage, isEmail, SubmitButton } from './form'
-import { useSupabase } from './SessionProvider'
+import { loadBrowserSupabase } from '../../lib/supabase/browser'
 import { confirmUrl, useNextParam } from './SignInScreen'
 
 export const MIN_PASSWORD_LENGTH = 6
 
 /** Create an account; with email confirmation off (localbase default) the user lands signed in. */
 export function SignUpScreen() {
-  const supabase = useSupabase()
   const next = useNextParam()
   const [displayName, setDisplayName] = useState('')
   const [email, setEmail] = useState('')
@@ -35,7 +34,7 @@ export function SignUpScreen() {
     setPending(true)
     try {
       const name = displayName.trim()
-      const { data, error } = await supabase.auth.signUp({
+      const { data, error } = await (await loadBrowserSupabase()).auth.signUp({
         email: email.trim(),
         password,
         options: { emailRedirectTo: confirmUrl(next), ...(name ? { data: { display_name: name } } : {}) },

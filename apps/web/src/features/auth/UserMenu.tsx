@@ -4,7 +4,8 @@ import { Button, Text, YStack, type TamaguiElement } from 'tamagui'
 
 import { toast } from '../toast'
 import { readableAuthError } from './auth-errors'
-import { useSession, useSupabase } from './SessionProvider'
+import { loadBrowserSupabase } from '../../lib/supabase/browser'
+import { useSession } from './SessionProvider'
 
 export function displayNameOf(user: { email?: string | undefined; user_metadata?: Record<string, unknown> }): string {
   const name = user.user_metadata?.display_name
@@ -17,7 +18,6 @@ export function displayNameOf(user: { email?: string | undefined; user_metadata?
  */
 export function UserMenu() {
   const { user, isLoading } = useSession()
-  const supabase = useSupabase()
   const [open, setOpen] = useState(false)
   const [signingOut, setSigningOut] = useState(false)
   const menuId = useId()
@@ -56,8 +56,10 @@ export function UserMenu() {
   async function signOut() {
     setSigningOut(true)
     try {
-      const { error } = await supabase.auth.signOut()
+      const { error } = await (await loadBrowserSupabase()).auth.signOut()
       if (error) toast.error('Sign-out failed', readableAuthError(error).message)
+    } catch (error) {
+      toast.error('Sign-out failed', readableAuthError(error).message)
     } finally {
       setSigningOut(false)
       setOpen(false)

@@ -1,4 +1,5 @@
-export { SessionProvider, SIGN_IN_PATH, useSession, useSupabase, type SessionState } from './SessionProvider'
+export { SessionProvider, SIGN_IN_PATH, useSession, type SessionState } from './SessionProvider'
+export { loadBrowserSupabase } from '../../lib/supabase/browser'
 export { readableAuthError, type AuthField, type ReadableAuthError } from './auth-errors'
 export { AuthCard, AuthForm, Field, FormMessage, isEmail, SecondaryButton, SessionPending, SubmitButton } from './form'
 export { RequireSession } from './RequireSession'

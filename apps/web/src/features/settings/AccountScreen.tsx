@@ -13,7 +13,7 @@ import {
   RequireSession,
   SubmitButton,
   useSession,
-  useSupabase,
+  loadBrowserSupabase,
 } from '../auth'
 import { toast } from '../toast'
 
@@ -45,7 +45,6 @@ function Section({ id, title, description, children }: { id: string; title: stri
 
 function ProfileForm() {
   const { user } = useSession()
-  const supabase = useSupabase()
   const current = typeof user?.user_metadata?.display_name === 'string' ? (user.user_metadata.display_name as string) : ''
   const [name, setName] = useState(current)
   const [error, setError] = useState<string | undefined>()
@@ -57,7 +56,7 @@ function ProfileForm() {
     setError(undefined)
     setPending(true)
     try {
-      const { error: failure } = await supabase.auth.updateUser({ data: { display_name: trimmed === '' ? null : trimmed } })
+      const { error: failure } = await (await loadBrowserSupabase()).auth.updateUser({ data: { display_name: trimmed === '' ? null : trimmed } })
       if (failure) return setError(readableAuthError(failure).message)
       toast.success('Name saved', trimmed ? `You appear as ${trimmed}.` : 'You appear by your email address.')
     } catch (failure) {
@@ -81,7 +80,6 @@ function ProfileForm() {
 
 function EmailForm() {
   const { user } = useSession()
-  const supabase = useSupabase()
   const [email, setEmail] = useState('')
   const [error, setError] = useState<string | undefined>()
   const [pending, setPending] = useState(false)
@@ -94,7 +92,7 @@ function EmailForm() {
     setError(undefined)
     setPending(true)
     try {
-      const { error: failure } = await supabase.auth.updateUser({ email: email.trim() }, { emailRedirectTo: confirmUrl('/settings/account') })
+      const { error: failure } = await (await loadBrowserSupabase()).auth.updateUser({ email: email.trim() }, { emailRedirectTo: confirmUrl('/settings/account') })
       if (failure) return setError(readableAuthError(failure).message)
       setSentTo(email.trim())
     } catch (failure) {
@@ -122,7 +120,6 @@ function EmailForm() {
 }
 
 function PasswordForm() {
-  const supabase = useSupabase()
   const [password, setPassword] = useState('')
   const [confirm, setConfirm] = useState('')
   const [errors, setErrors] = useState<{ password?: string; confirm?: string }>({})
@@ -136,7 +133,7 @@ function PasswordForm() {
     if (Object.keys(found).length > 0) return
     setPending(true)
     try {
-      const { error } = await supabase.auth.updateUser({ password })
+      const { error } = await (await loadBrowserSupabase()).auth.updateUser({ password })
       if (error) {
         const readable = readableAuthError(error)
         if (readable.field === 'password') setErrors({ password: readable.message })

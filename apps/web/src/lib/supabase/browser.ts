@@ -1,10 +1,6 @@
-import { createBrowserClient } from '@supabase/ssr'
 import type { SupabaseClient } from '@supabase/supabase-js'
 
-import { backendConfig } from '../env'
-import { SESSION_COOKIE_OPTIONS } from './cookie-options'
-
-let client: SupabaseClient | undefined
+let loading: Promise<SupabaseClient> | undefined
 
 /**
  * The browser's Supabase client (auth only; product data goes through tRPC). One per page load: the session
@@ -12,13 +8,21 @@ let client: SupabaseClient | undefined
  * (a tick every 30 s, refresh when ≤ 3 ticks are left, paused while the tab is hidden) and tells other tabs about
  * sign-in/sign-out through a BroadcastChannel. Links from auth emails are handled by /auth/confirm on the server,
  * so the client does not try to read sessions from URLs.
+ *
+ * The client code (@supabase/ssr + @supabase/supabase-js, ~80 kB gz) is not part of the first-load bundle: the
+ * first call imports it; every call shares that one promise and so one client. A failed import (chunk could not
+ * be fetched) is not memoised, so the next call tries again.
  */
-export function getBrowserSupabase(): SupabaseClient {
-  if (typeof window === 'undefined') throw new Error('getBrowserSupabase() is for the browser; use createServerSupabase() on the server')
-  client ??= createBrowserClient(backendConfig.supabaseUrl, backendConfig.supabaseAnonKey, {
-    cookieOptions: SESSION_COOKIE_OPTIONS,
-    isSingleton: true,
-    auth: { autoRefreshToken: true, persistSession: true, detectSessionInUrl: false, flowType: 'pkce' },
-  })
-  return client
+export function loadBrowserSupabase(): Promise<SupabaseClient> {
+  if (typeof window === 'undefined') {
+    return Promise.reject(new Error('loadBrowserSupabase() is for the browser; use createServerSupabase() on the server'))
+  }
+  loading ??= import('./browser-client').then(
+    ({ createBrowserSupabase }) => createBrowserSupabase(),
+    (error: unknown) => {
+      loading = undefined
+      throw error
+    },
+  )
+  return loading
 }
