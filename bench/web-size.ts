@@ -261,7 +261,7 @@ if (asJson) {
       console.log(`  ${format(count).padStart(7)} kB  ${name}`);
     }
   } else {
-    console.log('\n(no source maps beside the chunks: build with productionBrowserSourceMaps to see which packages fill them)');
+    console.log('\n(no source maps beside the chunks: build with WEB_SOURCE_MAPS=1 npm run build -w apps/web to see which packages fill them)');
   }
 }
 
