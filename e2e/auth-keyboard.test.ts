@@ -51,6 +51,8 @@ describe('keyboard', () => {
     await page.keyboard.press('Tab');
     expect(await focusedLabel(page)).toBe('Account settings');
     await page.keyboard.press('Tab');
+    expect(await focusedLabel(page)).toBe('Security');
+    await page.keyboard.press('Tab');
     expect(await focusedLabel(page)).toBe('Sign out');
     await page.keyboard.press('Escape');
     await page.getByRole('link', { name: 'Account settings' }).waitFor({ state: 'detached' });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 
-import { resolveNext, safeNextPath, signInPathFor } from './safe-next'
+import { mfaPathFor, resolveNext, safeNextPath, signInPathFor } from './safe-next'
 
 describe('safeNextPath', () => {
   it.each([
@@ -59,5 +59,13 @@ describe('resolveNext / signInPathFor', () => {
     expect(signInPathFor('/notes?page=2')).toBe('/sign-in?next=%2Fnotes%3Fpage%3D2')
     expect(signInPathFor('/')).toBe('/sign-in')
     expect(signInPathFor('//evil.example')).toBe('/sign-in')
+  })
+})
+
+describe('mfaPathFor', () => {
+  it('keeps a safe path as next, drops hostile or trivial ones', () => {
+    expect(mfaPathFor('/settings/security?tab=1')).toBe('/mfa?next=%2Fsettings%2Fsecurity%3Ftab%3D1')
+    expect(mfaPathFor('/')).toBe('/mfa')
+    expect(mfaPathFor('//evil.example')).toBe('/mfa')
   })
 })

@@ -55,3 +55,9 @@ export function signInPathFor(path: string): string {
   const next = safeNextPath(path)
   return next && next !== '/' ? `/sign-in?next=${encodeURIComponent(next)}` : '/sign-in'
 }
+
+/** `/mfa?next=<path>` for a path that needs the second factor first. */
+export function mfaPathFor(path: string): string {
+  const next = safeNextPath(path)
+  return next && next !== '/' ? `/mfa?next=${encodeURIComponent(next)}` : '/mfa'
+}

@@ -10,7 +10,7 @@ import type { CreateNextContextOptions } from '@trpc/server/adapters/next'
 import superjson from 'superjson'
 import { z, ZodError } from 'zod'
 
-import { createServerSupabase, getVerifiedUser } from '../lib/supabase/server'
+import { createServerSupabase, getVerifiedUser, needsSecondFactor } from '../lib/supabase/server'
 
 /* ------------------------------------------------------------------------------------------------
  * 1. CONTEXT
@@ -84,11 +84,13 @@ export const createTRPCRouter = t.router
 export const publicProcedure = t.procedure
 
 /**
- * A procedure for signed-in callers: UNAUTHORIZED without a user the auth server vouches for. Its context
+ * A procedure for signed-in callers: UNAUTHORIZED without a user the auth server vouches for; FORBIDDEN while the
+ * session is at aal1 and the user has a verified factor (AAL2 enforcement). Its context
  * carries `user` and a non-null `supabase` acting as that user.
  */
 export const protectedProcedure = t.procedure.use(async ({ ctx, next }) => {
   const user = await ctx.getUser()
   if (!user || !ctx.supabase) throw new TRPCError({ code: 'UNAUTHORIZED', message: 'Sign in to do this.' })
+  if (await needsSecondFactor(ctx.supabase)) throw new TRPCError({ code: 'FORBIDDEN', message: 'Finish two-factor sign-in' })
   return next({ ctx: { ...ctx, user, supabase: ctx.supabase } })
 })

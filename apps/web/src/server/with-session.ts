@@ -1,8 +1,8 @@
 import type { Session } from '@supabase/supabase-js'
 import type { GetServerSideProps, GetServerSidePropsContext, GetServerSidePropsResult } from 'next'
 
-import { createServerSupabase, getVerifiedUser } from '../lib/supabase/server'
-import { signInPathFor } from '../lib/safe-next'
+import { createServerSupabase, getVerifiedUser, needsSecondFactor } from '../lib/supabase/server'
+import { mfaPathFor, signInPathFor } from '../lib/safe-next'
 
 export interface SessionPageProps {
   /** The verified session for the session provider; null when signed out. */
@@ -14,6 +14,13 @@ export interface WithSessionOptions {
   protected?: boolean
   /** Signed-in visitors are redirected here (e.g. the sign-in page sends them on). */
   signedInRedirect?: (ctx: GetServerSidePropsContext) => string
+  /**
+   * The page opens at aal1 even when the user has a verified factor (the `/mfa` challenge itself). Otherwise a
+   * protected page sends such a session to `/mfa?next=<this path>`.
+   */
+  allowAal1?: boolean
+  /** Sessions that need no second factor are redirected here (the `/mfa` page sends them on to `next`). */
+  redirectUnlessMfaNeeded?: (ctx: GetServerSidePropsContext) => string
 }
 
 /**
@@ -22,11 +29,19 @@ export interface WithSessionOptions {
  * on, with the verified user in it. Responses are private and never stored: they carry a session.
  */
 export async function readVerifiedSession(ctx: Pick<GetServerSidePropsContext, 'req' | 'res'>): Promise<Session | null> {
+  return (await readVerifiedSessionAndLevel(ctx)).session
+}
+
+/** The verified session and whether it still needs a second factor (aal1 with a verified factor). */
+export async function readVerifiedSessionAndLevel(
+  ctx: Pick<GetServerSidePropsContext, 'req' | 'res'>,
+): Promise<{ session: Session | null; needsMfa: boolean }> {
   const supabase = createServerSupabase(ctx)
   const user = await getVerifiedUser(supabase)
-  if (!user) return null
+  if (!user) return { session: null, needsMfa: false }
   const { data } = await supabase.auth.getSession()
-  return data.session ? { ...data.session, user } : null
+  if (!data.session) return { session: null, needsMfa: false }
+  return { session: { ...data.session, user }, needsMfa: await needsSecondFactor(supabase) }
 }
 
 /**
@@ -36,9 +51,15 @@ export async function readVerifiedSession(ctx: Pick<GetServerSidePropsContext, '
 export function withSession(options: WithSessionOptions = {}): GetServerSideProps<SessionPageProps> {
   return async (ctx): Promise<GetServerSidePropsResult<SessionPageProps>> => {
     ctx.res.setHeader('Cache-Control', 'private, no-cache, no-store, must-revalidate, max-age=0')
-    const initialSession = await readVerifiedSession(ctx)
+    const { session: initialSession, needsMfa } = await readVerifiedSessionAndLevel(ctx)
     if (!initialSession && options.protected) {
       return { redirect: { destination: signInPathFor(ctx.resolvedUrl), permanent: false } }
+    }
+    if (initialSession && needsMfa && options.protected && !options.allowAal1) {
+      return { redirect: { destination: mfaPathFor(ctx.resolvedUrl), permanent: false } }
+    }
+    if (initialSession && !needsMfa && options.redirectUnlessMfaNeeded) {
+      return { redirect: { destination: options.redirectUnlessMfaNeeded(ctx), permanent: false } }
     }
     if (initialSession && options.signedInRedirect) {
       return { redirect: { destination: options.signedInRedirect(ctx), permanent: false } }

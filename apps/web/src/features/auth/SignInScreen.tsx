@@ -3,7 +3,7 @@ import Router, { useRouter } from 'next/router'
 import { useState } from 'react'
 import { Text, XStack, YStack } from 'tamagui'
 
-import { resolveNext, safeNextPath } from '../../lib/safe-next'
+import { mfaPathFor, resolveNext, safeNextPath } from '../../lib/safe-next'
 import { toast } from '../toast'
 import { readableAuthError, type AuthField } from './auth-errors'
 import { AuthCard, AuthForm, Field, FormMessage, isEmail, SecondaryButton, SubmitButton } from './form'
@@ -56,9 +56,13 @@ export function SignInScreen() {
     if (Object.keys(found).length > 0) return
     setPending('password')
     try {
-      const { error } = await (await loadBrowserSupabase()).auth.signInWithPassword({ email: email.trim(), password })
+      const supabase = await loadBrowserSupabase()
+      const { data, error } = await supabase.auth.signInWithPassword({ email: email.trim(), password })
       if (error) return show(error)
-      await Router.replace(resolveNext(next))
+      // A user with a verified authenticator app signs in at aal1: the code comes next, at /mfa.
+      const { data: level } = await supabase.auth.mfa.getAuthenticatorAssuranceLevel(data.session?.access_token)
+      const needsCode = level?.currentLevel === 'aal1' && level.nextLevel === 'aal2'
+      await Router.replace(needsCode ? mfaPathFor(resolveNext(next)) : resolveNext(next))
     } catch (error) {
       show(error)
     } finally {

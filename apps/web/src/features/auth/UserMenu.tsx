@@ -118,6 +118,9 @@ export function UserMenu() {
           <Link href="/settings/account" className="user-menu-item" onClick={() => setOpen(false)}>
             Account settings
           </Link>
+          <Link href="/settings/security" className="user-menu-item" onClick={() => setOpen(false)}>
+            Security
+          </Link>
           <button type="button" className="user-menu-item" disabled={signingOut} onClick={() => void signOut()}>
             {signingOut ? 'Signing out…' : 'Sign out'}
           </button>

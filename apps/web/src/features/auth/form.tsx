@@ -79,10 +79,26 @@ export interface FieldProps {
   hint?: string
   disabled?: boolean
   autoFocus?: boolean
+  /** Virtual keyboard hint, e.g. `numeric` for one-time codes. */
+  inputMode?: 'numeric' | 'text' | 'email'
+  maxLength?: number
 }
 
 /** A labelled input with its hint and error beside it (aria-describedby / aria-invalid). */
-export function Field({ label, name, type = 'text', value, onChange, autoComplete, error, hint, disabled, autoFocus }: FieldProps) {
+export function Field({
+  label,
+  name,
+  type = 'text',
+  value,
+  onChange,
+  autoComplete,
+  error,
+  hint,
+  disabled,
+  autoFocus,
+  inputMode,
+  maxLength,
+}: FieldProps) {
   const id = useId()
   const hintId = `${id}-hint`
   const errorId = `${id}-error`
@@ -100,6 +116,8 @@ export function Field({ label, name, type = 'text', value, onChange, autoComplet
         onChange={(event: React.ChangeEvent<HTMLInputElement>) => onChange(event.target.value)}
         autoComplete={autoComplete}
         autoFocus={autoFocus}
+        inputMode={inputMode}
+        maxLength={maxLength}
         disabled={disabled}
         aria-invalid={error ? true : undefined}
         aria-describedby={describedBy}

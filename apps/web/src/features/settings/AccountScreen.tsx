@@ -1,3 +1,4 @@
+import Link from 'next/link'
 import { useState, type ReactNode } from 'react'
 import { H1, H2, Paragraph, YStack } from 'tamagui'
 
@@ -190,7 +191,10 @@ function Account() {
         </H1>
         <Paragraph fontSize="$4" lineHeight="$4" color="$color11">
           Signed in as {user ? displayNameOf(user) : ''}
-          {user?.user_metadata?.display_name ? ` (${user.email})` : ''}.
+          {user?.user_metadata?.display_name ? ` (${user.email})` : ''}.{' '}
+          <Link href="/settings/security" className="text-link">
+            Security and two-factor sign-in
+          </Link>
         </Paragraph>
       </YStack>
       <Section id="profile-heading" title="Profile" description="How Foyer greets you.">

@@ -53,3 +53,18 @@ export async function getVerifiedUser(supabase: SupabaseClient): Promise<User | 
   if (error || !data.user) return null
   return data.user
 }
+
+/**
+ * True when the session is at aal1 but its user has a verified factor (next level aal2): the user must finish
+ * two-factor sign-in at `/mfa` before protected pages and procedures open. Call after a verified `getUser()`.
+ */
+export async function needsSecondFactor(supabase: SupabaseClient): Promise<boolean> {
+  // With the access token passed, the level is read from a token and a user the auth server verifies (not from
+  // the cookie's copy of the user, which anyone could edit).
+  const { data: session } = await supabase.auth.getSession()
+  const accessToken = session.session?.access_token
+  if (!accessToken) return false
+  const { data, error } = await supabase.auth.mfa.getAuthenticatorAssuranceLevel(accessToken)
+  if (error || !data) return false
+  return data.currentLevel === 'aal1' && data.nextLevel === 'aal2'
+}

@@ -1,0 +1,120 @@
+import Router from 'next/router'
+import { useEffect, useState } from 'react'
+import { Text } from 'tamagui'
+
+import {
+  AuthCard,
+  AuthForm,
+  Field,
+  FormMessage,
+  readableAuthError,
+  RequireSession,
+  SubmitButton,
+  loadBrowserSupabase,
+  useNextParam,
+} from '../auth'
+import { resolveNext } from '../../lib/safe-next'
+import { normaliseCode } from './factors'
+
+function Challenge() {
+  const next = useNextParam()
+  const [factorId, setFactorId] = useState<string | null>(null)
+  const [code, setCode] = useState('')
+  const [error, setError] = useState<string | undefined>()
+  const [formError, setFormError] = useState<string | null>(null)
+  const [pending, setPending] = useState(false)
+  const [signingOut, setSigningOut] = useState(false)
+
+  useEffect(() => {
+    let cancelled = false
+    void (async () => {
+      try {
+        const { data, error: listError } = await (await loadBrowserSupabase()).auth.mfa.listFactors()
+        if (cancelled) return
+        if (listError) return setFormError(readableAuthError(listError).message)
+        const factor = data.totp.find((f) => f.status === 'verified')
+        if (factor) setFactorId(factor.id)
+        else await Router.replace(resolveNext(next)) // nothing to verify: this session needs no second factor
+      } catch (thrown) {
+        if (!cancelled) setFormError(readableAuthError(thrown).message)
+      }
+    })()
+    return () => {
+      cancelled = true
+    }
+  }, [next])
+
+  async function verify() {
+    const digits = normaliseCode(code)
+    setFormError(null)
+    if (!digits) {
+      setError(code.trim() ? 'Enter the 6 digits your app shows.' : 'Enter the 6-digit code from your authenticator app.')
+      return
+    }
+    if (!factorId) return
+    setError(undefined)
+    setPending(true)
+    try {
+      const { error: verifyError } = await (await loadBrowserSupabase()).auth.mfa.challengeAndVerify({ factorId, code: digits })
+      if (verifyError) {
+        const readable = readableAuthError(verifyError)
+        if (readable.field === 'code') setError(readable.message)
+        else setFormError(readable.message)
+        setPending(false)
+        return
+      }
+      await Router.replace(resolveNext(next))
+    } catch (thrown) {
+      setFormError(readableAuthError(thrown).message)
+      setPending(false)
+    }
+  }
+
+  async function signOut() {
+    setSigningOut(true)
+    try {
+      const { error: signOutError } = await (await loadBrowserSupabase()).auth.signOut()
+      if (signOutError) setFormError(readableAuthError(signOutError).message)
+    } finally {
+      setSigningOut(false)
+    }
+  }
+
+  return (
+    <AuthCard title="Two-factor sign-in" lead="Enter the 6-digit code your authenticator app shows for Foyer.">
+      <AuthForm label="Two-factor code" onSubmit={verify}>
+        {formError ? <FormMessage kind="error">{formError}</FormMessage> : null}
+        <Field
+          label="Code"
+          name="code"
+          value={code}
+          onChange={setCode}
+          autoComplete="one-time-code"
+          inputMode="numeric"
+          maxLength={9}
+          autoFocus
+          error={error}
+          disabled={factorId === null}
+        />
+        <SubmitButton pending={pending || factorId === null} pendingLabel={factorId === null ? 'Loading…' : 'Verifying…'}>
+          Verify
+        </SubmitButton>
+      </AuthForm>
+      <Text fontSize="$3" color="$color11" textAlign="center">
+        Not you, or no access to the app?{' '}
+        <button type="button" className="text-link link-button" disabled={signingOut} onClick={() => void signOut()}>
+          {signingOut ? 'Signing out…' : 'Sign out'}
+        </button>
+      </Text>
+    </AuthCard>
+  )
+}
+
+/** /mfa: the second step of sign-in for a session at aal1 whose user has a verified authenticator app. */
+export function MfaScreen() {
+  return (
+    <RequireSession>
+      <Challenge />
+    </RequireSession>
+  )
+}

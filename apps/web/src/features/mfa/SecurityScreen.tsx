@@ -1,0 +1,209 @@
+import dynamic from 'next/dynamic'
+import Link from 'next/link'
+import { useCallback, useEffect, useState } from 'react'
+import { H1, H2, Paragraph, Text, XStack, YStack } from 'tamagui'
+
+import { FormMessage, readableAuthError, RequireSession, SecondaryButton, SessionPending, loadBrowserSupabase } from '../auth'
+import { toast } from '../toast'
+import type { Enrollment } from './EnrollPanel'
+import { factorStatusLabel, formatCreated, nextFactorName, type FactorSummary } from './factors'
+
+const EnrollPanel = dynamic(() => import('./EnrollPanel'), { ssr: false, loading: () => <SessionPending /> })
+
+function FactorRow({ factor, onRemoved }: { factor: FactorSummary; onRemoved: () => void }) {
+  const [confirming, setConfirming] = useState(false)
+  const [pending, setPending] = useState(false)
+  const [error, setError] = useState<string | null>(null)
+  const name = factor.friendly_name || 'Authenticator app'
+
+  async function remove() {
+    setPending(true)
+    setError(null)
+    try {
+      const { error: removeError } = await (await loadBrowserSupabase()).auth.mfa.unenroll({ factorId: factor.id })
+      if (removeError) {
+        const readable = readableAuthError(removeError)
+        const message =
+          (removeError as { code?: string }).code === 'insufficient_aal'
+            ? 'Removing an active authenticator needs two-factor sign-in first. Sign out, sign in again with a code, then try again.'
+            : readable.message
+        setError(message)
+        toast.error('Could not remove it', message)
+        return
+      }
+      toast.success('Authenticator removed', `${name} no longer signs you in.`)
+      onRemoved()
+    } catch (thrown) {
+      setError(readableAuthError(thrown).message)
+    } finally {
+      setPending(false)
+      setConfirming(false)
+    }
+  }
+
+  return (
+    <YStack render="li" gap="$2" paddingVertical="$3" borderTopWidth={1} borderTopColor="$borderColor" data-testid="factor-row">
+      <XStack gap="$3" alignItems="center" justifyContent="space-between" flexWrap="wrap">
+        <YStack gap="$1" flexShrink={1}>
+          <Text fontSize="$4" fontWeight="600" color="$color12">
+            {name}
+          </Text>
+          <Text fontSize="$3" color="$color11">
+            {factorStatusLabel(factor.status)} · Added {formatCreated(factor.created_at)}
+          </Text>
+        </YStack>
+        {confirming ? null : (
+          <SecondaryButton onPress={() => setConfirming(true)} disabled={pending}>
+            {`Remove ${name}`}
+          </SecondaryButton>
+        )}
+      </XStack>
+      {confirming ? (
+        <YStack role="group" aria-label={`Confirm removing ${name}`} gap="$2">
+          <Text fontSize="$3" color="$color12">
+            Remove {name}? {factor.status === 'verified' ? 'Sign-in will no longer ask for its codes.' : ''}
+          </Text>
+          <XStack gap="$3" flexWrap="wrap">
+            <SecondaryButton onPress={() => void remove()} disabled={pending}>
+              {pending ? 'Removing…' : 'Yes, remove it'}
+            </SecondaryButton>
+            <SecondaryButton onPress={() => setConfirming(false)} disabled={pending}>
+              Keep it
+            </SecondaryButton>
+          </XStack>
+        </YStack>
+      ) : null}
+      {error ? <FormMessage kind="error">{error}</FormMessage> : null}
+    </YStack>
+  )
+}
+
+function Security() {
+  const [factors, setFactors] = useState<FactorSummary[] | null>(null)
+  const [loadError, setLoadError] = useState<string | null>(null)
+  const [enrollment, setEnrollment] = useState<Enrollment | null>(null)
+  const [starting, setStarting] = useState(false)
+  const [startError, setStartError] = useState<string | null>(null)
+
+  const load = useCallback(async () => {
+    try {
+      const { data, error } = await (await loadBrowserSupabase()).auth.mfa.listFactors()
+      if (error) return setLoadError(readableAuthError(error).message)
+      setLoadError(null)
+      setFactors(data.all.map((f) => ({ ...f, friendly_name: f.friendly_name ?? undefined })))
+    } catch (thrown) {
+      setLoadError(readableAuthError(thrown).message)
+    }
+  }, [])
+
+  useEffect(() => {
+    void load()
+  }, [load])
+
+  async function start() {
+    setStarting(true)
+    setStartError(null)
+    try {
+      const friendlyName = nextFactorName(factors ?? [])
+      const { data, error } = await (await loadBrowserSupabase()).auth.mfa.enroll({ factorType: 'totp', friendlyName })
+      if (error) {
+        const message = readableAuthError(error).message
+        setStartError(message)
+        toast.error('Could not add an authenticator', message)
+        return
+      }
+      setEnrollment({ factorId: data.id, friendlyName, qrCode: data.totp.qr_code, secret: data.totp.secret })
+    } catch (thrown) {
+      setStartError(readableAuthError(thrown).message)
+    } finally {
+      setStarting(false)
+    }
+  }
+
+  async function cancel() {
+    const pending = enrollment
+    setEnrollment(null)
+    if (pending) {
+      // The unverified factor would otherwise linger in the list.
+      await (await loadBrowserSupabase()).auth.mfa.unenroll({ factorId: pending.factorId }).catch(() => undefined)
+    }
+    await load()
+  }
+
+  const active = (factors ?? []).filter((f) => f.status === 'verified').length
+  return (
+    <YStack width="100%" maxWidth={640} marginHorizontal="auto" gap="$5">
+      <YStack gap="$2">
+        <H1 aria-level={1} fontSize="$9" lineHeight="$9" fontWeight="800" color="$color12" letterSpacing={-0.5}>
+          Security
+        </H1>
+        <Paragraph fontSize="$4" lineHeight="$4" color="$color11">
+          Two-factor sign-in asks for a code from an authenticator app after your password.{' '}
+          <Link href="/settings/account" className="text-link">
+            Account settings
+          </Link>
+        </Paragraph>
+      </YStack>
+      <YStack
+        render="section"
+        aria-labelledby="factors-heading"
+        backgroundColor="$backgroundHover"
+        borderWidth={1}
+        borderColor="$borderColor"
+        borderRadius="$8"
+        padding="$4"
+        gap="$4"
+        $sm={{ padding: '$6' }}
+      >
+        <YStack gap="$1">
+          <H2 id="factors-heading" aria-level={2} fontSize="$6" lineHeight="$6" fontWeight="700" color="$color12">
+            Authenticator apps
+          </H2>
+          <Text fontSize="$3" color="$color11" role="status">
+            {factors === null ? '' : active > 0 ? 'Two-factor sign-in is on.' : 'Two-factor sign-in is off.'}
+          </Text>
+        </YStack>
+        {loadError ? <FormMessage kind="error">{loadError}</FormMessage> : null}
+        {factors === null && !loadError ? <SessionPending /> : null}
+        {factors && factors.length > 0 ? (
+          <ul aria-label="Your authenticator apps" style={{ listStyle: 'none', margin: 0, padding: 0 }}>
+            {factors.map((factor) => (
+              <FactorRow key={factor.id} factor={factor} onRemoved={() => void load()} />
+            ))}
+          </ul>
+        ) : null}
+        {factors && factors.length === 0 ? (
+          <Text fontSize="$3" color="$color11">
+            No authenticator app yet.
+          </Text>
+        ) : null}
+        {startError ? <FormMessage kind="error">{startError}</FormMessage> : null}
+        {enrollment ? (
+          <EnrollPanel
+            enrollment={enrollment}
+            onVerified={() => {
+              setEnrollment(null)
+              void load()
+            }}
+            onCancel={() => void cancel()}
+          />
+        ) : (
+          <XStack>
+            <SecondaryButton onPress={() => void start()} disabled={starting || factors === null}>
+              {starting ? 'Preparing…' : 'Add authenticator app'}
+            </SecondaryButton>
+          </XStack>
+        )}
+      </YStack>
+    </YStack>
+  )
+}
+
+/** /settings/security: the user's MFA factors — add a TOTP authenticator app, list and remove them. */
+export function SecurityScreen() {
+  return (
+    <RequireSession>
+      <Security />
+    </RequireSession>
+  )
+}

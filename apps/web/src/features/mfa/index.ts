@@ -1,0 +1,2 @@
+export { SecurityScreen } from './SecurityScreen'
+export { MfaScreen } from './MfaScreen'
