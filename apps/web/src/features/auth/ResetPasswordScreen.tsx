@@ -5,17 +5,16 @@ import { Text } from 'tamagui'
 
 import { toast } from '../toast'
 import { readableAuthError } from './auth-errors'
-import { AuthCard, AuthForm, Field, FormMessage, SessionPending, SubmitButton } from './form'
+import { AuthCard, AuthForm, checkNewPassword, FormMessage, NewPasswordFields, SessionPending, SubmitButton, type NewPasswordErrors } from './form'
 import { loadBrowserSupabase } from '../../lib/supabase/browser'
 import { useSession } from './SessionProvider'
-import { MIN_PASSWORD_LENGTH } from './SignUpScreen'
 
 /** Sets a new password for the session the recovery link started. */
 export function ResetPasswordScreen() {
   const { session, isLoading } = useSession()
   const [password, setPassword] = useState('')
   const [confirm, setConfirm] = useState('')
-  const [errors, setErrors] = useState<{ password?: string; confirm?: string }>({})
+  const [errors, setErrors] = useState<NewPasswordErrors>({})
   const [pending, setPending] = useState(false)
 
   if (isLoading) return <SessionPending />
@@ -33,9 +32,7 @@ export function ResetPasswordScreen() {
   }
 
   async function save() {
-    const found: { password?: string; confirm?: string } = {}
-    if (password.length < MIN_PASSWORD_LENGTH) found.password = `Use at least ${MIN_PASSWORD_LENGTH} characters.`
-    else if (confirm !== password) found.confirm = 'The two passwords are not the same.'
+    const found = checkNewPassword(password, confirm)
     setErrors(found)
     if (Object.keys(found).length > 0) return
     setPending(true)
@@ -59,24 +56,12 @@ export function ResetPasswordScreen() {
   return (
     <AuthCard title="Choose a new password" lead={<>For {session.user.email}. You stay signed in afterwards.</>}>
       <AuthForm label="Set a new password" onSubmit={save}>
-        <Field
-          label="New password"
-          name="password"
-          type="password"
-          autoComplete="new-password"
-          value={password}
-          onChange={setPassword}
-          error={errors.password}
-          hint={`At least ${MIN_PASSWORD_LENGTH} characters.`}
-        />
-        <Field
-          label="Repeat the new password"
-          name="confirm"
-          type="password"
-          autoComplete="new-password"
-          value={confirm}
-          onChange={setConfirm}
-          error={errors.confirm}
+        <NewPasswordFields
+          password={password}
+          confirm={confirm}
+          onPasswordChange={setPassword}
+          onConfirmChange={setConfirm}
+          errors={errors}
         />
         <SubmitButton pending={pending} pendingLabel="Saving…">
           Save new password

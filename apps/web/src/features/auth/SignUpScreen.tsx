@@ -6,11 +6,10 @@ import { Text } from 'tamagui'
 import { resolveNext } from '../../lib/safe-next'
 import { toast } from '../toast'
 import { readableAuthError, type AuthField } from './auth-errors'
-import { AuthCard, AuthForm, Field, FormMessage, isEmail, SubmitButton } from './form'
+import { AuthCard, AuthForm, Field, FormMessage, isEmail, MIN_PASSWORD_LENGTH, SubmitButton } from './form'
 import { loadBrowserSupabase } from '../../lib/supabase/browser'
 import { confirmUrl, useNextParam } from './SignInScreen'
 
-export const MIN_PASSWORD_LENGTH = 6
 
 /** Create an account; with email confirmation off (localbase default) the user lands signed in. */
 export function SignUpScreen() {

@@ -229,3 +229,57 @@ export function SessionPending() {
 }
 
 export const isEmail = (value: string): boolean => /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(value.trim())
+
+/** Shown under a new-password field and checked before any call: the auth server's minimum (localbase and Supabase's default). */
+export const MIN_PASSWORD_LENGTH = 6
+
+export interface NewPasswordErrors {
+  password?: string
+  confirm?: string
+}
+
+/** The rule for choosing a new password: long enough, and typed the same twice. */
+export function checkNewPassword(password: string, confirm: string): NewPasswordErrors {
+  if (password.length < MIN_PASSWORD_LENGTH) return { password: `Use at least ${MIN_PASSWORD_LENGTH} characters.` }
+  if (confirm !== password) return { confirm: 'The two passwords are not the same.' }
+  return {}
+}
+
+/** "New password" and "Repeat the new password", for the reset and change-password forms. */
+export function NewPasswordFields({
+  password,
+  confirm,
+  onPasswordChange,
+  onConfirmChange,
+  errors,
+}: {
+  password: string
+  confirm: string
+  onPasswordChange: (value: string) => void
+  onConfirmChange: (value: string) => void
+  errors: NewPasswordErrors
+}) {
+  return (
+    <>
+      <Field
+        label="New password"
+        name="newPassword"
+        type="password"
+        autoComplete="new-password"
+        value={password}
+        onChange={onPasswordChange}
+        error={errors.password}
+        hint={`At least ${MIN_PASSWORD_LENGTH} characters.`}
+      />
+      <Field
+        label="Repeat the new password"
+        name="confirmPassword"
+        type="password"
+        autoComplete="new-password"
+        value={confirm}
+        onChange={onConfirmChange}
+        error={errors.confirm}
+      />
+    </>
+  )
+}

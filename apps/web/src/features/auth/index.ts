@@ -1,10 +1,23 @@
 export { SessionProvider, SIGN_IN_PATH, useSession, type SessionState } from './SessionProvider'
 export { loadBrowserSupabase } from '../../lib/supabase/browser'
 export { readableAuthError, type AuthField, type ReadableAuthError } from './auth-errors'
-export { AuthCard, AuthForm, Field, FormMessage, isEmail, SecondaryButton, SessionPending, SubmitButton } from './form'
+export {
+  AuthCard,
+  AuthForm,
+  checkNewPassword,
+  Field,
+  FormMessage,
+  isEmail,
+  MIN_PASSWORD_LENGTH,
+  NewPasswordFields,
+  SecondaryButton,
+  SessionPending,
+  SubmitButton,
+  type NewPasswordErrors,
+} from './form'
 export { RequireSession } from './RequireSession'
 export { SignInScreen, confirmUrl, useNextParam } from './SignInScreen'
-export { SignUpScreen, MIN_PASSWORD_LENGTH } from './SignUpScreen'
+export { SignUpScreen } from './SignUpScreen'
 export { ForgotPasswordScreen } from './ForgotPasswordScreen'
 export { ResetPasswordScreen } from './ResetPasswordScreen'
 export { ConfirmScreen, type ConfirmScreenProps } from './ConfirmScreen'

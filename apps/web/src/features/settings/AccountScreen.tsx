@@ -4,17 +4,19 @@ import { H1, H2, Paragraph, YStack } from 'tamagui'
 
 import {
   AuthForm,
+  checkNewPassword,
   confirmUrl,
   displayNameOf,
   Field,
   FormMessage,
   isEmail,
-  MIN_PASSWORD_LENGTH,
+  NewPasswordFields,
   readableAuthError,
   RequireSession,
   SubmitButton,
   useSession,
   loadBrowserSupabase,
+  type NewPasswordErrors,
 } from '../auth'
 import { toast } from '../toast'
 
@@ -123,13 +125,11 @@ function EmailForm() {
 function PasswordForm() {
   const [password, setPassword] = useState('')
   const [confirm, setConfirm] = useState('')
-  const [errors, setErrors] = useState<{ password?: string; confirm?: string }>({})
+  const [errors, setErrors] = useState<NewPasswordErrors>({})
   const [pending, setPending] = useState(false)
 
   async function save() {
-    const found: { password?: string; confirm?: string } = {}
-    if (password.length < MIN_PASSWORD_LENGTH) found.password = `Use at least ${MIN_PASSWORD_LENGTH} characters.`
-    else if (confirm !== password) found.confirm = 'The two passwords are not the same.'
+    const found = checkNewPassword(password, confirm)
     setErrors(found)
     if (Object.keys(found).length > 0) return
     setPending(true)
@@ -153,24 +153,12 @@ function PasswordForm() {
 
   return (
     <AuthForm label="Change password" onSubmit={save}>
-      <Field
-        label="New password"
-        name="newPassword"
-        type="password"
-        autoComplete="new-password"
-        value={password}
-        onChange={setPassword}
-        error={errors.password}
-        hint={`At least ${MIN_PASSWORD_LENGTH} characters.`}
-      />
-      <Field
-        label="Repeat the new password"
-        name="confirmPassword"
-        type="password"
-        autoComplete="new-password"
-        value={confirm}
-        onChange={setConfirm}
-        error={errors.confirm}
+      <NewPasswordFields
+        password={password}
+        confirm={confirm}
+        onPasswordChange={setPassword}
+        onConfirmChange={setConfirm}
+        errors={errors}
       />
       <YStack alignSelf="flex-start">
         <SubmitButton pending={pending} pendingLabel="Saving…">
