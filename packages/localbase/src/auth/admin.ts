@@ -16,7 +16,10 @@ export function parseBanDuration(v: string): number | null {
   let total = 0;
   let consumed = 0;
   for (const m of v.matchAll(re)) {
-    total += Number(m[1]) * units[m[2]];
+    // both groups always take part in a match; the unit alternatives are exactly the keys of units
+    const unit = units[m[2]!];
+    if (unit === undefined) throw validationFailed('invalid format for ban duration');
+    total += Number(m[1]) * unit;
     consumed += m[0].length;
   }
   if (consumed !== v.length || consumed === 0) throw validationFailed('invalid format for ban duration');
@@ -89,7 +92,7 @@ export function adminRoutes(svc: AuthService): Hono {
     const page = Math.max(1, Number.parseInt(c.req.query('page') ?? '1', 10) || 1);
     const perPage = Math.min(1000, Math.max(1, Number.parseInt(c.req.query('per_page') ?? '50', 10) || 50));
     const total = Number(
-      (await svc.db.query<{ n: number }>('select count(*)::int as n from auth.users')).rows[0].n,
+      (await svc.db.query<{ n: number }>('select count(*)::int as n from auth.users')).rows[0]?.n ?? 0,
     );
     const r = await svc.db.query(`${USER_SELECT} order by u.created_at desc, u.id limit $1 offset $2`, [
       perPage,

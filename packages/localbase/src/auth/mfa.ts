@@ -122,7 +122,9 @@ export function mfaRoutes(svc: AuthService): Hono {
         [id, factorId, clientIp(c)],
       );
       await tx.query('update auth.mfa_factors set last_challenged_at = now(), updated_at = now() where id = $1', [factorId]);
-      return ch.rows[0];
+      const row = ch.rows[0];
+      if (!row) throw new Error('insert into auth.mfa_challenges returned no row');
+      return row;
     });
     return c.json({ id, type: 'totp', expires_at: Number(r.created) + MFA_EXPIRY_SECONDS });
   });

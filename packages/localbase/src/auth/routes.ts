@@ -584,7 +584,7 @@ export function authRoutes(svc: AuthService): Hono {
     const type = c.req.query('type') ?? '';
     const token = c.req.query('token') ?? '';
     const redirect = svc.redirectTo(c.req.query('redirect_to'));
-    const base = redirect.split('#')[0];
+    const base = redirect.split('#')[0]!;
     try {
       if (!token) throw new ApiError(403, 'otp_expired', 'Email link is invalid or has expired');
       const method = type === 'recovery' ? 'recovery' : type === 'magiclink' ? 'magiclink' : 'otp';

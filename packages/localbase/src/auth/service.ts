@@ -87,7 +87,7 @@ export function checkPassword(password: string, minLength: number): void {
 export function globMatch(pattern: string, value: string): boolean {
   let re = '';
   for (let i = 0; i < pattern.length; i++) {
-    const ch = pattern[i];
+    const ch = pattern[i]!;
     if (ch === '*' && pattern[i + 1] === '*') {
       re += '.*';
       i++;
@@ -388,7 +388,9 @@ export class AuthService {
       "update auth.identities set last_sign_in_at = now() where user_id = $1 and provider = 'email'",
       [userId],
     );
-    return { session: s.rows[0], refreshToken };
+    const session = s.rows[0];
+    if (!session) throw new Error('insert into auth.sessions returned no row');
+    return { session, refreshToken };
   }
 
   async addAmr(q: Queryable, sessionId: string, method: string): Promise<void> {
@@ -571,7 +573,7 @@ export class AuthService {
   async currentUserBody(authorization: string | undefined): Promise<string> {
     const m = authorization ? /^bearer\s+(\S+)\s*$/i.exec(authorization) : null;
     if (!m) throw new ApiError(401, 'no_authorization', 'This endpoint requires a valid Bearer token');
-    const payload = await this.verifyCached(m[1]);
+    const payload = await this.verifyCached(m[1]!);
     const key = `${payload.sub}:${payload.session_id}`;
     const now = Date.now();
     const hit = this.#userCache.get(key);
@@ -588,7 +590,7 @@ export class AuthService {
   async authenticate(authorization: string | undefined): Promise<AuthContext> {
     const m = authorization ? /^bearer\s+(\S+)\s*$/i.exec(authorization) : null;
     if (!m) throw new ApiError(401, 'no_authorization', 'This endpoint requires a valid Bearer token');
-    const payload = await this.verifyCached(m[1]);
+    const payload = await this.verifyCached(m[1]!);
     if (!payload.sub) throw new ApiError(403, 'bad_jwt', 'invalid claim: missing sub claim');
     if (!UUID_RE.test(payload.sub)) throw new ApiError(400, 'bad_jwt', 'invalid claim: sub claim must be a UUID');
     const aud = payload.aud;
@@ -610,7 +612,7 @@ export class AuthService {
   async requireAdmin(authorization: string | undefined): Promise<void> {
     const m = authorization ? /^bearer\s+(\S+)\s*$/i.exec(authorization) : null;
     if (!m) throw new ApiError(401, 'no_authorization', 'This endpoint requires a valid Bearer token');
-    const token = m[1];
+    const token = m[1]!;
     if (token === this.cfg.serviceRoleKey) return;
     const payload = await this.keys.verify(token);
     if (payload.role !== 'service_role' && payload.role !== 'supabase_admin')

@@ -52,7 +52,7 @@ describe('migrations runner', () => {
       { version: '20240101000000', name: 'first' },
       { version: '20240102000000', name: 'second' },
     ]);
-    expect((await db.query<{ n: number }>('select count(*)::int as n from public.a')).rows[0].n).toBe(1);
+    expect((await db.query<{ n: number }>('select count(*)::int as n from public.a')).rows[0]?.n).toBe(1);
   });
 
   it('stops at a failing file, names it with PostgreSQL’s message, and keeps nothing of it', async () => {

@@ -33,7 +33,7 @@ export function listMigrations(dir: string): MigrationFile[] {
     .map((f) => {
       const base = f.slice(0, -'.sql'.length);
       const m = /^(\d+)_?(.*)$/.exec(base);
-      return { file: path.join(dir, f), version: m ? m[1] : base, name: m ? m[2] : base };
+      return { file: path.join(dir, f), version: m ? m[1]! : base, name: m ? m[2]! : base };
     });
 }
 

@@ -74,7 +74,7 @@ export function sendSmtp(settings: SmtpSettings, msg: MailMessage, timeoutMs = 1
           resolve();
           return;
         }
-        const next = steps[step].send;
+        const next = steps[step]!.send;
         if (next) socket.write(next);
       }
     });

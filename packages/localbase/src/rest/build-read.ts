@@ -65,6 +65,13 @@ export function pgArrayLiteral(values: readonly string[]): string {
   return `{${values.map((v) => `"${v.replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`).join(',')}}`;
 }
 
+/** The column paired with position i on the other side of a foreign key (both sides have the same length). */
+function pairedColumn(columns: readonly string[], i: number): string {
+  const column = columns[i];
+  if (column === undefined) throw new Error(`foreign key column lists differ in length at ${i}: ${columns.join(', ')}`);
+  return column;
+}
+
 export interface Level {
   table: Table;
   alias: string;
@@ -125,7 +132,7 @@ export class ReadBuilder {
   /** The JSON key of a selected field: alias, else the last JSON key, else the column name. */
   static outputName(field: Field, alias: string | null): string {
     if (alias !== null) return alias;
-    for (let i = field.jsonPath.length - 1; i >= 0; i--) if (field.jsonPath[i].kind === 'key') return field.jsonPath[i].value;
+    for (let i = field.jsonPath.length - 1; i >= 0; i--) if (field.jsonPath[i]!.kind === 'key') return field.jsonPath[i]!.value;
     return field.name;
   }
 
@@ -181,12 +188,12 @@ export class ReadBuilder {
     if (rel.junction) {
       const j = rel.junction;
       const ja = this.nextAlias();
-      const toTarget = j.targetJunctionColumns.map((c, i) => `${ja}.${quoteIdent(c)} = ${child.alias}.${quoteIdent(j.targetColumns[i])}`);
-      const toSource = j.sourceJunctionColumns.map((c, i) => `${ja}.${quoteIdent(c)} = ${parent.alias}.${quoteIdent(j.sourceColumns[i])}`);
+      const toTarget = j.targetJunctionColumns.map((c, i) => `${ja}.${quoteIdent(c)} = ${child.alias}.${quoteIdent(pairedColumn(j.targetColumns, i))}`);
+      const toSource = j.sourceJunctionColumns.map((c, i) => `${ja}.${quoteIdent(c)} = ${parent.alias}.${quoteIdent(pairedColumn(j.sourceColumns, i))}`);
       return `EXISTS (SELECT 1 FROM ${quoteQualified(j.table.schema, j.table.name)} ${ja} WHERE ${[...toTarget, ...toSource].join(' AND ')})`;
     }
     return rel.sourceColumns
-      .map((c, i) => `${child.alias}.${quoteIdent(rel.targetColumns[i])} = ${parent.alias}.${quoteIdent(c)}`)
+      .map((c, i) => `${child.alias}.${quoteIdent(pairedColumn(rel.targetColumns, i))} = ${parent.alias}.${quoteIdent(c)}`)
       .join(' AND ');
   }
 

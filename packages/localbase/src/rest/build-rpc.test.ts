@@ -78,6 +78,7 @@ async function rpc(build: (c: SupabaseClient) => PromiseLike<unknown>): Promise<
   });
   const r = await db.query<{ total: number | string | null; page_count: number; body: string | null }>(stmt.sql, stmt.params);
   const row = r.rows[0];
+  if (!row) throw new Error('the rpc statement returned no row');
   return { returns: stmt.returns, total: row.total === null ? null : Number(row.total), count: row.page_count, body: row.body === null ? null : JSON.parse(row.body) };
 }
 
@@ -142,10 +143,10 @@ describe('buildRpc on PGlite', () => {
   });
 
   it('a volatile set-returning function runs once even with a count', async () => {
-    const before = (await db.query<{ n: number }>('select count(*)::int as n from calls')).rows[0].n;
+    const before = (await db.query<{ n: number }>('select count(*)::int as n from calls')).rows[0]!.n;
     const r = await rpc((c) => c.rpc('bump', {}, { count: 'exact' }));
     expect([r.body, r.total]).toEqual([[-1], 1]);
-    expect((await db.query<{ n: number }>('select count(*)::int as n from calls')).rows[0].n).toBe(before + 1);
+    expect((await db.query<{ n: number }>('select count(*)::int as n from calls')).rows[0]?.n).toBe(before + 1);
   });
 
   it('bad argument values are PostgreSQL errors; a non-object body is PGRST102', async () => {

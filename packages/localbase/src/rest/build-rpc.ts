@@ -10,7 +10,7 @@
 import { ReadBuilder, type BuiltStatement, type Level } from './build-read.ts';
 import { RestError } from './errors.ts';
 import type { ParsedQuery } from './parse.ts';
-import { findFunctions, findTable, type Column, type DbFunction, type SchemaCache, type Table } from './schema-cache.ts';
+import { findFunctions, findTable, type Column, type DbFunction, type FunctionArg, type SchemaCache, type Table } from './schema-cache.ts';
 import { quoteIdent, quoteQualified } from './sql.ts';
 
 export interface RpcRequest {
@@ -35,6 +35,12 @@ export interface BuiltRpc extends BuiltStatement {
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/** The only parameter of a function that takes exactly one, unnamed (it receives the whole JSON body). */
+function soleUnnamedArg(f: DbFunction): FunctionArg | undefined {
+  const only = f.inArgs.length === 1 ? f.inArgs[0] : undefined;
+  return only?.name === '' ? only : undefined;
+}
+
 function signature(f: DbFunction): string {
   return `${f.schema}.${f.name}(${f.inArgs.map((a) => `${a.name} => ${a.type}`).join(', ')})`;
 }
@@ -49,10 +55,10 @@ export function chooseFunction(cache: SchemaCache, schema: string, name: string,
   );
   // a single unnamed json/jsonb parameter receives the whole body
   const single = jsonBody
-    ? overloads.filter((f) => f.inArgs.length === 1 && f.inArgs[0].name === '' && (f.inArgs[0].type === 'json' || f.inArgs[0].type === 'jsonb'))
+    ? overloads.filter((f) => soleUnnamedArg(f)?.type === 'json' || soleUnnamedArg(f)?.type === 'jsonb')
     : [];
   const candidates = byName.length > 0 ? byName : single;
-  if (candidates.length === 1) return candidates[0];
+  if (candidates.length === 1) return candidates[0]!;
   if (candidates.length === 0) {
     const list = [...argNames].sort().join(', ');
     throw new RestError(
@@ -109,9 +115,9 @@ export function buildRpc(req: RpcRequest): BuiltRpc {
   const args: string[] = [];
   if (req.args.kind === 'json') {
     const body = (req.args.body ?? {}) as Record<string, unknown>;
-    const singleUnnamed = fn.inArgs.length === 1 && fn.inArgs[0].name === '';
+    const singleUnnamed = soleUnnamedArg(fn);
     if (singleUnnamed) {
-      args.push(b.param(JSON.stringify(body), fn.inArgs[0].type));
+      args.push(b.param(JSON.stringify(body), singleUnnamed.type));
     } else if (argNames.length > 0) {
       const bodyParam = b.param(JSON.stringify(body), 'json');
       for (const a of fn.inArgs) {

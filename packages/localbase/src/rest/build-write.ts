@@ -84,7 +84,7 @@ export function buildInsert(req: WriteRequest & { body: unknown }): BuiltStateme
   if (req.query.columns !== null) {
     columns = req.query.columns;
   } else {
-    columns = objects.length > 0 ? Object.keys(objects[0]) : [];
+    columns = objects[0] ? Object.keys(objects[0]) : [];
     const key = [...columns].sort().join('\u0000');
     if (objects.some((o) => Object.keys(o).sort().join('\u0000') !== key)) throw invalidBody('All object keys must match');
   }

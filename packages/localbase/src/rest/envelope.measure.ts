@@ -145,7 +145,7 @@ const check = await db.query<{ body: unknown[] }>(`select rest_exec($1, $2, $3, 
 const other = await db.query<{ body: unknown[] }>(`select rest_exec($1, $2, $3, $4::text[]) as body`, [
   'authenticated', JSON.stringify({ sub: '22222222-2222-4222-8222-222222222222' }), SELECT_ARRAY, ['0'],
 ]);
-console.log(`rows=${rows} iterations=${iterations}; RLS check: owner sees ${check.rows[0].body.length}, other sees ${other.rows[0].body.length}`);
+console.log(`rows=${rows} iterations=${iterations}; RLS check: owner sees ${check.rows[0]!.body.length}, other sees ${other.rows[0]!.body.length}`);
 
 // Interleaved: every round runs each variant for a slice, so load changes on a shared machine hit all alike.
 const resetSession = async () => {
@@ -163,14 +163,14 @@ const elapsed = variants.map(() => 0);
 let done = 0;
 for (let round = 0; done < iterations; round++, done += slice) {
   for (let v = 0; v < variants.length; v++) {
-    const run = variants[v][1];
+    const run = variants[v]![1];
     const start = performance.now();
     for (let i = 0; i < slice; i++) await run(((round * slice + i) % 50) * 20);
-    elapsed[v] += performance.now() - start;
+    elapsed[v]! += performance.now() - start;
     await resetSession();
   }
 }
-const results: Array<[string, number]> = variants.map(([name], v) => [name, done / (elapsed[v] / 1000)]);
-const base = results[0][1];
+const results: Array<[string, number]> = variants.map(([name], v) => [name, done / (elapsed[v]! / 1000)]);
+const base = results[0]![1];
 for (const [name, ops] of results) console.log(`${name.padEnd(22)} ${ops.toFixed(0).padStart(7)} ops/s   ${(base / ops).toFixed(2)}x bare`);
 await db.close();

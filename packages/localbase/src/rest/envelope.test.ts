@@ -103,8 +103,8 @@ describe('one-call envelope', () => {
     const after = await db.query<{ who: string; claims: string | null }>(
       `select current_user::text as who, current_setting('request.jwt.claims', true) as claims`,
     );
-    expect(after.rows[0].who).toBe('postgres');
-    expect(after.rows[0].claims ?? '').toBe('');
+    expect(after.rows[0]?.who).toBe('postgres');
+    expect(after.rows[0]?.claims ?? '').toBe('');
   });
 
   it('read-only requests cannot write (25006); writes obey WITH CHECK (42501 → 403)', async () => {
@@ -115,7 +115,7 @@ describe('one-call envelope', () => {
     expect(await runEnveloped(db, rw, insert(11, A))).toEqual({ id: 11 });
     const foreign = await refusal(() => runEnveloped(db, rw, insert(12, B)), true);
     expect([foreign.status, foreign.code]).toEqual([403, '42501']);
-    expect((await db.query<{ n: number }>('select count(*)::int as n from notes')).rows[0].n).toBe(4);
+    expect((await db.query<{ n: number }>('select count(*)::int as n from notes')).rows[0]?.n).toBe(4);
   });
 
   it('returns null for no row and keeps a row of nulls', async () => {
@@ -132,7 +132,7 @@ describe('one-call envelope', () => {
       sql: `with u as (update public.notes set body = body || '!' returning id) select count(*)::int as page_count from u`,
       params: [],
     };
-    const mine = (await db.query<{ n: number }>('select count(*)::int as n from notes where owner = $1', [A])).rows[0].n;
+    const mine = (await db.query<{ n: number }>('select count(*)::int as n from notes where owner = $1', [A])).rows[0]!.n;
     expect(mine).toBeGreaterThan(1);
     const single = await refusal(() => runEnveloped(db, { ...rw, expectSingle: true }, update), true);
     expect([single.code, single.message, single.details]).toEqual(['PT406', 'Cannot coerce the result to a single JSON object', `The result contains ${mine} rows`]);

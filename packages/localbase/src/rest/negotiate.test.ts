@@ -45,8 +45,9 @@ describe('requestSchema', () => {
     const c = clientAnswering(() => new Response('[]', { status: 200 }), seen);
     await c.schema('api').from('t').select();
     await c.schema('api').from('t').insert({ a: 1 });
-    expect(requestSchema(seen[0].method, seen[0].headers, ['public', 'api'])).toBe('api');
-    expect(requestSchema(seen[1].method, seen[1].headers, ['public', 'api'])).toBe('api');
+    expect(seen).toHaveLength(2);
+    expect(requestSchema(seen[0]!.method, seen[0]!.headers, ['public', 'api'])).toBe('api');
+    expect(requestSchema(seen[1]!.method, seen[1]!.headers, ['public', 'api'])).toBe('api');
   });
 });
 

@@ -16,7 +16,11 @@ export function requestSchema(
 ): string {
   const read = method === 'GET' || method === 'HEAD';
   const raw = headers.get(read ? 'accept-profile' : 'content-profile');
-  if (raw === null || raw.trim() === '') return exposed[0];
+  if (raw === null || raw.trim() === '') {
+    const first = exposed[0];
+    if (first === undefined) throw new Error('No schema is exposed: configure at least one REST schema');
+    return first;
+  }
   const schema = raw.trim();
   if (!exposed.includes(schema)) {
     throw new RestError(406, 'PGRST106', `Invalid schema: ${schema}`, null, `Only the following schemas are exposed: ${exposed.join(', ')}`);

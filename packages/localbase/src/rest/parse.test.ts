@@ -44,7 +44,7 @@ async function capture(build: (c: SupabaseClient) => PromiseLike<unknown>): Prom
   });
   await build(client);
   expect(seen).toHaveLength(1);
-  return seen[0];
+  return seen[0]!;
 }
 
 async function parsed(build: (c: SupabaseClient) => PromiseLike<unknown>, rpc = false): Promise<ParsedQuery> {
@@ -288,8 +288,8 @@ describe('logic trees', () => {
     const q = await parsed((c) =>
       c.from('t').select('*, lists(*)').or('name.eq."a,(b)",tags.cs.{x,y},id.in.(1,"2,3"),not.and(x.lt.1,y.not.is.null)', { referencedTable: 'lists' }),
     );
-    expect(q.logic[0].path).toEqual(['lists']);
-    expect(q.logic[0].tree.children).toEqual([
+    expect(q.logic[0]?.path).toEqual(['lists']);
+    expect(q.logic[0]?.tree.children).toEqual([
       { type: 'filter', field: f('name'), expr: op('eq', 'a,(b)') },
       { type: 'filter', field: f('tags'), expr: op('cs', '{x,y}') },
       { type: 'filter', field: f('id'), expr: { negated: false, operation: { kind: 'in', values: ['1', '2,3'] } } },
@@ -307,14 +307,14 @@ describe('logic trees', () => {
       [[], false, 'and'],
       [['rel'], true, 'and'],
     ]);
-    expect(raw.logic[1].tree.children[1]).toEqual({
+    expect(raw.logic[1]?.tree.children[1]).toEqual({
       type: 'filter', field: { name: 'd', jsonPath: [{ arrow: '->>', kind: 'key', value: 'k' }] }, expr: op('eq', 'v'),
     });
   });
 
   it('escaped quotes inside quoted logic values', () => {
     const q = parseQuery('or=' + encodeURIComponent('(a.eq."say \\"hi\\", ok",b.eq.x)'));
-    expect(q.logic[0].tree.children[0]).toEqual({ type: 'filter', field: f('a'), expr: op('eq', 'say "hi", ok') });
+    expect(q.logic[0]?.tree.children[0]).toEqual({ type: 'filter', field: f('a'), expr: op('eq', 'say "hi", ok') });
   });
 
   it('unbalanced or empty trees are PGRST100 with the position', () => {
@@ -361,7 +361,7 @@ describe('order, limit, offset, range, columns, on_conflict', () => {
   });
 
   it('order by a related column and by JSON paths; bare nulls without a direction', () => {
-    expect(parseQuery('order=profiles(name).desc,data->k.asc.nullsfirst,x.nullslast').order[0].terms).toEqual([
+    expect(parseQuery('order=profiles(name).desc,data->k.asc.nullsfirst,x.nullslast').order[0]?.terms).toEqual([
       { relation: 'profiles', field: f('name'), direction: 'desc', nulls: null },
       { relation: null, field: { name: 'data', jsonPath: [{ arrow: '->', kind: 'key', value: 'k' }] }, direction: 'asc', nulls: 'nullsfirst' },
       { relation: null, field: f('x'), direction: null, nulls: 'nullslast' },
@@ -465,7 +465,7 @@ describe('hostile and malformed input', () => {
 
   it('values may contain anything; they never leave the AST as SQL', () => {
     const q = parseQuery('name=eq.' + encodeURIComponent("'; drop table todos; --"));
-    expect(q.filters[0].expr).toEqual(op('eq', "'; drop table todos; --"));
+    expect(q.filters[0]?.expr).toEqual(op('eq', "'; drop table todos; --"));
   });
 
   it('unbalanced parentheses in select', () => {
@@ -493,9 +493,9 @@ describe('hostile and malformed input', () => {
   it('huge in-lists and selects parse without trouble', () => {
     const values = Array.from({ length: 100_000 }, (_, i) => (i % 3 === 0 ? `"v,${i}"` : String(i)));
     const q = parseQuery('id=in.(' + encodeURIComponent(values.join(',')) + ')');
-    const op0 = q.filters[0].expr.operation;
-    expect(op0.kind === 'in' && op0.values.length).toBe(100_000);
-    expect(op0.kind === 'in' && op0.values[3]).toBe('v,3');
+    const op0 = q.filters[0]?.expr.operation;
+    expect(op0?.kind === 'in' && op0.values.length).toBe(100_000);
+    expect(op0?.kind === 'in' && op0.values[3]).toBe('v,3');
     const cols = Array.from({ length: 5000 }, (_, i) => `c${i}`).join(',');
     expect(parseQuery('select=' + cols).select).toHaveLength(5000);
   });
@@ -515,7 +515,7 @@ describe('hostile and malformed input', () => {
     pgrst100(() => parseQuery('order='));
     pgrst100(() => parseQuery('order=,'));
     // eq. with nothing after is a comparison with the empty string, as in PostgREST
-    expect(parseQuery('a=eq.').filters[0].expr).toEqual(op('eq', ''));
+    expect(parseQuery('a=eq.').filters[0]?.expr).toEqual(op('eq', ''));
     // a parameter without "=" is ignored, as in PostgREST
     expect(parseQuery('a&select=id').filters).toEqual([]);
   });
@@ -523,7 +523,7 @@ describe('hostile and malformed input', () => {
   it('malformed percent-encoding and invalid UTF-8 do not throw', () => {
     expect(splitQueryString('a=%zz%4')).toEqual([['a', '%zz%4']]);
     expect(splitQueryString('a=%ff%fe')).toEqual([['a', '\ufffd\ufffd']]);
-    expect(parseQuery('name=eq.%E2%98%95+x').filters[0].expr).toEqual(op('eq', '☕ x'));
+    expect(parseQuery('name=eq.%E2%98%95+x').filters[0]?.expr).toEqual(op('eq', '☕ x'));
   });
 
   it('fuzz: random query strings either parse or fail with PGRST100 (deterministic seed)', () => {

@@ -479,7 +479,7 @@ function quotedFollowedBy(c: Cursor, terminators: string): string | null {
       out += src[i + 1];
       i += 2;
     } else if (ch === '"') {
-      if (i + 1 < src.length && !terminators.includes(src[i + 1])) {
+      if (i + 1 < src.length && !terminators.includes(src[i + 1]!)) {
         // postgrest-js quotes values containing , ( ) without escaping inner quotes ("say "hi", ok"):
         // a quote that does not end the element is part of it.
         out += ch;
@@ -498,7 +498,7 @@ function quotedFollowedBy(c: Cursor, terminators: string): string | null {
 
 function rawUntil(c: Cursor, stops: string): string {
   const start = c.pos;
-  while (!c.eof() && !stops.includes(c.src[c.pos])) c.pos++;
+  while (!c.eof() && !stops.includes(c.src[c.pos]!)) c.pos++;
   return c.src.slice(start, c.pos);
 }
 
@@ -620,7 +620,7 @@ function treePath(key: string): { path: string[]; field: Field } {
   const jsonPath = c.jsonPath();
   c.ws();
   if (!c.eof()) c.fail('letter, digit, "-", "->>", "->", delimiter (.) or end of input');
-  return { path: names.slice(0, -1), field: { name: names[names.length - 1], jsonPath } };
+  return { path: names.slice(0, -1), field: { name: names[names.length - 1]!, jsonPath } };
 }
 
 // ---------------------------------------------------------------------------------------------------------

@@ -187,11 +187,11 @@ function editDistance(a: string, b: string): number {
   for (let i = 1; i <= a.length; i++) {
     const cur = [i];
     for (let j = 1; j <= b.length; j++) {
-      cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+      cur[j] = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
     }
     prev = cur;
   }
-  return prev[b.length];
+  return prev[b.length]!;
 }
 
 /**
@@ -211,7 +211,7 @@ export function resolveEmbed(cache: SchemaCache, req: EmbedRequest): Relationshi
   });
   // The same FK can match both by target name and by column; keep each relationship once.
   const unique = candidates.filter((r, i) => candidates.indexOf(r) === i);
-  if (unique.length === 1) return unique[0];
+  if (unique.length === 1) return unique[0]!;
   if (unique.length === 0) {
     const names = [...new Set(all.map((r) => r.target.name))];
     let best: string | null = null;

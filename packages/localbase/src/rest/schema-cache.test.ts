@@ -85,7 +85,7 @@ describe('loadSchemaCache against PGlite', () => {
     const q: Queryable = db;
     const r = await q.query<{ snapshot: string }>(CATALOG_SQL, [JSON.stringify(['public'])]);
     expect(r.rows).toHaveLength(1);
-    expect(typeof r.rows[0].snapshot).toBe('string');
+    expect(typeof r.rows[0]?.snapshot).toBe('string');
   });
 
   it('lists tables, views and materialized views of the exposed schema only', () => {
@@ -167,7 +167,7 @@ describe('loadSchemaCache against PGlite', () => {
   it('functions: arguments, defaults, overloads, return shapes, volatility', () => {
     const add = findFunctions(cache, 'public', 'add_one');
     expect(add).toHaveLength(2);
-    const addInt = add.find((f) => f.inArgs[0].type === 'integer')!;
+    const addInt = add.find((f) => f.inArgs[0]?.type === 'integer')!;
     expect(addInt.inArgs).toEqual([
       { name: 'a', type: 'integer', mode: 'in', hasDefault: false },
       { name: 'b', type: 'integer', mode: 'in', hasDefault: true },
@@ -179,13 +179,13 @@ describe('loadSchemaCache against PGlite', () => {
     });
     const lc = findFunctions(cache, 'public', 'list_counts')[0];
     expect(lc).toMatchObject({ returnsSet: true, returnType: 'record', inArgs: [] });
-    expect(lc.args.map((a) => [a.name, a.type, a.mode])).toEqual([
+    expect(lc?.args.map((a) => [a.name, a.type, a.mode])).toEqual([
       ['list_id', 'bigint', 'table'],
       ['n', 'bigint', 'table'],
     ]);
     const totals = findFunctions(cache, 'public', 'totals')[0];
     expect(totals).toMatchObject({ returnsSet: false, returnType: 'record', inArgs: [] });
-    expect(totals.args.map((a) => a.mode)).toEqual(['out', 'out']);
+    expect(totals?.args.map((a) => a.mode)).toEqual(['out', 'out']);
     expect(findFunctions(cache, 'public', 'touch')[0]).toMatchObject({
       returnsVoid: true, volatility: 'volatile', inArgs: [{ name: 'ids', type: 'bigint[]', mode: 'variadic', hasDefault: false }],
     });

@@ -330,7 +330,7 @@ export function buildSchemaCache(snapshot: CatalogSnapshot, schemas: readonly st
       hasDefault: false,
     }));
     const inArgs = args.filter((a) => a.mode === 'in' || a.mode === 'inout' || a.mode === 'variadic');
-    for (let i = inArgs.length - fn.numDefaults; i < inArgs.length; i++) if (i >= 0) inArgs[i].hasDefault = true;
+    for (let i = inArgs.length - fn.numDefaults; i < inArgs.length; i++) if (i >= 0) inArgs[i]!.hasDefault = true;
     const def: DbFunction = {
       schema: fn.schema,
       name: fn.name,
