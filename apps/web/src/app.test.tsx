@@ -18,13 +18,20 @@ function render(Component: NextPageWithLayout<AppPageProps>, pageProps: AppPageP
 
 describe('_app', () => {
   it('wraps pages without getLayout in the app frame (banner with New and the theme toggle, main)', () => {
-    const html = render(() => <p>page body</p>)
+    const signedIn = { user: { id: 'user-1', email: 'a@example.com' } } as Session
+    const html = render(() => <p>page body</p>, { initialSession: signedIn })
     expect(html).toMatch(/<header[^>]*>/)
     expect(html).toMatch(/<main[^>]*>[\s\S]*page body/)
     expect(html).toContain('aria-keyshortcuts="N"')
     expect(html).toContain('data-testid="theme-toggle"')
     expect(html).toContain('aria-label="Theme"') // preference unknown on the server
     expect(html).toContain('aria-label="Notifications (F8)"')
+  })
+
+  it('offers "New" only to signed-in users (there is nothing to create signed out)', () => {
+    const html = render(() => <p>page body</p>, { initialSession: null })
+    expect(html).toMatch(/<header[^>]*>/)
+    expect(html).not.toContain('aria-keyshortcuts="N"')
   })
 
   it('lets a page replace the frame with its own layout', () => {

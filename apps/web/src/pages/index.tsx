@@ -1,5 +1,5 @@
-import { HomeScreen } from '../features/home'
+import { StartScreen } from '../features/home'
 import { withSession } from '../server/with-session'
 
 export const getServerSideProps = withSession()
-export default HomeScreen
+export default StartScreen

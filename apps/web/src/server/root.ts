@@ -1,12 +1,14 @@
 import type { inferRouterInputs, inferRouterOutputs } from '@trpc/server'
 
 import { authRouter } from './routers/auth'
+import { notesRouter } from './routers/notes'
 import { systemRouter } from './routers/system'
 import { createCallerFactory, createTRPCRouter } from './trpc'
 
 /** The app's API: one sub-router per feature (src/server/routers/<feature>.ts). */
 export const appRouter = createTRPCRouter({
   auth: authRouter,
+  notes: notesRouter,
   system: systemRouter,
 })
 

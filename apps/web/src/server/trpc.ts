@@ -4,13 +4,13 @@
  *  2. INITIALISATION — the tRPC instance: superjson transformer and the error formatter.
  *  3. PROCEDURES — the building blocks routers use.
  */
-import type { SupabaseClient, User } from '@supabase/supabase-js'
+import { isAuthRetryableFetchError, type SupabaseClient, type User } from '@supabase/supabase-js'
 import { initTRPC, TRPCError } from '@trpc/server'
 import type { CreateNextContextOptions } from '@trpc/server/adapters/next'
 import superjson from 'superjson'
 import { z, ZodError } from 'zod'
 
-import { createServerSupabase, getVerifiedUser, needsSecondFactor } from '../lib/supabase/server'
+import { createServerSupabase, needsSecondFactor } from '../lib/supabase/server'
 
 /* ------------------------------------------------------------------------------------------------
  * 1. CONTEXT
@@ -28,13 +28,24 @@ export interface Context {
   getUser: () => Promise<User | null>
 }
 
+/**
+ * The caller as the auth server verifies them, or null. When the auth server cannot be reached the call fails
+ * with SERVICE_UNAVAILABLE instead: "sign in" would be the wrong thing to tell a signed-in user.
+ */
+async function verifiedUserOf(supabase: SupabaseClient): Promise<User | null> {
+  const { data, error } = await supabase.auth.getUser()
+  if (error && isAuthRetryableFetchError(error))
+    throw new TRPCError({ code: 'SERVICE_UNAVAILABLE', message: "Can't reach the server. Check your connection and try again." })
+  return error || !data.user ? null : data.user
+}
+
 export function createInnerContext(opts: { headers?: Headers; supabase?: SupabaseClient | null } = {}): Context {
   const supabase = opts.supabase ?? null
   let user: Promise<User | null> | undefined
   return {
     headers: opts.headers ?? new Headers(),
     supabase,
-    getUser: () => (user ??= supabase ? getVerifiedUser(supabase) : Promise.resolve(null)),
+    getUser: () => (user ??= supabase ? verifiedUserOf(supabase) : Promise.resolve(null)),
   }
 }
 

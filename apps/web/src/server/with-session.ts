@@ -1,4 +1,4 @@
-import type { Session } from '@supabase/supabase-js'
+import type { Session, SupabaseClient } from '@supabase/supabase-js'
 import type { GetServerSideProps, GetServerSidePropsContext, GetServerSidePropsResult } from 'next'
 
 import { createServerSupabase, getVerifiedUser, needsSecondFactor } from '../lib/supabase/server'
@@ -9,7 +9,15 @@ export interface SessionPageProps {
   initialSession: Session | null
 }
 
-export interface WithSessionOptions {
+/** What a page's `load` may answer: more props, or Next's notFound / redirect. */
+export type LoadResult<P> = { props: P } | { notFound: true } | { redirect: { destination: string; permanent: boolean } }
+
+export interface WithSessionOptions<P = object> {
+  /**
+   * Loads the page's data after the session checks passed, with the request's Supabase client (acting as the
+   * user, under RLS) and the verified session (null on a public page when signed out).
+   */
+  load?: (ctx: GetServerSidePropsContext, supabase: SupabaseClient, session: Session | null) => Promise<LoadResult<P>>
   /** Signed-out visitors are redirected to `/sign-in?next=<this path>`. */
   protected?: boolean
   /** Signed-in visitors are redirected here (e.g. the sign-in page sends them on). */
@@ -35,8 +43,8 @@ export async function readVerifiedSession(ctx: Pick<GetServerSidePropsContext, '
 /** The verified session and whether it still needs a second factor (aal1 with a verified factor). */
 export async function readVerifiedSessionAndLevel(
   ctx: Pick<GetServerSidePropsContext, 'req' | 'res'>,
+  supabase: SupabaseClient = createServerSupabase(ctx),
 ): Promise<{ session: Session | null; needsMfa: boolean }> {
-  const supabase = createServerSupabase(ctx)
   const user = await getVerifiedUser(supabase)
   if (!user) return { session: null, needsMfa: false }
   const { data } = await supabase.auth.getSession()
@@ -48,10 +56,13 @@ export async function readVerifiedSessionAndLevel(
  * `export const getServerSideProps = withSession({ protected: true })` — one line per page; passes
  * `initialSession` to the page (and so to the session provider in _app).
  */
-export function withSession(options: WithSessionOptions = {}): GetServerSideProps<SessionPageProps> {
-  return async (ctx): Promise<GetServerSidePropsResult<SessionPageProps>> => {
+export function withSession<P extends object = object>(
+  options: WithSessionOptions<P> = {},
+): GetServerSideProps<SessionPageProps & P> {
+  return async (ctx): Promise<GetServerSidePropsResult<SessionPageProps & P>> => {
     ctx.res.setHeader('Cache-Control', 'private, no-cache, no-store, must-revalidate, max-age=0')
-    const { session: initialSession, needsMfa } = await readVerifiedSessionAndLevel(ctx)
+    const supabase = createServerSupabase(ctx)
+    const { session: initialSession, needsMfa } = await readVerifiedSessionAndLevel(ctx, supabase)
     if (!initialSession && options.protected) {
       return { redirect: { destination: signInPathFor(ctx.resolvedUrl), permanent: false } }
     }
@@ -64,6 +75,11 @@ export function withSession(options: WithSessionOptions = {}): GetServerSideProp
     if (initialSession && options.signedInRedirect) {
       return { redirect: { destination: options.signedInRedirect(ctx), permanent: false } }
     }
-    return { props: { initialSession } }
+    if (options.load) {
+      const loaded = await options.load(ctx, supabase, initialSession)
+      if (!('props' in loaded)) return loaded
+      return { props: { ...loaded.props, initialSession } }
+    }
+    return { props: { initialSession } as SessionPageProps & P }
   }
 }

@@ -2,7 +2,7 @@ import Link from 'next/link'
 import type { ReactNode } from 'react'
 import { Button, Text, XStack, YStack } from 'tamagui'
 
-import { UserMenu } from '../auth'
+import { UserMenu, useSession } from '../auth'
 import { CreateModal, useCreateModal } from '../create-modal'
 import { ThemeToggle } from '../theme'
 import { PlusIcon } from '../../ui/icons'
@@ -54,10 +54,11 @@ function NewButton() {
 }
 
 /**
- * The default layout: a header (brand, New, theme toggle, the user menu or a Sign in link), the route/mutation
+ * The default layout: a header (brand, New when signed in, theme toggle, the user menu or a Sign in link), the route/mutation
  * progress bar and the page in <main>. Mobile-first on the min-width breakpoints 2xs…2xl.
  */
 export function AppFrame({ children }: { children: ReactNode }) {
+  const { user } = useSession()
   return (
     <YStack minHeight="100vh" backgroundColor="$background">
       <ProgressBar />
@@ -90,7 +91,7 @@ export function AppFrame({ children }: { children: ReactNode }) {
             <span>Foyer</span>
           </Link>
           <XStack render="nav" aria-label="Actions" alignItems="center" gap="$2" $sm={{ gap: '$2.5' }}>
-            <NewButton />
+            {user ? <NewButton /> : null}
             <ThemeToggle />
             <UserMenu />
           </XStack>

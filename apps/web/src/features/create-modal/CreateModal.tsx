@@ -1,15 +1,19 @@
-import { Button, Dialog, Paragraph, Text, XStack, YStack } from 'tamagui'
+import Link from 'next/link'
+import { Button, Dialog, XStack } from 'tamagui'
 
 import { CloseIcon } from '../../ui/icons'
+import { useSession } from '../auth'
+import { CreateNoteForm } from '../notes'
 import { takeCreateModalOpener, useCreateModal } from './create-modal-store'
 
 /**
- * The global create modal. Focus moves into it on open and back to the opener on close (Tamagui's
- * focus scope); Escape and the Close button close it. Its form arrives with the notes feature.
+ * The global create modal: the new-note form. Focus moves into it on open (the title field) and back to the
+ * opener on close (Tamagui's focus scope); Escape, Cancel and the Close button close it, keeping the draft.
  */
 export default function CreateModal() {
   const open = useCreateModal((s) => s.open)
   const setOpen = useCreateModal((s) => s.setOpen)
+  const { user } = useSession()
 
   return (
     <Dialog modal open={open} onOpenChange={setOpen}>
@@ -35,6 +39,14 @@ export default function CreateModal() {
           padding="$5"
           gap="$4"
           backgroundColor="$backgroundHover"
+          onOpenAutoFocus={(event: Event) => {
+            // Straight into the first field of the form (the title), not the Close button.
+            const field = (event.currentTarget as HTMLElement | null)?.querySelector<HTMLElement>('input, textarea')
+            if (field) {
+              event.preventDefault()
+              field.focus()
+            }
+          }}
           onCloseAutoFocus={(event: Event) => {
             event.preventDefault()
             const target = takeCreateModalOpener()
@@ -43,7 +55,7 @@ export default function CreateModal() {
         >
           <XStack alignItems="center" justifyContent="space-between" gap="$3">
             <Dialog.Title fontSize="$8" lineHeight="$8" fontWeight="700" color="$color12">
-              Create
+              New note
             </Dialog.Title>
             <Dialog.Close asChild>
               <Button
@@ -57,30 +69,17 @@ export default function CreateModal() {
             </Dialog.Close>
           </XStack>
           <Dialog.Description fontSize="$4" lineHeight="$4" color="$color11">
-            Create new notes here: a title and a body, saved to your account and listed on your notes page.
+            {user ? 'A title, and anything you want to keep. Only you can read it.' : 'Sign in to write notes.'}
           </Dialog.Description>
-          <YStack
-            borderWidth={1}
-            borderStyle="dashed"
-            borderColor="$borderColor"
-            borderRadius="$6"
-            padding="$4"
-            gap="$1.5"
-            backgroundColor="$color2"
-          >
-            <Text fontSize="$4" fontWeight="600" color="$color12">
-              Notes are coming next
-            </Text>
-            <Paragraph fontSize="$3" lineHeight="$3" color="$color11">
-              The note form lands here with the notes feature. Open this dialog any time with the New button or
-              by pressing N.
-            </Paragraph>
-          </YStack>
-          <XStack justifyContent="flex-end">
-            <Button size="$3" theme="accent" onPress={() => setOpen(false)}>
-              Got it
-            </Button>
-          </XStack>
+          {user ? (
+            <CreateNoteForm onDone={() => setOpen(false)} />
+          ) : (
+            <XStack justifyContent="flex-end">
+              <Link href="/sign-in" className="button-link" onClick={() => setOpen(false)}>
+                Sign in
+              </Link>
+            </XStack>
+          )}
         </Dialog.Content>
       </Dialog.Portal>
     </Dialog>

@@ -1,15 +1,20 @@
 import dynamic from 'next/dynamic'
 import { useEffect, useState } from 'react'
 
+import { useSession } from '../auth'
 import { isShortcutBlocked, useCreateModal } from './create-modal-store'
 
 /** Keyboard shortcut that toggles the create modal (also announced via aria-keyshortcuts on the opener). */
 export const CREATE_SHORTCUT_KEY = 'n'
 
-/** Toggles the create modal on `n` when focus is not in an editable field and no modifier is held. */
-export function useCreateShortcut() {
+/**
+ * Toggles the create modal on `n` when focus is not in an editable field and no modifier is held — for signed-in
+ * users (there is nothing to create signed out).
+ */
+export function useCreateShortcut(enabled = true) {
   const toggleCreateModal = useCreateModal((s) => s.toggleCreateModal)
   useEffect(() => {
+    if (!enabled) return
     const onKeyDown = (event: KeyboardEvent) => {
       if (event.defaultPrevented || event.repeat || event.key.toLowerCase() !== CREATE_SHORTCUT_KEY) return
       if (isShortcutBlocked(event)) return
@@ -18,7 +23,7 @@ export function useCreateShortcut() {
     }
     window.addEventListener('keydown', onKeyDown)
     return () => window.removeEventListener('keydown', onKeyDown)
-  }, [toggleCreateModal])
+  }, [enabled, toggleCreateModal])
 }
 
 const loadCreateModal = () => import('./CreateModal')
@@ -31,7 +36,8 @@ const CreateModal = dynamic(loadCreateModal, { ssr: false })
 export function LazyCreateModal() {
   const open = useCreateModal((s) => s.open)
   const [used, setUsed] = useState(false)
-  useCreateShortcut()
+  const { user } = useSession()
+  useCreateShortcut(Boolean(user))
 
   useEffect(() => {
     if (open) setUsed(true)

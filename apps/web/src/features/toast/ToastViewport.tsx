@@ -159,6 +159,25 @@ function ToastView({ toast, paused, registerCloser }: ToastViewProps) {
             </Text>
           ) : null}
         </YStack>
+        {toast.action ? (
+          <Button
+            size="$2"
+            alignSelf="center"
+            flexShrink={0}
+            borderWidth={1}
+            borderColor="$borderColor"
+            backgroundColor="$background"
+            onPress={() => {
+              toast.action?.onAction()
+              close()
+            }}
+            focusVisibleStyle={{ outlineColor: '$color8', outlineWidth: 2, outlineStyle: 'solid' }}
+          >
+            <Text fontSize="$3" fontWeight="600" color="$color12">
+              {toast.action.label}
+            </Text>
+          </Button>
+        ) : null}
         <Button
           aria-label="Close notification"
           size="$2"

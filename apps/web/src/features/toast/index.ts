@@ -6,6 +6,7 @@ export {
   toast,
   TOAST_ANIMATION_MS,
   TOAST_DURATION_MS,
+  type ToastAction,
   type ToastItem,
   type ToastKind,
 } from './toast-store'

@@ -2,11 +2,22 @@ import { createStore } from 'zustand/vanilla'
 
 export type ToastKind = 'success' | 'error' | 'info'
 
+/** One button on a toast (e.g. Undo). Pressing it runs `onAction` and closes the toast. */
+export interface ToastAction {
+  label: string
+  onAction: () => void
+}
+
 export interface ToastItem {
   id: number
   kind: ToastKind
   title: string
   description?: string
+  action?: ToastAction
+}
+
+export interface ToastOptions {
+  action?: ToastAction
 }
 
 /** How long a toast stays open, in ms (spec §9). The timer pauses while the viewport is hovered or focused. */
@@ -38,11 +49,19 @@ export const toastStore = createStore<ToastStoreState>()((set) => ({
 }))
 
 function show(kind: ToastKind) {
-  return (title: string, description?: string): number =>
-    toastStore.getState().add(description === undefined ? { kind, title } : { kind, title, description })
+  return (title: string, description?: string, options: ToastOptions = {}): number =>
+    toastStore.getState().add({
+      kind,
+      title,
+      ...(description === undefined ? {} : { description }),
+      ...(options.action ? { action: options.action } : {}),
+    })
 }
 
-/** The app-level toast API features call: `toast.success('Saved', 'Your note is stored.')`. */
+/**
+ * The app-level toast API features call: `toast.success('Saved', 'Your note is stored.')`, or with a button:
+ * `toast.info('Note deleted', undefined, { action: { label: 'Undo', onAction: restore } })`.
+ */
 export const toast = {
   success: show('success'),
   error: show('error'),

@@ -1,0 +1,72 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query'
+import { useRouter } from 'next/router'
+import { useState } from 'react'
+import { XStack } from 'tamagui'
+
+import { useTRPC } from '../../lib/trpc'
+import { AuthForm, SecondaryButton, SubmitButton } from '../auth'
+import { toast } from '../toast'
+import { useNoteDraft } from './draft-store'
+import { checkNote, NoteFields, serverFieldErrors, type NoteFieldErrors } from './NoteForm'
+
+/**
+ * The new-note form of the global create modal: checks as you type once a submit found a problem, cannot be sent
+ * twice, and on success closes, toasts (with a link to the note) and refreshes the list. On failure the error is
+ * toasted and every character typed stays (the draft lives in a store, not in this component).
+ */
+export function CreateNoteForm({ onDone }: { onDone: () => void }) {
+  const trpc = useTRPC()
+  const queryClient = useQueryClient()
+  const router = useRouter()
+  const { draft, setDraft, clear } = useNoteDraft()
+  const [errors, setErrors] = useState<NoteFieldErrors>({})
+  const [tried, setTried] = useState(false)
+
+  const create = useMutation(
+    trpc.notes.create.mutationOptions({
+      onSuccess: async (note) => {
+        clear()
+        setTried(false)
+        onDone()
+        toast.success('Note created', note.title, {
+          action: { label: 'Open', onAction: () => void router.push(`/notes/${note.id}`) },
+        })
+        await queryClient.invalidateQueries({ queryKey: trpc.notes.list.pathKey() })
+      },
+      onError: (error) => {
+        const fieldErrors = serverFieldErrors(error.data)
+        setErrors(fieldErrors)
+        toast.error('The note was not saved', error.message && !error.data?.zodError ? error.message : 'Check the fields marked below.')
+      },
+    }),
+  )
+
+  const onChange = (next: typeof draft) => {
+    setDraft(next)
+    if (tried) setErrors(checkNote(next))
+  }
+
+  return (
+    <AuthForm
+      label="New note"
+      onSubmit={() => {
+        if (create.isPending) return
+        setTried(true)
+        const found = checkNote(draft)
+        setErrors(found)
+        if (Object.keys(found).length > 0) return
+        create.mutate(draft)
+      }}
+    >
+      <NoteFields draft={draft} onChange={onChange} errors={errors} disabled={create.isPending} withPinned autoFocusTitle />
+      <XStack gap="$2" justifyContent="flex-end" flexWrap="wrap">
+        <SecondaryButton onPress={onDone} disabled={create.isPending}>
+          Cancel
+        </SecondaryButton>
+        <SubmitButton pending={create.isPending} pendingLabel="Creating…">
+          Create note
+        </SubmitButton>
+      </XStack>
+    </AuthForm>
+  )
+}

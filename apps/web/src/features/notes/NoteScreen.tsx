@@ -1,0 +1,240 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import Link from 'next/link'
+import { useRouter } from 'next/router'
+import { useEffect, useRef, useState } from 'react'
+import { Button, Paragraph, Text, Theme, XStack, YStack } from 'tamagui'
+
+import { useTRPC, useTRPCClient, type RouterOutputs } from '../../lib/trpc'
+import { ArrowLeftIcon, PinIcon, TrashIcon } from '../../ui/icons'
+import { AuthForm, SubmitButton } from '../auth'
+import { toast } from '../toast'
+import { formatFull, formatWhen } from './format'
+import { listUrl } from './list-url'
+import { checkNote, NoteFields, serverFieldErrors, type NoteDraft, type NoteFieldErrors } from './NoteForm'
+import styles from './note-page.module.css'
+
+type Note = RouterOutputs['notes']['get']
+
+/** The note as the page's server side hands it over (JSON: dates as ISO strings). */
+export interface NoteScreenProps {
+  note: Omit<Note, 'createdAt' | 'updatedAt'> & { createdAt: string; updatedAt: string }
+}
+
+const toDraft = (note: Pick<Note, 'title' | 'body' | 'pinned'>): NoteDraft => ({
+  title: note.title,
+  body: note.body ?? '',
+  pinned: note.pinned,
+})
+
+const sameContent = (a: NoteDraft, b: NoteDraft) => a.title === b.title && a.body === b.body
+
+function DeleteDialog({
+  dialogRef,
+  title,
+  pending,
+  onConfirm,
+}: {
+  dialogRef: React.RefObject<HTMLDialogElement | null>
+  title: string
+  pending: boolean
+  onConfirm: () => void
+}) {
+  return (
+    <dialog ref={dialogRef} className={styles.dialog} aria-labelledby="delete-note-title" aria-describedby="delete-note-text">
+      <YStack gap="$3">
+        <Text render="h2" id="delete-note-title" fontSize="$7" lineHeight="$7" fontWeight="700" color="$color12">
+          Delete this note?
+        </Text>
+        <Paragraph id="delete-note-text" fontSize="$4" lineHeight="$4" color="$color11">
+          “{title}” will be deleted. You can undo this from the notification for a few seconds.
+        </Paragraph>
+        <XStack gap="$2" justifyContent="flex-end" paddingTop="$2">
+          <Button size="$3" onPress={() => dialogRef.current?.close()} borderWidth={1} borderColor="$borderColor" backgroundColor="$background">
+            <Text fontSize="$3" fontWeight="600" color="$color12">
+              Cancel
+            </Text>
+          </Button>
+          <Theme name="red">
+            <Button size="$3" backgroundColor="$color9" hoverStyle={{ backgroundColor: '$color10' }} disabled={pending} onPress={onConfirm}>
+              <Text fontSize="$3" fontWeight="600" color="white">
+                {pending ? 'Deleting…' : 'Delete note'}
+              </Text>
+            </Button>
+          </Theme>
+        </XStack>
+      </YStack>
+    </dialog>
+  )
+}
+
+/** One note: read and edit it (title, body), pin it, delete it with a confirmation and an Undo toast. */
+export function NoteScreen({ note: initial }: NoteScreenProps) {
+  const trpc = useTRPC()
+  const trpcClient = useTRPCClient()
+  const queryClient = useQueryClient()
+  const router = useRouter()
+  const initialNote: Note = { ...initial, createdAt: new Date(initial.createdAt), updatedAt: new Date(initial.updatedAt) }
+  const noteQuery = useQuery({ ...trpc.notes.get.queryOptions({ id: initial.id }), initialData: initialNote })
+  const note = noteQuery.data
+  const [draft, setDraft] = useState<NoteDraft>(() => toDraft(initialNote))
+  const [errors, setErrors] = useState<NoteFieldErrors>({})
+  const [tried, setTried] = useState(false)
+  const dialogRef = useRef<HTMLDialogElement>(null)
+  const saved = toDraft(note)
+  const dirty = !sameContent(draft, saved)
+
+  // Leaving with unsaved changes asks first (reload, closing the tab).
+  useEffect(() => {
+    if (!dirty) return
+    const onBeforeUnload = (event: BeforeUnloadEvent) => event.preventDefault()
+    window.addEventListener('beforeunload', onBeforeUnload)
+    return () => window.removeEventListener('beforeunload', onBeforeUnload)
+  }, [dirty])
+
+  const invalidateList = () => queryClient.invalidateQueries({ queryKey: trpc.notes.list.pathKey() })
+
+  const update = useMutation(
+    trpc.notes.update.mutationOptions({
+      onSuccess: async (updated) => {
+        queryClient.setQueryData(trpc.notes.get.queryKey({ id: updated.id }), updated)
+        setDraft((current) => ({ ...current, title: updated.title, body: updated.body ?? '' }))
+        setTried(false)
+        toast.success('Saved', updated.title)
+        await invalidateList()
+      },
+      onError: (error) => {
+        setErrors(serverFieldErrors(error.data))
+        toast.error('Your changes were not saved', error.data?.zodError ? 'Check the fields marked below.' : error.message)
+      },
+    }),
+  )
+
+  const setPinned = useMutation(
+    trpc.notes.setPinned.mutationOptions({
+      onSuccess: async (updated) => {
+        queryClient.setQueryData(trpc.notes.get.queryKey({ id: updated.id }), updated)
+        toast.success(updated.pinned ? 'Pinned' : 'Unpinned', updated.title)
+        await invalidateList()
+      },
+      onError: (error) => toast.error('Could not change the pin', error.message),
+    }),
+  )
+
+  const remove = useMutation(
+    trpc.notes.delete.mutationOptions({
+      onSuccess: async (deleted) => {
+        dialogRef.current?.close()
+        queryClient.removeQueries({ queryKey: trpc.notes.get.queryKey({ id: deleted.id }) })
+        await router.push(listUrl())
+        await invalidateList()
+        toast.info('Note deleted', deleted.title, {
+          action: {
+            label: 'Undo',
+            onAction: () => {
+              trpcClient.notes.restore
+                .mutate(deleted)
+                .then(async (restored) => {
+                  toast.success('Note restored', restored.title)
+                  await invalidateList()
+                })
+                .catch((error: Error) => toast.error('The note could not be restored', error.message))
+            },
+          },
+        })
+      },
+      onError: (error) => {
+        dialogRef.current?.close()
+        toast.error('The note was not deleted', error.message)
+      },
+    }),
+  )
+
+  const onChange = (next: NoteDraft) => {
+    setDraft(next)
+    if (tried) setErrors(checkNote(next))
+  }
+
+  const submit = () => {
+    if (update.isPending || !dirty) return
+    setTried(true)
+    const found = checkNote(draft)
+    setErrors(found)
+    if (Object.keys(found).length > 0) return
+    update.mutate({ id: note.id, title: draft.title, body: draft.body })
+  }
+
+  return (
+    <YStack gap="$5" width="100%" maxWidth={760} marginHorizontal="auto">
+      <XStack justifyContent="space-between" alignItems="center" gap="$3" flexWrap="wrap">
+        <Link href={listUrl()} className={styles.backLink}>
+          <ArrowLeftIcon size={16} />
+          All notes
+        </Link>
+        <XStack gap="$2">
+          <Button
+            size="$3"
+            aria-pressed={note.pinned}
+            disabled={setPinned.isPending}
+            onPress={() => setPinned.mutate({ id: note.id, pinned: !note.pinned })}
+            icon={<PinIcon size={15} fill={note.pinned ? 'currentColor' : 'none'} />}
+            borderWidth={1}
+            borderColor="$borderColor"
+            backgroundColor="$background"
+          >
+            <Text fontSize="$3" fontWeight="600" color="$color12">
+              {note.pinned ? 'Unpin' : 'Pin'}
+            </Text>
+          </Button>
+          <Theme name="red">
+            <Button
+              size="$3"
+              icon={<TrashIcon size={15} />}
+              onPress={() => dialogRef.current?.showModal()}
+              borderWidth={1}
+              borderColor="$borderColor"
+              backgroundColor="$background"
+              color="$color11"
+            >
+              <Text fontSize="$3" fontWeight="600" color="$color11">
+                Delete
+              </Text>
+            </Button>
+          </Theme>
+        </XStack>
+      </XStack>
+
+      <YStack
+        backgroundColor="$backgroundHover"
+        borderWidth={1}
+        borderColor="$borderColor"
+        borderRadius="$8"
+        padding="$4"
+        gap="$4"
+        $sm={{ padding: '$6' }}
+      >
+        <Text render="h1" aria-level={1} fontSize="$8" lineHeight="$8" fontWeight="800" color="$color12" letterSpacing={-0.3} wordWrap="break-word">
+          {note.title}
+        </Text>
+        <Text fontSize="$2" color="$color10">
+          Created <time dateTime={note.createdAt.toISOString()}>{formatFull(note.createdAt)}</time> · Last edited{' '}
+          <time dateTime={note.updatedAt.toISOString()} title={formatFull(note.updatedAt)}>
+            {formatWhen(note.updatedAt)}
+          </time>
+        </Text>
+        <AuthForm label="Edit note" onSubmit={submit}>
+          <NoteFields draft={draft} onChange={onChange} errors={errors} disabled={update.isPending} bodyRows={12} />
+          <XStack gap="$3" alignItems="center" justifyContent="flex-end" flexWrap="wrap">
+            <Text fontSize="$3" color="$color10" aria-live="polite">
+              {dirty ? 'Unsaved changes' : 'All changes saved'}
+            </Text>
+            <SubmitButton pending={update.isPending} pendingLabel="Saving…">
+              Save changes
+            </SubmitButton>
+          </XStack>
+        </AuthForm>
+      </YStack>
+
+      <DeleteDialog dialogRef={dialogRef} title={note.title} pending={remove.isPending} onConfirm={() => remove.mutate({ id: note.id })} />
+    </YStack>
+  )
+}

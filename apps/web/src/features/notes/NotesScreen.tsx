@@ -1,0 +1,457 @@
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import Link from 'next/link'
+import { useRouter } from 'next/router'
+import { useEffect, useId, useRef, useState } from 'react'
+import { Button, H1, Paragraph, Text, XStack, YStack, useMedia } from 'tamagui'
+
+import { useTRPC, type RouterOutputs } from '../../lib/trpc'
+import { ArrowDownIcon, ArrowUpIcon, CloseIcon, NoteIcon, PinIcon, PlusIcon, RefreshIcon, SearchIcon } from '../../ui/icons'
+import { useCreateModal } from '../create-modal'
+import { toast } from '../toast'
+import { countNotes, formatFull, formatWhen } from './format'
+import { listInput, listQuery, parseListParams, type ListParams } from './list-params'
+import styles from './notes.module.css'
+import { Pagination } from './Pagination'
+import { defaultDirFor, NOTES_PAGE_SIZE, NOTES_QUERY_MAX, type NoteSort } from './schema'
+import { rememberListUrl } from './list-url'
+
+type NoteListItem = RouterOutputs['notes']['list']['items'][number]
+
+/** How long typing in the search box waits before the list follows, in ms. */
+export const SEARCH_DEBOUNCE_MS = 300
+
+const SORT_LABELS: Record<NoteSort, string> = {
+  updated_at: 'Last edited',
+  created_at: 'Created',
+  title: 'Title',
+}
+
+function useListParams(): [ListParams, (next: Partial<ListParams>, how?: 'push' | 'replace') => void] {
+  const router = useRouter()
+  const params = parseListParams(router.query)
+  const update = (next: Partial<ListParams>, how: 'push' | 'replace' = 'push') => {
+    const merged = { ...params, ...next }
+    const url = { pathname: router.pathname, query: listQuery(merged) }
+    void (how === 'push' ? router.push(url, undefined, { shallow: true, scroll: false }) : router.replace(url, undefined, { shallow: true, scroll: false }))
+  }
+  return [params, update]
+}
+
+function PinButton({ note }: { note: NoteListItem }) {
+  const trpc = useTRPC()
+  const queryClient = useQueryClient()
+  const setPinned = useMutation(
+    trpc.notes.setPinned.mutationOptions({
+      onSuccess: (updated) => {
+        toast.success(updated.pinned ? 'Pinned' : 'Unpinned', updated.title)
+        return queryClient.invalidateQueries({ queryKey: trpc.notes.list.pathKey() })
+      },
+      onError: (error) => toast.error('Could not change the pin', error.message),
+    }),
+  )
+  const label = note.pinned ? `Unpin “${note.title}”` : `Pin “${note.title}”`
+  return (
+    <button
+      type="button"
+      className={styles.pinButton}
+      aria-pressed={note.pinned}
+      aria-label={label}
+      title={note.pinned ? 'Unpin' : 'Pin to the top'}
+      disabled={setPinned.isPending}
+      onClick={() => setPinned.mutate({ id: note.id, pinned: !note.pinned })}
+    >
+      <PinIcon size={17} fill={note.pinned ? 'currentColor' : 'none'} />
+    </button>
+  )
+}
+
+function PinnedBadge() {
+  return (
+    <span className={styles.pinnedBadge}>
+      <PinIcon size={11} fill="currentColor" />
+      Pinned
+    </span>
+  )
+}
+
+function When({ date }: { date: Date }) {
+  return (
+    <time dateTime={date.toISOString()} title={formatFull(date)}>
+      {formatWhen(date)}
+    </time>
+  )
+}
+
+function SortHeader({ column, params, onSort }: { column: NoteSort; params: ListParams; onSort: (sort: NoteSort) => void }) {
+  const active = params.sort === column
+  const ariaSort = active ? (params.dir === 'asc' ? 'ascending' : 'descending') : 'none'
+  const Arrow = params.dir === 'asc' ? ArrowUpIcon : ArrowDownIcon
+  return (
+    <th scope="col" aria-sort={ariaSort} className={column === 'title' ? styles.colTitle : styles.colDate}>
+      <button type="button" className={styles.sortButton} data-active={active} onClick={() => onSort(column)}>
+        {SORT_LABELS[column]}
+        {active ? <Arrow size={13} /> : null}
+      </button>
+    </th>
+  )
+}
+
+function NotesTable({ items, params, onSort }: { items: NoteListItem[]; params: ListParams; onSort: (sort: NoteSort) => void }) {
+  return (
+    <table className={styles.table}>
+      <caption className={styles.visuallyHidden}>
+        Your notes, sorted by {SORT_LABELS[params.sort].toLowerCase()} ({params.dir === 'asc' ? 'ascending' : 'descending'}),
+        pinned notes first
+      </caption>
+      <thead>
+        <tr>
+          <SortHeader column="title" params={params} onSort={onSort} />
+          <SortHeader column="created_at" params={params} onSort={onSort} />
+          <SortHeader column="updated_at" params={params} onSort={onSort} />
+          <th scope="col" className={styles.colPin}>
+            <span className={styles.visuallyHidden}>Pin</span>
+          </th>
+        </tr>
+      </thead>
+      <tbody>
+        {items.map((note) => (
+          <tr key={note.id} className={styles.row} data-testid="note-row">
+            <td>
+              <Link href={`/notes/${note.id}`} className={`${styles.titleLink} ${styles.stretch}`}>
+                {note.pinned ? <PinnedBadge /> : null}
+                {note.title}
+              </Link>
+              {note.excerpt ? <div className={styles.excerpt}>{note.excerpt}</div> : null}
+            </td>
+            <td className={styles.date}>
+              <When date={note.createdAt} />
+            </td>
+            <td className={styles.date}>
+              <When date={note.updatedAt} />
+            </td>
+            <td className={styles.colPin}>
+              <PinButton note={note} />
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  )
+}
+
+function NoteCards({ items, params }: { items: NoteListItem[]; params: ListParams }) {
+  const shown = params.sort === 'created_at' ? 'created' : 'updated'
+  return (
+    <ul className={styles.cards} aria-label="Your notes">
+      {items.map((note) => (
+        <li key={note.id} className={styles.card} data-testid="note-row">
+          <div className={styles.cardBody}>
+            <Link href={`/notes/${note.id}`} className={`${styles.titleLink} ${styles.stretch}`}>
+              {note.pinned ? <PinnedBadge /> : null}
+              {note.title}
+            </Link>
+            {note.excerpt ? <div className={styles.excerpt}>{note.excerpt}</div> : null}
+            <div className={styles.cardMeta}>
+              {shown === 'created' ? 'Created ' : 'Edited '}
+              <When date={shown === 'created' ? note.createdAt : note.updatedAt} />
+            </div>
+          </div>
+          <PinButton note={note} />
+        </li>
+      ))}
+    </ul>
+  )
+}
+
+/** Both shapes, one shown by a CSS media query: the skeleton is server-rendered, before the width is known. */
+function ListSkeleton() {
+  const widths = [62, 48, 70, 55, 40, 66]
+  return (
+    <div aria-hidden="true" data-testid="notes-skeleton">
+      <table className={`${styles.table} ${styles.onlyWide}`}>
+          <tbody>
+            {widths.map((w, i) => (
+              <tr key={i}>
+                <td>
+                  <span className={`${styles.skeletonLine} skeleton`} style={{ width: `${w}%`, height: 14 }} />
+                  <span className={`${styles.skeletonLine} skeleton`} style={{ width: `${w + 20}%`, marginTop: 8 }} />
+                </td>
+                <td className={styles.colDate}>
+                  <span className={`${styles.skeletonLine} skeleton`} style={{ width: 70 }} />
+                </td>
+                <td className={styles.colDate}>
+                  <span className={`${styles.skeletonLine} skeleton`} style={{ width: 70 }} />
+                </td>
+                <td className={styles.colPin} />
+              </tr>
+            ))}
+          </tbody>
+        </table>
+        <ul className={`${styles.cards} ${styles.onlyNarrow}`}>
+          {widths.slice(0, 4).map((w, i) => (
+            <li key={i} className={styles.card}>
+              <div className={styles.cardBody}>
+                <span className={`${styles.skeletonLine} skeleton`} style={{ width: `${w}%`, height: 14 }} />
+                <span className={`${styles.skeletonLine} skeleton`} style={{ width: '90%', marginTop: 10 }} />
+                <span className={`${styles.skeletonLine} skeleton`} style={{ width: 80, marginTop: 10 }} />
+              </div>
+            </li>
+          ))}
+        </ul>
+    </div>
+  )
+}
+
+function EmptyState({ q, onClear }: { q: string; onClear: () => void }) {
+  const openCreate = useCreateModal((s) => s.setOpen)
+  return (
+    <YStack
+      alignItems="center"
+      gap="$3"
+      paddingVertical="$10"
+      paddingHorizontal="$4"
+      borderWidth={1}
+      borderStyle="dashed"
+      borderColor="$borderColor"
+      borderRadius="$8"
+      backgroundColor="$color2"
+    >
+      <YStack width={52} height={52} borderRadius={26} alignItems="center" justifyContent="center" backgroundColor="$color4">
+        <Text color="$color11" display="flex">
+          {q ? <SearchIcon size={24} /> : <NoteIcon size={24} />}
+        </Text>
+      </YStack>
+      <Text render="h2" fontSize="$6" fontWeight="700" color="$color12" textAlign="center">
+        {q ? `No notes match “${q}”` : 'No notes yet'}
+      </Text>
+      <Paragraph fontSize="$4" lineHeight="$4" color="$color11" textAlign="center" maxWidth={420}>
+        {q
+          ? 'Search looks at note titles. Try fewer letters, or clear the search to see every note.'
+          : 'Write down a thought, a plan or a list. Your notes are private to you and sorted the way you like.'}
+      </Paragraph>
+      {q ? (
+        <Button size="$3" onPress={onClear} borderWidth={1} borderColor="$borderColor" backgroundColor="$background">
+          <Text fontSize="$3" fontWeight="600" color="$color12">
+            Clear search
+          </Text>
+        </Button>
+      ) : (
+        <Button size="$3" theme="accent" icon={<PlusIcon size={16} />} onPress={() => openCreate(true)}>
+          <Text fontSize="$3" fontWeight="600" color="$color">
+            Write your first note
+          </Text>
+        </Button>
+      )}
+    </YStack>
+  )
+}
+
+function SearchBox({ value, onChange }: { value: string; onChange: (value: string) => void }) {
+  const id = useId()
+  const inputRef = useRef<HTMLInputElement>(null)
+  return (
+    <div className={styles.search} role="search">
+      <label htmlFor={id} className={styles.visuallyHidden}>
+        Search notes by title
+      </label>
+      <span className={styles.searchIcon}>
+        <SearchIcon size={16} />
+      </span>
+      <input
+        ref={inputRef}
+        id={id}
+        type="search"
+        className={styles.searchInput}
+        placeholder="Search titles"
+        value={value}
+        maxLength={NOTES_QUERY_MAX}
+        autoComplete="off"
+        spellCheck={false}
+        onChange={(event) => onChange(event.target.value)}
+        onKeyDown={(event) => {
+          if (event.key === 'Escape' && value) {
+            event.preventDefault()
+            onChange('')
+          }
+        }}
+      />
+      {value ? (
+        <button
+          type="button"
+          className={styles.clearSearch}
+          aria-label="Clear search"
+          onClick={() => {
+            onChange('')
+            inputRef.current?.focus()
+          }}
+        >
+          <CloseIcon size={14} />
+        </button>
+      ) : null}
+    </div>
+  )
+}
+
+function SortControls({ params, onSort, onDir }: { params: ListParams; onSort: (sort: NoteSort) => void; onDir: () => void }) {
+  const id = useId()
+  const descending = params.dir === 'desc'
+  return (
+    <XStack gap="$2" alignItems="center" flexShrink={0}>
+      <label htmlFor={id} className={styles.visuallyHidden}>
+        Sort by
+      </label>
+      <select id={id} className={styles.select} value={params.sort} onChange={(event) => onSort(event.target.value as NoteSort)}>
+        {(Object.keys(SORT_LABELS) as NoteSort[]).map((sort) => (
+          <option key={sort} value={sort}>
+            {SORT_LABELS[sort]}
+          </option>
+        ))}
+      </select>
+      <button
+        type="button"
+        className={styles.dirButton}
+        onClick={onDir}
+        aria-label={`Sort direction: ${descending ? 'descending' : 'ascending'}. Switch to ${descending ? 'ascending' : 'descending'}`}
+        title={descending ? 'Descending' : 'Ascending'}
+      >
+        {descending ? <ArrowDownIcon size={16} /> : <ArrowUpIcon size={16} />}
+      </button>
+    </XStack>
+  )
+}
+
+/**
+ * The signed-in home: the caller's notes, pinned first, sorted, searched (titles, debounced) and paginated by 20,
+ * with the state in the URL. A table from the md breakpoint up, cards below it.
+ */
+export function NotesScreen() {
+  const router = useRouter()
+  const [params, setParams] = useListParams()
+  const media = useMedia()
+  // The table needs the real width; until hydration is over the server's guess (narrow) must stand.
+  const [hydrated, setHydrated] = useState(false)
+  useEffect(() => setHydrated(true), [])
+  const wide = hydrated && media.md
+  const trpc = useTRPC()
+  const input = listInput(params)
+  const list = useQuery({ ...trpc.notes.list.queryOptions(input), placeholderData: keepPreviousData })
+
+  // The search box is the user's text; the URL follows it after a pause (replace: each keystroke is not a step
+  // of history). A change of the URL from elsewhere (Back, a link) puts its text back into the box.
+  const [search, setSearch] = useState(params.q)
+  const typed = useRef(params.q)
+  useEffect(() => {
+    if (params.q !== typed.current) {
+      typed.current = params.q
+      setSearch(params.q)
+    }
+  }, [params.q])
+  useEffect(() => {
+    if (search === typed.current) return
+    const timer = window.setTimeout(() => {
+      typed.current = search
+      setParams({ q: search, page: 1 }, 'replace')
+    }, SEARCH_DEBOUNCE_MS)
+    return () => window.clearTimeout(timer)
+  })
+
+  useEffect(() => {
+    if (router.isReady) rememberListUrl(router.asPath)
+  }, [router.isReady, router.asPath])
+
+  // A page past the end (notes deleted meanwhile, an old link): go to the last page that has notes.
+  const data = list.data
+  useEffect(() => {
+    if (data && data.items.length === 0 && data.total > 0 && params.page > 1) {
+      setParams({ page: Math.max(1, Math.ceil(data.total / NOTES_PAGE_SIZE)) }, 'replace')
+    }
+  })
+
+  const onSort = (sort: NoteSort) => {
+    if (sort === params.sort) setParams({ dir: params.dir === 'asc' ? 'desc' : 'asc', page: 1 })
+    else setParams({ sort, dir: defaultDirFor(sort), page: 1 })
+  }
+  const onDir = () => setParams({ dir: params.dir === 'asc' ? 'desc' : 'asc', page: 1 })
+  const clearSearch = () => {
+    typed.current = ''
+    setSearch('')
+    setParams({ q: '', page: 1 }, 'replace')
+  }
+
+  const showSkeleton = list.isPending
+  const stale = list.isPlaceholderData
+
+  return (
+    <YStack gap="$5">
+      <XStack alignItems="flex-end" justifyContent="space-between" gap="$3" flexWrap="wrap">
+        <YStack gap="$1">
+          <H1 aria-level={1} fontSize="$9" lineHeight="$9" fontWeight="800" color="$color12" letterSpacing={-0.5}>
+            Notes
+          </H1>
+          <Text fontSize="$3" color="$color11" aria-live="polite" minHeight={18}>
+            {data ? (params.q.trim() ? `${countNotes(data.total)} match “${params.q.trim()}”` : countNotes(data.total)) : ' '}
+          </Text>
+        </YStack>
+      </XStack>
+
+      <XStack gap="$2" alignItems="center" flexWrap="wrap" $sm={{ flexWrap: 'nowrap' }}>
+        <SearchBox value={search} onChange={setSearch} />
+        <XStack $md={{ display: 'none' }}>
+          <SortControls params={params} onSort={onSort} onDir={onDir} />
+        </XStack>
+      </XStack>
+
+      <YStack
+        gap="$4"
+        aria-busy={showSkeleton || list.isFetching}
+        opacity={stale ? 0.6 : 1}
+        transition="quickest"
+        id="notes-list"
+      >
+        {showSkeleton ? (
+          <>
+            <span className={styles.visuallyHidden} role="status">
+              Loading notes…
+            </span>
+            <ListSkeleton />
+          </>
+        ) : list.isError && !data ? (
+          <YStack
+            role="alert"
+            gap="$3"
+            alignItems="flex-start"
+            padding="$5"
+            borderWidth={1}
+            borderColor="$borderColor"
+            borderRadius="$8"
+            backgroundColor="$color2"
+          >
+            <Text fontSize="$5" fontWeight="700" color="$color12">
+              Your notes could not be loaded
+            </Text>
+            <Paragraph fontSize="$4" color="$color11">
+              {list.error.message}
+            </Paragraph>
+            <Button size="$3" icon={<RefreshIcon size={15} />} onPress={() => void list.refetch()}>
+              <Text fontSize="$3" fontWeight="600" color="$color12">
+                Try again
+              </Text>
+            </Button>
+          </YStack>
+        ) : data && data.items.length === 0 && data.total === 0 ? (
+          <EmptyState q={params.q.trim()} onClear={clearSearch} />
+        ) : data ? (
+          <>
+            {wide ? <NotesTable items={data.items} params={params} onSort={onSort} /> : <NoteCards items={data.items} params={params} />}
+            <Pagination
+              page={params.page}
+              pageSize={NOTES_PAGE_SIZE}
+              total={data.total}
+              onPage={(page) => setParams({ page })}
+            />
+          </>
+        ) : null}
+      </YStack>
+    </YStack>
+  )
+}

@@ -1,0 +1,21 @@
+import { createCaller } from '../../server/root'
+import { createInnerContext } from '../../server/trpc'
+import { withSession } from '../../server/with-session'
+import { NoteScreen, noteIdSchema, type NoteScreenProps } from '../../features/notes'
+
+export const getServerSideProps = withSession<NoteScreenProps>({
+  protected: true,
+  load: async (ctx, supabase) => {
+    const id = noteIdSchema.safeParse(ctx.params?.id)
+    if (!id.success) return { notFound: true }
+    try {
+      const note = await createCaller(createInnerContext({ supabase })).notes.get({ id: id.data })
+      return { props: { note: { ...note, createdAt: note.createdAt.toISOString(), updatedAt: note.updatedAt.toISOString() } } }
+    } catch (error) {
+      if ((error as { code?: string }).code === 'NOT_FOUND') return { notFound: true }
+      throw error
+    }
+  },
+})
+
+export default NoteScreen

@@ -1,0 +1,235 @@
+// The notes router through a real tRPC caller, as two real users of a real localbase (PGlite, the product's own
+// migrations): isolation, validation, not-found, pagination bounds, sorting, search, undo, AAL2, backend down.
+import path from 'node:path'
+
+import type { SupabaseClient } from '@supabase/supabase-js'
+import { TRPCError } from '@trpc/server'
+import { findRepoRoot, type Localbase } from 'localbase'
+import { anonClient, serviceClient, signedInClient, startTestServer, totpCode } from 'localbase/testing'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+
+import { createCaller } from '../root'
+import { createInnerContext } from '../trpc'
+
+const repo = findRepoRoot()
+let lb: Localbase
+let alice: { client: SupabaseClient; id: string }
+let bob: { client: SupabaseClient; id: string }
+
+async function user(): Promise<{ client: SupabaseClient; id: string }> {
+  const { client } = await signedInClient(lb)
+  const { data } = await client.auth.getUser()
+  return { client, id: data.user!.id }
+}
+
+const as = (who: { client: SupabaseClient }) => createCaller(createInnerContext({ supabase: who.client })).notes
+
+/** Inserts notes for a user with the service key (like the browser tests' seeding), oldest first. */
+async function seedNotes(userId: string, titles: string[], start = Date.UTC(2026, 0, 1)) {
+  const rows = titles.map((title, i) => ({
+    user_id: userId,
+    title,
+    body: `Body of ${title}`,
+    created_at: new Date(start + i * 60_000).toISOString(),
+    updated_at: new Date(start + i * 60_000).toISOString(),
+  }))
+  const { error } = await serviceClient(lb).from('notes').insert(rows)
+  if (error) throw error
+}
+
+async function rejection(promise: Promise<unknown>): Promise<TRPCError> {
+  const error = await promise.then(
+    () => null,
+    (e: unknown) => e,
+  )
+  expect(error).toBeInstanceOf(TRPCError)
+  return error as TRPCError
+}
+
+beforeAll(async () => {
+  lb = await startTestServer({
+    migrationsDir: path.join(repo, 'supabase', 'migrations'),
+    seedFile: path.join(repo, 'supabase', 'seed.sql'),
+  })
+  alice = await user()
+  bob = await user()
+}, 60_000)
+
+afterAll(async () => {
+  await lb?.stop()
+})
+
+describe('notes.list', () => {
+  let carol: { client: SupabaseClient; id: string }
+  beforeAll(async () => {
+    carol = await user()
+    await seedNotes(carol.id, Array.from({ length: 45 }, (_, i) => `Note ${String(i + 1).padStart(2, '0')}`))
+  })
+
+  it('pages 45 notes by 20 with the exact total, newest change first by default', async () => {
+    const first = await as(carol).list({})
+    expect(first).toMatchObject({ total: 45, page: 1, pageSize: 20 })
+    expect(first.items.map((n) => n.title).slice(0, 3)).toEqual(['Note 45', 'Note 44', 'Note 43'])
+    const third = await as(carol).list({ page: 3 })
+    expect(third.items.map((n) => n.title)).toEqual(['Note 05', 'Note 04', 'Note 03', 'Note 02', 'Note 01'])
+    expect(third.total).toBe(45)
+    const ids = new Set([...first.items, ...(await as(carol).list({ page: 2 })).items, ...third.items].map((n) => n.id))
+    expect(ids.size).toBe(45)
+  })
+
+  it('answers a page past the end with no items and the real total (the client goes back)', async () => {
+    expect(await as(carol).list({ page: 4 })).toEqual({ items: [], total: 45, page: 4, pageSize: 20 })
+  })
+
+  it('refuses page sizes over 100, page 0 and unknown sorts with BAD_REQUEST', async () => {
+    expect((await rejection(as(carol).list({ pageSize: 101 }))).code).toBe('BAD_REQUEST')
+    expect((await rejection(as(carol).list({ page: 0 }))).code).toBe('BAD_REQUEST')
+    expect((await rejection(as(carol).list({ sort: 'user_id' as 'title' }))).code).toBe('BAD_REQUEST')
+    expect((await as(carol).list({ pageSize: 100 })).items).toHaveLength(45)
+  })
+
+  it('sorts by each column both ways, pinned notes first every time', async () => {
+    const dave = await user()
+    await seedNotes(dave.id, ['banana', 'Apple', 'cherry', 'apricot'])
+    const t = (list: { items: { title: string }[] }) => list.items.map((n) => n.title)
+    expect(t(await as(dave).list({ sort: 'title' }))).toEqual(['Apple', 'apricot', 'banana', 'cherry'])
+    expect(t(await as(dave).list({ sort: 'title', dir: 'desc' }))).toEqual(['cherry', 'banana', 'apricot', 'Apple'])
+    expect(t(await as(dave).list({ sort: 'created_at', dir: 'asc' }))).toEqual(['banana', 'Apple', 'cherry', 'apricot'])
+    expect(t(await as(dave).list({ sort: 'created_at' }))).toEqual(['apricot', 'cherry', 'Apple', 'banana'])
+    const cherry = (await as(dave).list({ sort: 'title' })).items.find((n) => n.title === 'cherry')!
+    const pinned = await as(dave).setPinned({ id: cherry.id, pinned: true })
+    expect(pinned.pinned).toBe(true)
+    expect(pinned.updatedAt.getTime()).toBe(cherry.updatedAt.getTime()) // pinning is not an edit
+    expect(t(await as(dave).list({ sort: 'title' }))).toEqual(['cherry', 'Apple', 'apricot', 'banana'])
+    expect(t(await as(dave).list({ sort: 'updated_at', dir: 'asc' }))[0]).toBe('cherry')
+  })
+
+  it('searches titles case-insensitively, with %, _ and * matched literally', async () => {
+    const erin = await user()
+    await seedNotes(erin.id, ['100% done', '100 percent', 'snake_case', 'snakeXcase', 'Groceries', 'grocery list', 'a*b', 'azzb'])
+    const t = async (q: string) => (await as(erin).list({ q, sort: 'title' })).items.map((n) => n.title)
+    expect(await t('GROCER')).toEqual(['Groceries', 'grocery list'])
+    expect(await t('100%')).toEqual(['100% done'])
+    expect(await t('snake_')).toEqual(['snake_case'])
+    expect(await t('a*b')).toEqual(['a*b'])
+    expect(await t("o'; drop table notes; --")).toEqual([])
+    const counted = await as(erin).list({ q: 'grocer', pageSize: 1 })
+    expect(counted).toMatchObject({ total: 2 })
+    expect(counted.items).toHaveLength(1)
+  })
+
+  it('gives a list excerpt, not the whole body', async () => {
+    const created = await as(alice).create({ title: 'Long one', body: `${'word '.repeat(400)}end` })
+    const item = (await as(alice).list({ q: 'Long one' })).items[0]!
+    expect(item.id).toBe(created.id)
+    expect(item.excerpt!.length).toBeLessThanOrEqual(160)
+    expect(item.excerpt!.endsWith('…')).toBe(true)
+    expect(item).not.toHaveProperty('body')
+  })
+})
+
+describe('notes: create, get, update, delete, restore', () => {
+  it('creates a note for the caller, trimmed, empty body stored as null', async () => {
+    const note = await as(alice).create({ title: '  Hello  ', body: '   ', pinned: true })
+    expect(note).toMatchObject({ title: 'Hello', body: null, pinned: true })
+    expect(note.createdAt).toBeInstanceOf(Date)
+    const { data } = await serviceClient(lb).from('notes').select('user_id').eq('id', note.id).single()
+    expect(data?.user_id).toBe(alice.id)
+    expect(await as(alice).get({ id: note.id })).toEqual(note)
+  })
+
+  it('refuses invalid input with BAD_REQUEST and field errors, storing nothing', async () => {
+    const before = (await as(alice).list({})).total
+    const empty = await rejection(as(alice).create({ title: '   ' }))
+    expect(empty.code).toBe('BAD_REQUEST')
+    expect(JSON.stringify(empty.cause)).toContain('Give the note a title.')
+    expect((await rejection(as(alice).create({ title: 'x'.repeat(201) }))).code).toBe('BAD_REQUEST')
+    expect((await as(alice).create({ title: '🙂'.repeat(200) })).title).toHaveLength(400) // 200 characters
+    expect((await rejection(as(alice).create({ title: 'ok', body: 'x'.repeat(20_001) }))).code).toBe('BAD_REQUEST')
+    expect((await rejection(as(alice).get({ id: 'not-a-uuid' }))).code).toBe('BAD_REQUEST')
+    expect((await as(alice).list({})).total).toBe(before + 1)
+  })
+
+  it('updates title and body, moving updatedAt; NOT_FOUND for an id that does not exist', async () => {
+    const note = await as(alice).create({ title: 'Draft', body: 'v1' })
+    const updated = await as(alice).update({ id: note.id, title: 'Final', body: 'v2' })
+    expect(updated).toMatchObject({ id: note.id, title: 'Final', body: 'v2', createdAt: note.createdAt })
+    expect(updated.updatedAt.getTime()).toBeGreaterThan(note.updatedAt.getTime())
+    const missing = '00000000-0000-4000-8000-000000000000'
+    for (const call of [
+      () => as(alice).get({ id: missing }),
+      () => as(alice).update({ id: missing, title: 'x' }),
+      () => as(alice).setPinned({ id: missing, pinned: true }),
+      () => as(alice).delete({ id: missing }),
+    ])
+      expect((await rejection(call())).code).toBe('NOT_FOUND')
+  })
+
+  it('deletes a note and restores it as it was (same id and times); a second restore is a CONFLICT', async () => {
+    const note = await as(alice).create({ title: 'Keep me', body: 'important', pinned: true })
+    const deleted = await as(alice).delete({ id: note.id })
+    expect(deleted).toEqual(note)
+    expect((await rejection(as(alice).get({ id: note.id }))).code).toBe('NOT_FOUND')
+    expect(await as(alice).restore(deleted)).toEqual(note)
+    expect(await as(alice).get({ id: note.id })).toEqual(note)
+    expect((await rejection(as(alice).restore(deleted))).code).toBe('CONFLICT')
+  })
+})
+
+describe('isolation between users (RLS, decided by PostgreSQL)', () => {
+  it("keeps Alice's notes invisible and unchangeable for Bob", async () => {
+    const note = await as(alice).create({ title: 'Alice only', body: 'secret' })
+    expect((await as(bob).list({ q: 'Alice only' })).total).toBe(0)
+    expect((await rejection(as(bob).get({ id: note.id }))).code).toBe('NOT_FOUND')
+    expect((await rejection(as(bob).update({ id: note.id, title: 'pwned' }))).code).toBe('NOT_FOUND')
+    expect((await rejection(as(bob).setPinned({ id: note.id, pinned: true }))).code).toBe('NOT_FOUND')
+    expect((await rejection(as(bob).delete({ id: note.id }))).code).toBe('NOT_FOUND')
+    // Restoring someone else's note id as your own must not take it over.
+    expect((await rejection(as(bob).restore({ ...note, title: 'mine now' }))).code).toBe('CONFLICT')
+    expect(await as(alice).get({ id: note.id })).toEqual(note)
+  })
+
+  it('refuses signed-out callers with UNAUTHORIZED, and the anon key reads nothing directly', async () => {
+    const signedOut = createCaller(createInnerContext({ supabase: anonClient(lb) })).notes
+    expect((await rejection(signedOut.list({}))).code).toBe('UNAUTHORIZED')
+    expect((await rejection(signedOut.create({ title: 'x' }))).code).toBe('UNAUTHORIZED')
+    const { data } = await anonClient(lb).from('notes').select('id')
+    expect(data ?? []).toEqual([])
+  })
+
+  it('lets the seeded demo user sign in and see the 30 demo notes, 3 of them pinned first', async () => {
+    const demo = anonClient(lb)
+    const { error } = await demo.auth.signInWithPassword({ email: 'demo@example.com', password: 'foyer-demo-2026' })
+    expect(error).toBeNull()
+    const page = await as({ client: demo }).list({ pageSize: 100 })
+    expect(page.total).toBe(30)
+    expect(page.items.slice(0, 3).every((n) => n.pinned)).toBe(true)
+    expect(page.items.slice(3).some((n) => n.pinned)).toBe(false)
+  })
+
+  it('refuses an aal1 session of a user with a verified factor (FORBIDDEN), and lets the aal2 session in', async () => {
+    const { client, email, password } = await signedInClient(lb)
+    const enrolled = await client.auth.mfa.enroll({ factorType: 'totp' })
+    if (enrolled.error) throw enrolled.error
+    const secret = enrolled.data.totp.secret
+    const verified = await client.auth.mfa.challengeAndVerify({ factorId: enrolled.data.id, code: totpCode(secret) })
+    expect(verified.error).toBeNull()
+    await as({ client }).create({ title: 'Behind two factors' })
+
+    const aal1 = anonClient(lb)
+    await aal1.auth.signInWithPassword({ email, password })
+    expect((await rejection(as({ client: aal1 }).list({}))).code).toBe('FORBIDDEN')
+    expect((await as({ client }).list({})).total).toBe(1)
+  })
+})
+
+describe('backend unreachable', () => {
+  it('answers SERVICE_UNAVAILABLE with a readable message, not "sign in"', async () => {
+    const other = await startTestServer({ migrationsDir: path.join(repo, 'supabase', 'migrations') })
+    const { client } = await signedInClient(other)
+    await other.stop()
+    const error = await rejection(as({ client }).list({}))
+    expect(error.code).toBe('SERVICE_UNAVAILABLE')
+    expect(error.message).toMatch(/can't reach the server/i)
+  })
+})

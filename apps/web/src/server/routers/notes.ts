@@ -1,0 +1,197 @@
+import type { PostgrestError, SupabaseClient } from '@supabase/supabase-js'
+import { TRPCError } from '@trpc/server'
+import { z } from 'zod'
+
+import {
+  defaultDirFor,
+  listNotesInputSchema,
+  noteBodySchema,
+  noteIdSchema,
+  noteInputSchema,
+  noteTitleSchema,
+  noteUpdateSchema,
+  titleSearchPattern,
+  type NoteSort,
+} from '../../features/notes/schema'
+import { createTRPCRouter, protectedProcedure } from '../trpc'
+
+/** A note as the app sees it. */
+export interface Note {
+  id: string
+  title: string
+  body: string | null
+  pinned: boolean
+  createdAt: Date
+  updatedAt: Date
+}
+
+/** A row of the list: the body shortened to an excerpt (the list never needs 20,000 characters per row). */
+export type NoteListItem = Omit<Note, 'body'> & { excerpt: string | null }
+
+interface NoteRow {
+  id: string
+  title: string
+  body: string | null
+  pinned: boolean
+  created_at: string
+  updated_at: string
+}
+
+const NOTE_COLUMNS = 'id,title,body,pinned,created_at,updated_at'
+export const EXCERPT_LENGTH = 160
+
+/** The database columns each sort orders by: titles by their case-insensitive key, then as written. */
+const SORT_COLUMNS: Record<NoteSort, string[]> = {
+  updated_at: ['updated_at'],
+  created_at: ['created_at'],
+  title: ['title_key', 'title'],
+}
+
+function toNote(row: NoteRow): Note {
+  return {
+    id: row.id,
+    title: row.title,
+    body: row.body,
+    pinned: row.pinned,
+    createdAt: new Date(row.created_at),
+    updatedAt: new Date(row.updated_at),
+  }
+}
+
+export function excerptOf(body: string | null): string | null {
+  if (body === null) return null
+  const flat = body.replace(/\s+/g, ' ').trim()
+  if (flat === '') return null
+  const chars = [...flat]
+  return chars.length <= EXCERPT_LENGTH ? flat : `${chars.slice(0, EXCERPT_LENGTH - 1).join('').trimEnd()}…`
+}
+
+function toListItem(row: NoteRow): NoteListItem {
+  const { body, ...note } = toNote(row)
+  return { ...note, excerpt: excerptOf(body) }
+}
+
+const NOT_FOUND_MESSAGE = 'This note does not exist, or it is not yours.'
+
+/**
+ * A Data API error as a tRPC error with a message a person can act on. Status 0 is a network failure (the
+ * backend is down or unreachable); the SQLSTATEs are those our CHECK constraints, keys and policies raise.
+ */
+export function notesError(error: PostgrestError & { status?: number }, status?: number): TRPCError {
+  const code = error.code ?? ''
+  const message = error.message ?? ''
+  if (status === 0 || (code === '' && /fetch|network|ECONNREFUSED/i.test(message)))
+    return new TRPCError({ code: 'SERVICE_UNAVAILABLE', message: "Can't reach the server. Check your connection and try again." })
+  if (code === 'PGRST116') return new TRPCError({ code: 'NOT_FOUND', message: NOT_FOUND_MESSAGE })
+  if (code === '23514') {
+    if (message.includes('notes_title_length')) return new TRPCError({ code: 'BAD_REQUEST', message: 'The title must be 1 to 200 characters.' })
+    if (message.includes('notes_body_length')) return new TRPCError({ code: 'BAD_REQUEST', message: 'The note must be at most 20,000 characters.' })
+    return new TRPCError({ code: 'BAD_REQUEST', message: 'The note breaks a rule of the database.' })
+  }
+  if (code === '23502') return new TRPCError({ code: 'BAD_REQUEST', message: 'A required field is missing.' })
+  if (code === '22P02' || code === '22001') return new TRPCError({ code: 'BAD_REQUEST', message: 'A value has the wrong form.' })
+  if (code === '23505') return new TRPCError({ code: 'CONFLICT', message: 'This note exists already.' })
+  if (code === '42501') return new TRPCError({ code: 'FORBIDDEN', message: 'You may not change this note. Finish two-factor sign-in if asked.' })
+  if (code === 'PGRST301' || code === 'PGRST303') return new TRPCError({ code: 'UNAUTHORIZED', message: 'Your session ended. Sign in again.' })
+  return new TRPCError({ code: 'INTERNAL_SERVER_ERROR', message: 'The notes could not be loaded or saved. Try again.' })
+}
+
+type DataResult<T> = { data: T | null; error: PostgrestError | null; status: number }
+
+/** The data of a Data API call, or the matching tRPC error; null data (no row) → NOT_FOUND. */
+function rowOrThrow<T>(result: DataResult<T>): T {
+  if (result.error) throw notesError(result.error, result.status)
+  if (result.data === null) throw new TRPCError({ code: 'NOT_FOUND', message: NOT_FOUND_MESSAGE })
+  return result.data
+}
+
+/** The list query the router runs (exported for the benchmark, which times it beside the tRPC call). */
+export function notesListQuery(supabase: SupabaseClient, input: z.output<typeof listNotesInputSchema>) {
+  const dir = input.dir ?? defaultDirFor(input.sort)
+  const from = (input.page - 1) * input.pageSize
+  let query = supabase.from('notes').select(NOTE_COLUMNS, { count: 'exact' })
+  if (input.q) query = query.ilike('title', titleSearchPattern(input.q))
+  query = query.order('pinned', { ascending: false })
+  for (const column of SORT_COLUMNS[input.sort]) query = query.order(column, { ascending: dir === 'asc' })
+  return query.order('id', { ascending: true }).range(from, from + input.pageSize - 1)
+}
+
+export const notesRouter = createTRPCRouter({
+  /** One page of the caller's notes: pinned first, then by the chosen column; `total` counts every match. */
+  list: protectedProcedure.input(listNotesInputSchema).query(async ({ ctx, input }) => {
+    const result = await notesListQuery(ctx.supabase, input)
+    // Past the last page PostgREST answers 416 (PGRST103): report the total so the client can go back.
+    if (result.error?.code === 'PGRST103') {
+      let countQuery = ctx.supabase.from('notes').select('id', { count: 'exact', head: true })
+      if (input.q) countQuery = countQuery.ilike('title', titleSearchPattern(input.q))
+      const counted = await countQuery
+      if (counted.error) throw notesError(counted.error, counted.status)
+      return { items: [], total: counted.count ?? 0, page: input.page, pageSize: input.pageSize }
+    }
+    if (result.error) throw notesError(result.error, result.status)
+    const rows = (result.data ?? []) as NoteRow[]
+    return { items: rows.map(toListItem), total: result.count ?? rows.length, page: input.page, pageSize: input.pageSize }
+  }),
+
+  get: protectedProcedure.input(z.object({ id: noteIdSchema })).query(async ({ ctx, input }) => {
+    const result = await ctx.supabase.from('notes').select(NOTE_COLUMNS).eq('id', input.id).maybeSingle<NoteRow>()
+    return toNote(rowOrThrow(result))
+  }),
+
+  create: protectedProcedure.input(noteInputSchema).mutation(async ({ ctx, input }) => {
+    const result = await ctx.supabase.from('notes').insert(input).select(NOTE_COLUMNS).single<NoteRow>()
+    return toNote(rowOrThrow(result))
+  }),
+
+  update: protectedProcedure.input(noteUpdateSchema).mutation(async ({ ctx, input }) => {
+    const { id, ...changes } = input
+    const result = await ctx.supabase.from('notes').update(changes).eq('id', id).select(NOTE_COLUMNS).maybeSingle<NoteRow>()
+    return toNote(rowOrThrow(result))
+  }),
+
+  setPinned: protectedProcedure
+    .input(z.object({ id: noteIdSchema, pinned: z.boolean() }))
+    .mutation(async ({ ctx, input }) => {
+      const result = await ctx.supabase
+        .from('notes')
+        .update({ pinned: input.pinned })
+        .eq('id', input.id)
+        .select(NOTE_COLUMNS)
+        .maybeSingle<NoteRow>()
+      return toNote(rowOrThrow(result))
+    }),
+
+  /** Deletes a note and returns it whole, so the client can offer Undo (`restore`). */
+  delete: protectedProcedure.input(z.object({ id: noteIdSchema })).mutation(async ({ ctx, input }) => {
+    const result = await ctx.supabase.from('notes').delete().eq('id', input.id).select(NOTE_COLUMNS).maybeSingle<NoteRow>()
+    return toNote(rowOrThrow(result))
+  }),
+
+  /** Puts a deleted note back as it was (same id, times and pin). CONFLICT when it exists (restored already). */
+  restore: protectedProcedure
+    .input(
+      z.object({
+        id: noteIdSchema,
+        title: noteTitleSchema,
+        body: noteBodySchema,
+        pinned: z.boolean(),
+        createdAt: z.date(),
+        updatedAt: z.date(),
+      }),
+    )
+    .mutation(async ({ ctx, input }) => {
+      const result = await ctx.supabase
+        .from('notes')
+        .insert({
+          id: input.id,
+          title: input.title,
+          body: input.body,
+          pinned: input.pinned,
+          created_at: input.createdAt.toISOString(),
+          updated_at: input.updatedAt.toISOString(),
+        })
+        .select(NOTE_COLUMNS)
+        .single<NoteRow>()
+      return toNote(rowOrThrow(result))
+    }),
+})
