@@ -1,6 +1,6 @@
 // notes.list over tRPC beside the direct /rest/v1 call it makes, measured in one run (issue 6).
 //
-//   node bench/notes-list.ts [--notes 10000] [--rounds 5] [--connections 10] [--json]
+//   node bench/notes-list.ts [--notes 10000] [--rounds 5] [--connections 10] [--json] [--show-requests]
 //
 // Three processes, as in production (browser → web server → localbase):
 //   localbase child   (this file with --serve-localbase) localbase in memory (PGlite) with the product's
@@ -491,6 +491,12 @@ async function main(): Promise<void> {
     });
     const userCall = recOf(trpcTarget.requests[0] ?? { path: '', headers: {} })?.user;
     if (!userCall) throw new Error('no /auth/v1/user call recorded');
+    if (args.includes('--show-requests')) {
+      const first = restRequests[0];
+      log(`(b) ${trpcTarget.requests[0]?.path} with Cookie: ${cookie.length} characters (${cookie.split('; ').map((c) => c.split('=')[0]).join(', ')})`);
+      log(`(a) ${first?.path}\n    headers: ${Object.keys(first?.headers ?? {}).join(', ')}; prefer: ${first?.headers.prefer}`);
+      log(`(c) ${userCall.url}\n    headers: ${Object.keys(userCall.headers).join(', ')}`);
+    }
 
     // (a) the REST calls, checked: 200, 20 rows, Content-Range …/total
     const restTarget: Target = {
