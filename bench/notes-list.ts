@@ -9,8 +9,8 @@
 //   tRPC child        (this file with --serve-trpc) a plain node:http server mounting apps/web's `appRouter` with
 //                     tRPC's standalone adapter at /api/trpc/ and apps/web's own `createContext` (the Next API
 //                     route's), so each request goes cookie → @supabase/ssr server client → protectedProcedure
-//                     (auth.getUser() → GET /auth/v1/user; AAL check) → notesListQuery → GET /rest/v1/notes, exactly
-//                     as in `next start` minus Next's routing. apps/web's sources use bundler-style extensionless
+//                     (auth.getUser() → GET /auth/v1/user; AAL check) → notesListQuery → GET /rest/v1/notes, as
+//                     under `next start` minus Next's routing (its tRPC adapter runs the same node-http handler). apps/web's sources use bundler-style extensionless
 //                     imports, so this child registers a module resolve hook (node:module registerHooks) that maps
 //                     them to the .ts files (and JSON imports to `type: 'json'`); Node 22 strips the types.
 //                     NEXT_PUBLIC_SUPABASE_URL / _ANON_KEY point at the localbase child.
@@ -23,10 +23,13 @@
 //               child during the warm-up, replayed here
 //   (b) tRPC    GET /api/trpc/notes.list?batch=1&input=… with the session cookie, as the browser sends it
 //   (c) /user   GET /auth/v1/user with the user's JWT (the call auth.getUser() makes), for the breakdown
-// Two phases (concurrency 1 and --connections), each --rounds rounds of 1 s slices per variant, the order rotating
-// every round, so a change of load on this shared machine hits every variant alike. p50/p99 over all latencies of a
-// phase. The tRPC child times, per request (AsyncLocalStorage + a wrapped fetch), the outgoing /auth/v1/user and
-// /rest/v1 calls and the whole handler, which gives where the time goes; it also times the steps alone (c = 1).
+// Two phases. Concurrency 1: for --rounds × 3 s, a, b and c one after another for the same input (the order rotating),
+// so whatever else this shared machine does at a moment hits all three alike. Concurrency --connections: 2 × --rounds
+// rounds of 0.5 s slices per variant, the order rotating (per-variant req/s needs slices). p50/p99 over all latencies
+// of a phase, also per page. The tRPC child times, per request (AsyncLocalStorage + a wrapped fetch), the outgoing
+// /auth/v1/user and /rest/v1 calls, createContext and the handler, which gives where the time goes (medians); it also
+// times the steps alone (c = 1) and a local HS256 verification of the token (jose), for the proposal.
+// --show-requests logs the recorded requests and the cookie.
 // Target: (b) p50 ≤ 1.3 × (a) p50 in both phases. Exit code 1 when missed.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { spawn, type ChildProcess } from 'node:child_process';
