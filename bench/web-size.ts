@@ -90,6 +90,26 @@ for (const [route, files] of Object.entries(buildManifest.pages)) {
   const all = unique([...everyPage, ...files]);
   routes.push({ route, router: 'pages', files: all, raw: 0, gzip: 0 });
 }
+// Pages that render one of several dynamic (next/dynamic) branches on the server: Next preloads the rendered
+// branch's chunks (react-loadable-manifest.json) with the page's own, so each branch is a first-load variant of the
+// route and is measured as such. Keys are "<importing module> -> <import specifier>".
+const SERVER_RENDERED_BRANCHES: Record<string, Record<string, string>> = {
+  '/': {
+    'signed in': 'features/home/StartScreen.tsx -> ../notes',
+    'signed out': 'features/home/StartScreen.tsx -> ./HomeScreen',
+  },
+};
+const loadable = readJson<Record<string, { files: string[] }>>('react-loadable-manifest.json') ?? {};
+for (const [route, branches] of Object.entries(SERVER_RENDERED_BRANCHES)) {
+  const base = routes.find((r) => r.route === route && r.router === 'pages');
+  if (!base) fail(`route ${route} (listed in SERVER_RENDERED_BRANCHES) is not in the build`);
+  routes.splice(routes.indexOf(base), 1);
+  for (const [name, key] of Object.entries(branches)) {
+    const entry = loadable[key];
+    if (!entry) fail(`react-loadable-manifest.json has no "${key}": did the ${name} branch of ${route} move? Update SERVER_RENDERED_BRANCHES.`);
+    routes.push({ route: `${route} (${name})`, router: 'pages', files: unique([...base.files, ...entry.files]), raw: 0, gzip: 0 });
+  }
+}
 const appManifest = readJson<BuildManifest>('app-build-manifest.json');
 if (appManifest) {
   const rootMain = unique(buildManifest.rootMainFiles ?? appManifest.rootMainFiles ?? []);

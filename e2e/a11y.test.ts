@@ -1,10 +1,12 @@
-// Accessibility: axe-core injected into every page and state (home, 404, modal open, toast open), in light
+// Accessibility: axe-core injected into every page and state (home, 404, notes list/cards/empty, note page with its
+// delete dialog, create modal with an error, toast open), in light
 // and dark; no violation of impact serious or critical.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { describe, expect, test } from 'vitest';
 import { gotoHydrated, htmlThemeClasses, MOUNTED_TOGGLE_NAME, openConnectedToast, ROOT, sleep, useBrowser } from './browser.ts';
+import { signInDemo } from './notes-helpers.ts';
 
 const fixture = useBrowser();
 const AXE_SOURCE = readFileSync(join(ROOT, 'node_modules/axe-core/axe.min.js'), 'utf8');
@@ -43,11 +45,43 @@ const states: Array<{ name: string; open: (page: Page) => Promise<void> }> = [
     },
   },
   {
-    name: 'home with the create modal open',
+    name: 'notes list',
+    open: (page) => signInDemo(page),
+  },
+  {
+    name: 'notes list, 390 px cards',
     open: async (page) => {
-      await gotoHydrated(page, '/');
+      await page.setViewportSize({ width: 390, height: 844 });
+      await signInDemo(page);
+    },
+  },
+  {
+    name: 'notes search with no match (empty state)',
+    open: async (page) => {
+      await signInDemo(page);
+      await page.getByRole('searchbox', { name: 'Search notes by title' }).fill('zzz no match');
+      await page.getByRole('heading', { name: /No notes match/ }).waitFor();
+    },
+  },
+  {
+    name: 'note page with its delete confirmation open',
+    open: async (page) => {
+      await signInDemo(page);
+      await page.getByRole('link', { name: /Reading list/ }).click();
+      await page.getByRole('heading', { name: 'Reading list', level: 1 }).waitFor();
+      await page.getByRole('button', { name: 'Delete', exact: true }).click();
+      await page.getByRole('dialog', { name: 'Delete this note?' }).waitFor();
+      await sleep(200);
+    },
+  },
+  {
+    name: 'create modal open with a validation error',
+    open: async (page) => {
+      await signInDemo(page);
       await page.getByRole('button', { name: 'New', exact: true }).click();
-      await page.getByRole('dialog', { name: 'Create' }).waitFor();
+      await page.getByRole('dialog', { name: 'New note' }).waitFor();
+      await page.getByRole('button', { name: 'Create note' }).click();
+      await page.getByText('Give the note a title.').waitFor();
       await sleep(400);
     },
   },

@@ -96,7 +96,7 @@ describe('account settings', () => {
     await openAccount(page);
     await page.getByRole('link', { name: 'Foyer' }).click(); // client-side to /, the account page stays behind it
     await page.waitForURL((url) => url.pathname === '/');
-    await page.getByRole('heading', { name: 'Welcome to Foyer' }).waitFor();
+    await page.getByRole('heading', { name: 'Notes', level: 1 }).waitFor(); // signed in, / is the notes list
     await signOut(page);
     await page.goBack();
     await page.waitForURL((url) => url.pathname !== '/', { timeout: 10_000 }).catch(() => undefined);

@@ -25,7 +25,7 @@ describe('cookie session', () => {
     const email = uniqueEmail('signup');
     await signUpViaUI(page, email, PASSWORD, 'Ada Lovelace');
     await waitForPath(page, '/');
-    await page.getByRole('heading', { name: 'Welcome to Foyer' }).waitFor();
+    await page.getByRole('heading', { name: 'Notes', level: 1 }).waitFor(); // signed in, / is the notes list
     await expect(page.getByRole('button', { name: 'Account: Ada Lovelace' }).isVisible()).resolves.toBe(true);
     await expect(page.getByRole('link', { name: 'Sign in', exact: true }).count()).resolves.toBe(0);
 

@@ -1,12 +1,14 @@
-// Create modal: opened by the "New" button or the `n` key, closed by Escape or "Close", focus moves in
-// and returns to the opener.
+// Create modal: opened by the "New" button or the `n` key (signed in), closed by Escape or "Close", focus moves in
+// and returns to the opener. Signed out there is nothing to create: no "New", and `n` does nothing. The note form
+// itself is tested in notes.test.ts.
 import type { Locator, Page } from 'playwright-core';
 import { describe, expect, test } from 'vitest';
 import { gotoHydrated, sleep, useBrowser } from './browser.ts';
+import { signedInUser } from './notes-helpers.ts';
 
 const fixture = useBrowser();
 
-const dialog = (page: Page): Locator => page.getByRole('dialog', { name: 'Create' });
+const dialog = (page: Page): Locator => page.getByRole('dialog', { name: 'New note' });
 const newButton = (page: Page): Locator => page.getByRole('banner').getByRole('button', { name: 'New', exact: true });
 
 const focusInside = (locator: Locator): Promise<boolean> =>
@@ -15,15 +17,14 @@ const isFocused = (locator: Locator): Promise<boolean> => locator.evaluate((el) 
 
 describe('create modal', () => {
   test('"New" opens a dialog named "Create" with focus inside; Escape closes it and focus returns to "New"', async () => {
-    const page = await fixture.newPage();
-    await gotoHydrated(page);
+    const { page } = await signedInUser(fixture);
     expect(await dialog(page).count()).toBe(0);
     expect(await newButton(page).getAttribute('aria-keyshortcuts')).toBe('N');
 
     await newButton(page).click();
     await dialog(page).waitFor({ state: 'visible', timeout: 5000 });
     await expect.poll(() => focusInside(dialog(page)), { timeout: 2000 }).toBe(true);
-    expect((await dialog(page).innerText()).toLowerCase()).toContain('notes');
+    expect(await dialog(page).getByLabel('Title', { exact: true }).evaluate((el) => el === document.activeElement)).toBe(true);
 
     await page.keyboard.press('Escape');
     await dialog(page).waitFor({ state: 'hidden', timeout: 3000 });
@@ -31,8 +32,7 @@ describe('create modal', () => {
   });
 
   test('the key n opens it and the "Close" button closes it', async () => {
-    const page = await fixture.newPage();
-    await gotoHydrated(page);
+    const { page } = await signedInUser(fixture);
     await page.keyboard.press('n');
     await dialog(page).waitFor({ state: 'visible', timeout: 5000 });
     await expect.poll(() => focusInside(dialog(page)), { timeout: 2000 }).toBe(true);
@@ -46,8 +46,7 @@ describe('create modal', () => {
   });
 
   test('opened with the keyboard from the "New" button, it returns focus there on close', async () => {
-    const page = await fixture.newPage();
-    await gotoHydrated(page);
+    const { page } = await signedInUser(fixture);
     await newButton(page).focus();
     await page.keyboard.press('Enter');
     await dialog(page).waitFor({ state: 'visible', timeout: 5000 });
@@ -56,22 +55,24 @@ describe('create modal', () => {
     await expect.poll(() => isFocused(newButton(page)), { timeout: 2000 }).toBe(true);
   });
 
-  test('typing n in a text field or with a modifier does not open it', async () => {
-    const page = await fixture.newPage();
-    await gotoHydrated(page);
-    // A text field as features will add (the home page has none yet).
-    await page.evaluate(() => {
-      const input = document.createElement('input');
-      input.id = 'e2e-field';
-      input.setAttribute('aria-label', 'e2e field');
-      document.querySelector('main')?.prepend(input);
-    });
-    await page.locator('#e2e-field').focus();
+  test('typing n in a text field (the notes search) or with a modifier does not open it', async () => {
+    const { page } = await signedInUser(fixture);
+    const search = page.getByRole('searchbox', { name: 'Search notes by title' });
+    await search.focus();
     await page.keyboard.type('notes n');
-    expect(await page.locator('#e2e-field').inputValue()).toBe('notes n');
-    await page.locator('#e2e-field').evaluate((el) => (el as HTMLInputElement).blur());
+    expect(await search.inputValue()).toBe('notes n');
+    await search.evaluate((el) => (el as HTMLInputElement).blur());
     await page.keyboard.press('Alt+n');
     await sleep(300);
     expect(await dialog(page).count()).toBe(0);
+  });
+
+  test('signed out there is no "New" button and n does nothing', async () => {
+    const page = await fixture.newPage();
+    await gotoHydrated(page);
+    expect(await newButton(page).count()).toBe(0);
+    await page.keyboard.press('n');
+    await sleep(300);
+    expect(await page.getByRole('dialog').count()).toBe(0);
   });
 });

@@ -2,11 +2,12 @@
 // apps/web exists, starts localbase (memory DB) on the backend port the bundle embeds (54321), then serves the
 // app with `next start` on a free 127.0.0.1 port for the whole run.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { createWriteStream, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TestProject } from 'vitest/node';
+import { launchBackend, readBackendState, stopBackend, waitForBackend, type BackendSpec } from './backend-control.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -22,6 +23,7 @@ const WEB = join(ROOT, 'apps/web');
 const LOG_DIR = join(ROOT, 'test-results');
 const SERVER_LOG = join(LOG_DIR, 'e2e-server.log');
 const BACKEND_LOG = join(LOG_DIR, 'e2e-localbase.log');
+const BACKEND_DATA = join(LOG_DIR, 'e2e-localbase-data');
 /** The browser bundle embeds this backend address at build time (apps/web/src/lib/env-config.ts). */
 export const BACKEND_PORT = 54321;
 export const BACKEND_URL = `http://127.0.0.1:${BACKEND_PORT}`;
@@ -100,21 +102,26 @@ function portIsFree(port: number): Promise<boolean> {
 }
 
 /**
- * localbase with an in-memory database on 54321, rate limits high enough for a whole test run (every test signs
- * up or in from the same IP), email links allowed back to the app under test.
+ * localbase on 54321 with a fresh PGlite folder under test-results/ (kept across a restart, see backend-control.ts),
+ * rate limits high enough for a whole test run (every test signs up or in from the same IP), email links allowed
+ * back to the app under test.
  */
-async function startBackend(appURL: string): Promise<ChildProcess> {
+async function startBackend(appURL: string): Promise<number> {
   if (!(await portIsFree(BACKEND_PORT))) {
     throw new Error(
       `[e2e] port ${BACKEND_PORT} is taken. The browser tests start their own localbase there (the app's browser bundle ` +
         `embeds ${BACKEND_URL}). Stop whatever listens on ${BACKEND_PORT} (e.g. \`npm run dev\` / \`npm run backend\`) and run again.`,
     );
   }
-  const log = createWriteStream(BACKEND_LOG);
-  // The project's Node 22 runs localbase's TypeScript directly.
-  const child = spawn(join(ROOT, 'node_modules/.bin/node'), [join(ROOT, 'packages/localbase/bin/localbase.ts'), 'start', '--memory', '--quiet'], {
-    cwd: ROOT,
-    env: projectEnv({
+  rmSync(BACKEND_DATA, { recursive: true, force: true });
+  writeFileSync(BACKEND_LOG, '');
+  const spec: BackendSpec = {
+    url: BACKEND_URL,
+    // The project's Node 22 runs localbase's TypeScript directly.
+    command: join(ROOT, 'node_modules/.bin/node'),
+    args: [join(ROOT, 'packages/localbase/bin/localbase.ts'), 'start', '--data-dir', BACKEND_DATA, '--quiet'],
+    env: {
+      PATH: `${join(ROOT, 'node_modules/.bin')}:${process.env.PATH ?? ''}`,
       LOCALBASE_PORT: String(BACKEND_PORT),
       LOCALBASE_HOST: '127.0.0.1',
       LOCALBASE_SITE_URL: appURL,
@@ -123,38 +130,21 @@ async function startBackend(appURL: string): Promise<ChildProcess> {
       LOCALBASE_RATE_LIMIT_REFRESH: '100000',
       LOCALBASE_RATE_LIMIT_VERIFY: '100000',
       LOCALBASE_RATE_LIMIT_EMAIL: '100000',
-    }),
-    detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  child.stdout?.pipe(log);
-  child.stderr?.pipe(log);
-  console.log(`[e2e] localbase on ${BACKEND_URL} (memory DB, pid ${child.pid}, log ${BACKEND_LOG})`);
-  const deadline = Date.now() + 60_000;
-  let lastError = '';
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null || child.signalCode !== null) {
-      throw new Error(`[e2e] localbase exited (${child.exitCode ?? child.signalCode}) before it was ready; log: ${BACKEND_LOG}`);
-    }
-    try {
-      const response = await fetch(`${BACKEND_URL}/auth/v1/health`, {
-        headers: { apikey: DEFAULT_ANON_KEY },
-        signal: AbortSignal.timeout(3000),
-      });
-      if (response.ok) return child;
-      lastError = `HTTP ${response.status}`;
-    } catch (error) {
-      lastError = error instanceof Error ? error.message : String(error);
-    }
-    await new Promise((r) => setTimeout(r, 200));
+    },
+    log: BACKEND_LOG,
+  };
+  const pid = launchBackend(spec);
+  console.log(`[e2e] localbase on ${BACKEND_URL} (data ${BACKEND_DATA}, pid ${pid}, log ${BACKEND_LOG})`);
+  try {
+    await waitForBackend(spec, pid);
+  } catch (error) {
+    await stopBackend();
+    throw error;
   }
-  await stop(child);
-  throw new Error(`[e2e] localbase was not ready after 60 s (last: ${lastError}); log: ${BACKEND_LOG}`);
+  return pid;
 }
 
-/** The Supabase CLI's public demo anon key (what the app embeds by default); not a secret. */
-export const DEFAULT_ANON_KEY =
-  'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJpc3MiOiJzdXBhYmFzZS1kZW1vIiwicm9sZSI6ImFub24iLCJleHAiOjE5ODM4MTI5OTZ9.CRXP1A7WOeoJeXxjNni43kdQwgnWNReilDMblYTn_I0';
+export { DEFAULT_ANON_KEY } from './backend-control.ts';
 
 function stop(child: ChildProcess): Promise<void> {
   return new Promise((done) => {
@@ -224,7 +214,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const port = await freePort();
   const baseURL = `http://127.0.0.1:${port}`;
   mkdirSync(LOG_DIR, { recursive: true });
-  const backend = await startBackend(baseURL);
+  await startBackend(baseURL);
   const log = createWriteStream(SERVER_LOG);
   // The app's start script serves on PORT and binds HOST (default 127.0.0.1).
   const child = spawn('npm', ['run', 'start', '-w', 'apps/web'], {
@@ -239,7 +229,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   try {
     await waitUntilReady(`${baseURL}/`, child, 90_000);
   } catch (error) {
-    await Promise.all([stop(child), stop(backend)]);
+    await Promise.all([stop(child), stopBackend()]);
     throw error;
   }
   project.provide('baseURL', baseURL);
@@ -247,13 +237,14 @@ export default async function setup(project: TestProject): Promise<() => Promise
 
   // If the run is interrupted (Ctrl-C, a CI timeout) the teardown below never runs: stop the server anyway.
   const killGroup = (): void => {
-    for (const proc of [child, backend]) {
-      if (proc.pid !== undefined && proc.exitCode === null && proc.signalCode === null) {
-        try {
-          process.kill(-proc.pid, 'SIGKILL');
-        } catch {
-          // already gone
-        }
+    // The app server, and whichever localbase process is current (a test may have restarted it).
+    const pids = [child.exitCode === null && child.signalCode === null ? child.pid : undefined, readBackendState()?.pid];
+    for (const pid of pids) {
+      if (pid === undefined) continue;
+      try {
+        process.kill(-pid, 'SIGKILL');
+      } catch {
+        // already gone
       }
     }
   };
@@ -269,7 +260,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
     process.off('exit', killGroup);
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
-    await Promise.all([stop(child), stop(backend)]);
+    await Promise.all([stop(child), stopBackend()]);
     log.end();
     console.log('[e2e] stopped next start and localbase');
   };

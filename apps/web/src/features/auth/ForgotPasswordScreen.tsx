@@ -4,7 +4,8 @@ import { Text } from 'tamagui'
 
 import { toast } from '../toast'
 import { readableAuthError } from './auth-errors'
-import { AuthCard, AuthForm, Field, FormMessage, isEmail, SubmitButton } from './form'
+import { Field } from './fields'
+import { AuthCard, AuthForm, FormMessage, isEmail, SubmitButton } from './form'
 import { loadBrowserSupabase } from '../../lib/supabase/browser'
 import { confirmUrl } from './SignInScreen'
 

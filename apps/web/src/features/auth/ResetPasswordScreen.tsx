@@ -5,7 +5,8 @@ import { Text } from 'tamagui'
 
 import { toast } from '../toast'
 import { readableAuthError } from './auth-errors'
-import { AuthCard, AuthForm, checkNewPassword, FormMessage, NewPasswordFields, SessionPending, SubmitButton, type NewPasswordErrors } from './form'
+import { NewPasswordFields } from './fields'
+import { AuthCard, AuthForm, checkNewPassword, FormMessage, SessionPending, SubmitButton, type NewPasswordErrors } from './form'
 import { loadBrowserSupabase } from '../../lib/supabase/browser'
 import { useSession } from './SessionProvider'
 

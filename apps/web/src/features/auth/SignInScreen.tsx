@@ -6,7 +6,8 @@ import { Text, XStack, YStack } from 'tamagui'
 import { mfaPathFor, resolveNext, safeNextPath } from '../../lib/safe-next'
 import { toast } from '../toast'
 import { readableAuthError, type AuthField } from './auth-errors'
-import { AuthCard, AuthForm, Field, FormMessage, isEmail, SecondaryButton, SubmitButton } from './form'
+import { Field } from './fields'
+import { AuthCard, AuthForm, FormMessage, isEmail, SecondaryButton, SubmitButton } from './form'
 import { loadBrowserSupabase } from '../../lib/supabase/browser'
 
 type Errors = Partial<Record<AuthField, string>>

@@ -3,9 +3,14 @@ import { useEffect, useId, useRef, useState } from 'react'
 import { Button, Text, YStack, type TamaguiElement } from 'tamagui'
 
 import { toast } from '../toast'
-import { readableAuthError } from './auth-errors'
 import { loadBrowserSupabase } from '../../lib/supabase/browser'
 import { useSession } from './SessionProvider'
+
+/** The error messages load only when a sign-out fails: every page has this menu, few ever need them. */
+async function toastSignOutError(error: unknown): Promise<void> {
+  const { readableAuthError } = await import('./auth-errors')
+  toast.error('Sign-out failed', readableAuthError(error).message)
+}
 
 export function displayNameOf(user: { email?: string | undefined; user_metadata?: Record<string, unknown> }): string {
   const name = user.user_metadata?.display_name
@@ -57,9 +62,9 @@ export function UserMenu() {
     setSigningOut(true)
     try {
       const { error } = await (await loadBrowserSupabase()).auth.signOut()
-      if (error) toast.error('Sign-out failed', readableAuthError(error).message)
+      if (error) await toastSignOutError(error)
     } catch (error) {
-      toast.error('Sign-out failed', readableAuthError(error).message)
+      await toastSignOutError(error)
     } finally {
       setSigningOut(false)
       setOpen(false)

@@ -5,16 +5,15 @@ export {
   AuthCard,
   AuthForm,
   checkNewPassword,
-  Field,
   FormMessage,
   isEmail,
   MIN_PASSWORD_LENGTH,
-  NewPasswordFields,
   SecondaryButton,
   SessionPending,
   SubmitButton,
   type NewPasswordErrors,
 } from './form'
+export { Field, NewPasswordFields, type FieldProps } from './fields'
 export { RequireSession } from './RequireSession'
 export { SignInScreen, confirmUrl, useNextParam } from './SignInScreen'
 export { SignUpScreen } from './SignUpScreen'

@@ -39,35 +39,15 @@ export default function CreateModal() {
           padding="$5"
           gap="$4"
           backgroundColor="$backgroundHover"
-          onOpenAutoFocus={(event: Event) => {
-            // Straight into the first field of the form (the title), not the Close button.
-            const field = (event.currentTarget as HTMLElement | null)?.querySelector<HTMLElement>('input, textarea')
-            if (field) {
-              event.preventDefault()
-              field.focus()
-            }
-          }}
           onCloseAutoFocus={(event: Event) => {
             event.preventDefault()
             const target = takeCreateModalOpener()
             if (target?.isConnected) target.focus()
           }}
         >
-          <XStack alignItems="center" justifyContent="space-between" gap="$3">
-            <Dialog.Title fontSize="$8" lineHeight="$8" fontWeight="700" color="$color12">
-              New note
-            </Dialog.Title>
-            <Dialog.Close asChild>
-              <Button
-                aria-label="Close"
-                size="$3"
-                circular
-                chromeless
-                icon={<CloseIcon size={18} />}
-                focusVisibleStyle={{ outlineColor: '$color8', outlineWidth: 2, outlineStyle: 'solid' }}
-              />
-            </Dialog.Close>
-          </XStack>
+          <Dialog.Title fontSize="$8" lineHeight="$8" fontWeight="700" color="$color12" paddingRight="$8">
+            New note
+          </Dialog.Title>
           <Dialog.Description fontSize="$4" lineHeight="$4" color="$color11">
             {user ? 'A title, and anything you want to keep. Only you can read it.' : 'Sign in to write notes.'}
           </Dialog.Description>
@@ -80,6 +60,20 @@ export default function CreateModal() {
               </Link>
             </XStack>
           )}
+          {/* Last in the DOM, so the dialog's first focus goes to the form's title field; shown top right. */}
+          <Dialog.Close asChild>
+            <Button
+              position="absolute"
+              top="$3.5"
+              right="$3.5"
+              aria-label="Close"
+              size="$3"
+              circular
+              chromeless
+              icon={<CloseIcon size={18} />}
+              focusVisibleStyle={{ outlineColor: '$color8', outlineWidth: 2, outlineStyle: 'solid' }}
+            />
+          </Dialog.Close>
         </Dialog.Content>
       </Dialog.Portal>
     </Dialog>

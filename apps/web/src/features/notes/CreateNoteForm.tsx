@@ -58,7 +58,7 @@ export function CreateNoteForm({ onDone }: { onDone: () => void }) {
         create.mutate(draft)
       }}
     >
-      <NoteFields draft={draft} onChange={onChange} errors={errors} disabled={create.isPending} withPinned autoFocusTitle />
+      <NoteFields draft={draft} onChange={onChange} errors={errors} disabled={create.isPending} withPinned />
       <XStack gap="$2" justifyContent="flex-end" flexWrap="wrap">
         <SecondaryButton onPress={onDone} disabled={create.isPending}>
           Cancel

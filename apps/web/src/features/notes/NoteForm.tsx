@@ -1,9 +1,8 @@
-import { useId, type ReactNode } from 'react'
-import { Label, Text, TextArea, Theme, XStack, YStack } from 'tamagui'
+import { useId } from 'react'
 
 import { AlertCircleIcon } from '../../ui/icons'
-import { Field } from '../auth'
-import { charLength, NOTE_BODY_MAX, NOTE_TITLE_MAX, noteInputSchema } from './schema'
+import styles from './note-form.module.css'
+import { bodyProblem, charLength, NOTE_BODY_MAX, NOTE_TITLE_MAX, titleProblem } from './rules'
 
 export interface NoteDraft {
   title: string
@@ -13,15 +12,13 @@ export interface NoteDraft {
 
 export type NoteFieldErrors = Partial<Record<'title' | 'body', string>>
 
-/** The form's own check, with the server's rules (zod schema shared with the router). */
+/** The form's own check, with the server's rules (rules.ts, which the router's schemas are built from). */
 export function checkNote(draft: NoteDraft): NoteFieldErrors {
-  const result = noteInputSchema.safeParse(draft)
-  if (result.success) return {}
   const errors: NoteFieldErrors = {}
-  for (const issue of result.error.issues) {
-    const field = issue.path[0]
-    if ((field === 'title' || field === 'body') && !errors[field]) errors[field] = issue.message
-  }
+  const title = titleProblem(draft.title)
+  const body = bodyProblem(draft.body)
+  if (title) errors.title = title
+  if (body) errors.body = body
   return errors
 }
 
@@ -35,29 +32,25 @@ export function serverFieldErrors(data: unknown): NoteFieldErrors {
   return errors
 }
 
-function ErrorText({ id, children }: { id: string; children: ReactNode }) {
+function FieldError({ id, message }: { id: string; message: string }) {
   return (
-    <XStack id={id} gap="$1.5" alignItems="flex-start">
-      <Theme name="red">
-        <Text color="$color11" display="flex" paddingTop={2}>
-          <AlertCircleIcon size={14} />
-        </Text>
-        <Text fontSize="$3" lineHeight="$3" color="$color11">
-          {children}
-        </Text>
-      </Theme>
-    </XStack>
+    <div id={id} className={styles.error}>
+      <AlertCircleIcon size={14} />
+      <span>{message}</span>
+    </div>
   )
 }
 
-/** Title, body (with a character count) and, when asked, the pinned switch: the fields of a note. */
+/**
+ * Title, body (with a character count) and, when asked, the pinned checkbox: the fields of a note. Each error sits
+ * under its field and describes it (aria-describedby, aria-invalid), so the form can move focus to it.
+ */
 export function NoteFields({
   draft,
   onChange,
   errors,
   disabled,
   withPinned,
-  autoFocusTitle,
   bodyRows = 6,
 }: {
   draft: NoteDraft
@@ -65,74 +58,73 @@ export function NoteFields({
   errors: NoteFieldErrors
   disabled?: boolean
   withPinned?: boolean
-  autoFocusTitle?: boolean
   bodyRows?: number
 }) {
-  const bodyId = useId()
-  const pinnedId = useId()
+  const id = useId()
+  const titleLength = charLength(draft.title.trim())
   const bodyLength = charLength(draft.body)
-  const countId = `${bodyId}-count`
-  const errorId = `${bodyId}-error`
-  const nearLimit = bodyLength > NOTE_BODY_MAX * 0.9
+  const describedBy = (...ids: (string | false)[]) => ids.filter(Boolean).join(' ') || undefined
   return (
-    <YStack gap="$4">
-      <Field
-        label="Title"
-        name="title"
-        value={draft.title}
-        onChange={(title) => onChange({ ...draft, title })}
-        error={errors.title}
-        disabled={disabled}
-        autoFocus={autoFocusTitle}
-        autoComplete="off"
-        hint={charLength(draft.title) > NOTE_TITLE_MAX - 20 ? `${charLength(draft.title)} / ${NOTE_TITLE_MAX} characters` : undefined}
-      />
-      <YStack gap="$1.5">
-        <XStack justifyContent="space-between" alignItems="baseline">
-          <Label htmlFor={bodyId} fontSize="$3" lineHeight="$3" fontWeight="600" color="$color12">
+    <div style={{ display: 'flex', flexDirection: 'column', gap: 16 }}>
+      <div className={styles.field}>
+        <div className={styles.labelRow}>
+          <label htmlFor={`${id}-title`} className={styles.label}>
+            Title
+          </label>
+          {titleLength > NOTE_TITLE_MAX - 20 ? (
+            <span id={`${id}-title-count`} className={styles.count} data-over={titleLength > NOTE_TITLE_MAX}>
+              {titleLength} / {NOTE_TITLE_MAX}
+            </span>
+          ) : null}
+        </div>
+        <input
+          id={`${id}-title`}
+          name="title"
+          className={styles.input}
+          value={draft.title}
+          onChange={(event) => onChange({ ...draft, title: event.target.value })}
+          disabled={disabled}
+          autoComplete="off"
+          aria-invalid={errors.title ? true : undefined}
+          aria-describedby={describedBy(titleLength > NOTE_TITLE_MAX - 20 && `${id}-title-count`, Boolean(errors.title) && `${id}-title-error`)}
+        />
+        {errors.title ? <FieldError id={`${id}-title-error`} message={errors.title} /> : null}
+      </div>
+      <div className={styles.field}>
+        <div className={styles.labelRow}>
+          <label htmlFor={`${id}-body`} className={styles.label}>
             Note
-          </Label>
-          <Text id={countId} fontSize="$2" color={bodyLength > NOTE_BODY_MAX ? '$red11' : '$color10'} aria-live={nearLimit ? 'polite' : 'off'}>
+          </label>
+          <span id={`${id}-body-count`} className={styles.count} data-over={bodyLength > NOTE_BODY_MAX}>
             {bodyLength.toLocaleString('en-US')} / {NOTE_BODY_MAX.toLocaleString('en-US')}
-          </Text>
-        </XStack>
-        <TextArea
-          id={bodyId}
+          </span>
+        </div>
+        <textarea
+          id={`${id}-body`}
           name="body"
+          className={styles.textarea}
           value={draft.body}
-          onChangeText={(body: string) => onChange({ ...draft, body })}
+          onChange={(event) => onChange({ ...draft, body: event.target.value })}
           disabled={disabled}
           rows={bodyRows}
           placeholder="Write anything — plain text, as long as you like."
-          placeholderTextColor="$color9"
           aria-invalid={errors.body ? true : undefined}
-          aria-describedby={[countId, errors.body ? errorId : null].filter(Boolean).join(' ')}
-          size="$4"
-          borderColor={errors.body ? '$red9' : '$borderColor'}
-          focusStyle={{ borderColor: errors.body ? '$red10' : '$color9' }}
-          backgroundColor="$background"
-          color="$color12"
-          lineHeight={22}
-          minHeight={bodyRows * 22 + 20}
+          aria-describedby={describedBy(`${id}-body-count`, Boolean(errors.body) && `${id}-body-error`)}
         />
-        {errors.body ? <ErrorText id={errorId}>{errors.body}</ErrorText> : null}
-      </YStack>
+        {errors.body ? <FieldError id={`${id}-body-error`} message={errors.body} /> : null}
+      </div>
       {withPinned ? (
-        <XStack gap="$2.5" alignItems="center">
+        <label className={styles.check}>
           <input
-            id={pinnedId}
             type="checkbox"
             name="pinned"
             checked={draft.pinned}
             disabled={disabled}
             onChange={(event) => onChange({ ...draft, pinned: event.target.checked })}
-            style={{ width: 18, height: 18, margin: 0, accentColor: 'var(--color9)' }}
           />
-          <Label htmlFor={pinnedId} fontSize="$4" lineHeight="$4" color="$color12">
-            Pin to the top of the list
-          </Label>
-        </XStack>
+          Pin to the top of the list
+        </label>
       ) : null}
-    </YStack>
+    </div>
   )
 }

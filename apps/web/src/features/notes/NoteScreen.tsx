@@ -1,4 +1,4 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { useMutation, useQueryClient } from '@tanstack/react-query'
 import Link from 'next/link'
 import { useRouter } from 'next/router'
 import { useEffect, useRef, useState } from 'react'
@@ -54,13 +54,9 @@ function DeleteDialog({
               Cancel
             </Text>
           </Button>
-          <Theme name="red">
-            <Button size="$3" backgroundColor="$color9" hoverStyle={{ backgroundColor: '$color10' }} disabled={pending} onPress={onConfirm}>
-              <Text fontSize="$3" fontWeight="600" color="white">
-                {pending ? 'Deleting…' : 'Delete note'}
-              </Text>
-            </Button>
-          </Theme>
+          <button type="button" className={styles.dangerButton} disabled={pending} onClick={onConfirm}>
+            {pending ? 'Deleting…' : 'Delete note'}
+          </button>
         </XStack>
       </YStack>
     </dialog>
@@ -73,10 +69,13 @@ export function NoteScreen({ note: initial }: NoteScreenProps) {
   const trpcClient = useTRPCClient()
   const queryClient = useQueryClient()
   const router = useRouter()
-  const initialNote: Note = { ...initial, createdAt: new Date(initial.createdAt), updatedAt: new Date(initial.updatedAt) }
-  const noteQuery = useQuery({ ...trpc.notes.get.queryOptions({ id: initial.id }), initialData: initialNote })
-  const note = noteQuery.data
-  const [draft, setDraft] = useState<NoteDraft>(() => toDraft(initialNote))
+  // The page's note comes from the server render; each mutation answers with the stored row, which replaces it.
+  const [note, setNote] = useState<Note>(() => ({
+    ...initial,
+    createdAt: new Date(initial.createdAt),
+    updatedAt: new Date(initial.updatedAt),
+  }))
+  const [draft, setDraft] = useState<NoteDraft>(() => toDraft(note))
   const [errors, setErrors] = useState<NoteFieldErrors>({})
   const [tried, setTried] = useState(false)
   const dialogRef = useRef<HTMLDialogElement>(null)
@@ -96,7 +95,7 @@ export function NoteScreen({ note: initial }: NoteScreenProps) {
   const update = useMutation(
     trpc.notes.update.mutationOptions({
       onSuccess: async (updated) => {
-        queryClient.setQueryData(trpc.notes.get.queryKey({ id: updated.id }), updated)
+        setNote(updated)
         setDraft((current) => ({ ...current, title: updated.title, body: updated.body ?? '' }))
         setTried(false)
         toast.success('Saved', updated.title)
@@ -112,7 +111,7 @@ export function NoteScreen({ note: initial }: NoteScreenProps) {
   const setPinned = useMutation(
     trpc.notes.setPinned.mutationOptions({
       onSuccess: async (updated) => {
-        queryClient.setQueryData(trpc.notes.get.queryKey({ id: updated.id }), updated)
+        setNote(updated)
         toast.success(updated.pinned ? 'Pinned' : 'Unpinned', updated.title)
         await invalidateList()
       },
@@ -124,7 +123,6 @@ export function NoteScreen({ note: initial }: NoteScreenProps) {
     trpc.notes.delete.mutationOptions({
       onSuccess: async (deleted) => {
         dialogRef.current?.close()
-        queryClient.removeQueries({ queryKey: trpc.notes.get.queryKey({ id: deleted.id }) })
         await router.push(listUrl())
         await invalidateList()
         toast.info('Note deleted', deleted.title, {

@@ -12,7 +12,7 @@ import { countNotes, formatFull, formatWhen } from './format'
 import { listInput, listQuery, parseListParams, type ListParams } from './list-params'
 import styles from './notes.module.css'
 import { Pagination } from './Pagination'
-import { defaultDirFor, NOTES_PAGE_SIZE, NOTES_QUERY_MAX, type NoteSort } from './schema'
+import { defaultDirFor, NOTES_PAGE_SIZE, NOTES_QUERY_MAX, type NoteSort } from './rules'
 import { rememberListUrl } from './list-url'
 
 type NoteListItem = RouterOutputs['notes']['list']['items'][number]

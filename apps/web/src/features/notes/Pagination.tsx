@@ -1,7 +1,7 @@
 import { ChevronLeftIcon, ChevronRightIcon } from '../../ui/icons'
 import { pageItems } from './list-params'
 import styles from './notes.module.css'
-import { pageCount, pageRange } from './schema'
+import { pageCount, pageRange } from './rules'
 
 /** "21–40 of 245" and the page buttons (previous, numbers with gaps, next). */
 export function Pagination({

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest'
 
 import { listInput, listQuery, pageItems, parseListParams } from './list-params'
-import { charLength, noteInputSchema, pageRange, titleSearchPattern } from './schema'
+import { charLength, pageRange, titleSearchPattern } from './rules'
+import { noteInputSchema } from './schema'
+import { checkNote } from './NoteForm'
 
 describe('list state in the URL', () => {
   it('reads defaults from an empty query and writes none back', () => {
@@ -64,6 +66,16 @@ describe('note rules', () => {
     const result = noteInputSchema.safeParse({ title: '   ' })
     expect(result.success).toBe(false)
     expect(result.error?.issues[0]?.message).toBe('Give the note a title.')
+  })
+
+  it('gives the form the same answers as the server schema', () => {
+    for (const title of ['', '   ', 'ok', '  padded  ', 'x'.repeat(200), 'x'.repeat(201), '🙂'.repeat(201)]) {
+      const server = noteInputSchema.safeParse({ title })
+      const form = checkNote({ title, body: '', pinned: false })
+      expect(form.title ?? null).toBe(server.success ? null : server.error.issues[0]?.message)
+    }
+    const long = checkNote({ title: 'ok', body: 'x'.repeat(20_001), pinned: false })
+    expect(long.body).toBe(noteInputSchema.safeParse({ title: 'ok', body: 'x'.repeat(20_001) }).error?.issues[0]?.message)
   })
 
   it('escapes LIKE wildcards so a search matches literally', () => {

@@ -2,7 +2,7 @@
  * The list's state lives in the URL (`/?sort=title&dir=asc&page=2&q=milk`), so reload, Back and shared links keep
  * it. Defaults are left out of the URL; anything unreadable falls back to its default instead of failing.
  */
-import { defaultDirFor, NOTE_SORTS, NOTES_PAGE_SIZE, NOTES_QUERY_MAX, type NoteSort, type SortDir } from './schema'
+import { defaultDirFor, NOTE_SORTS, NOTES_PAGE_SIZE, NOTES_QUERY_MAX, type NoteSort, type SortDir } from './rules'
 
 export interface ListParams {
   sort: NoteSort

@@ -20,6 +20,8 @@ export interface ToastOptions {
   action?: ToastAction
 }
 
+/** Inset of the toast viewport from the top, left and right edges of the window, in px (spec §9). */
+export const TOAST_INSET_PX = 10
 /** How long a toast stays open, in ms (spec §9). The timer pauses while the viewport is hovered or focused. */
 export const TOAST_DURATION_MS = 6000
 /** Enter and exit animation length, in ms (spec §9). */

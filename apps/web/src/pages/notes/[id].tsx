@@ -1,7 +1,8 @@
 import { createCaller } from '../../server/root'
 import { createInnerContext } from '../../server/trpc'
 import { withSession } from '../../server/with-session'
-import { NoteScreen, noteIdSchema, type NoteScreenProps } from '../../features/notes'
+import { NoteScreen, type NoteScreenProps } from '../../features/notes'
+import { noteIdSchema } from '../../features/notes/schema'
 
 export const getServerSideProps = withSession<NoteScreenProps>({
   protected: true,

@@ -2,16 +2,14 @@ import type { PostgrestError, SupabaseClient } from '@supabase/supabase-js'
 import { TRPCError } from '@trpc/server'
 import { z } from 'zod'
 
+import { defaultDirFor, titleSearchPattern, type NoteSort } from '../../features/notes/rules'
 import {
-  defaultDirFor,
   listNotesInputSchema,
   noteBodySchema,
   noteIdSchema,
   noteInputSchema,
   noteTitleSchema,
   noteUpdateSchema,
-  titleSearchPattern,
-  type NoteSort,
 } from '../../features/notes/schema'
 import { createTRPCRouter, protectedProcedure } from '../trpc'
 

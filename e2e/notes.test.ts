@@ -1,0 +1,338 @@
+// Notes, end to end in Chromium against the production build and localbase: create in the global modal (button and
+// keyboard), validation, pages of 20 with totals, sorting, search, URL state, edit, pin, delete + Undo, isolation
+// between users, one batched GET for the list, and a create while the backend is down.
+import type { Page, Request } from 'playwright-core';
+import { describe, expect, test } from 'vitest';
+import { backendControllable, startBackend, stopBackend } from './backend-control.ts';
+import { gotoHydrated, useBrowser } from './browser.ts';
+import { listedTitles, listSettled, numberedNotes, pageRangeText, seedNotes, signedInUser } from './notes-helpers.ts';
+
+const fixture = useBrowser();
+
+const dialog = (page: Page) => page.getByRole('dialog', { name: 'New note' });
+const newButton = (page: Page) => page.getByRole('banner').getByRole('button', { name: 'New', exact: true });
+const toastWith = (page: Page, text: string) => page.getByTestId('toast').filter({ hasText: text });
+const isFocused = (page: Page, label: string) => page.getByLabel(label, { exact: true }).evaluate((el) => el === document.activeElement);
+
+/** Marks the document so a test can tell that a change happened without a page load. */
+const markDocument = (page: Page) => page.evaluate(() => Object.assign(window, { __noReload: true }));
+const stillSameDocument = (page: Page) => page.evaluate(() => (window as unknown as { __noReload?: boolean }).__noReload === true);
+
+describe('create a note in the global modal', () => {
+  test('the New button opens the form (title focused); create closes it, toasts and lists the note without a reload', async () => {
+    const { page } = await signedInUser(fixture);
+    await expect.poll(() => page.getByRole('heading', { name: 'No notes yet' }).isVisible()).toBe(true);
+    await markDocument(page);
+
+    await newButton(page).click();
+    await dialog(page).waitFor();
+    await expect.poll(() => isFocused(page, 'Title')).toBe(true);
+    await page.keyboard.type('Buy oat milk');
+    await dialog(page).getByLabel('Note', { exact: true }).fill('Two cartons, the barista kind.');
+    await dialog(page).getByLabel('Pin to the top of the list').check();
+    await dialog(page).getByRole('button', { name: 'Create note' }).click();
+
+    await dialog(page).waitFor({ state: 'hidden' });
+    await toastWith(page, 'Note created').waitFor();
+    expect(await toastWith(page, 'Note created').innerText()).toContain('Buy oat milk');
+    await expect.poll(() => listedTitles(page)).toEqual(['Buy oat milk']);
+    expect(await page.getByTestId('note-row').first().innerText()).toMatch(/Pinned/);
+    expect(await page.getByText('1 note', { exact: true }).isVisible()).toBe(true);
+    expect(await stillSameDocument(page)).toBe(true);
+
+    // The form starts empty again for the next note.
+    await newButton(page).click();
+    await dialog(page).waitFor();
+    expect(await dialog(page).getByLabel('Title', { exact: true }).inputValue()).toBe('');
+  });
+
+  test('the n key opens it; submitting shows inline errors beside the title and keeps the text; Enter creates', async () => {
+    const { page } = await signedInUser(fixture);
+    await page.keyboard.press('n');
+    await dialog(page).waitFor();
+    await expect.poll(() => isFocused(page, 'Title')).toBe(true);
+
+    // Only a body: the title is required.
+    await dialog(page).getByLabel('Note', { exact: true }).fill('A body without a title');
+    await dialog(page).getByRole('button', { name: 'Create note' }).click();
+    await dialog(page).getByText('Give the note a title.').waitFor();
+    const title = dialog(page).getByLabel('Title', { exact: true });
+    expect(await title.getAttribute('aria-invalid')).toBe('true');
+    await expect.poll(() => isFocused(page, 'Title')).toBe(true);
+    expect(await dialog(page).getByLabel('Note', { exact: true }).inputValue()).toBe('A body without a title');
+
+    // Too long: 201 characters, then fixed while typing (the message follows the text once a submit failed).
+    await title.fill('x'.repeat(201));
+    await dialog(page).getByText('Keep the title to 200 characters.').waitFor();
+    await title.fill('Typed with the keyboard');
+    await expect.poll(() => dialog(page).getByText('Keep the title to 200 characters.').count()).toBe(0);
+    await title.press('Enter');
+
+    await dialog(page).waitFor({ state: 'hidden' });
+    await expect.poll(() => listedTitles(page)).toEqual(['Typed with the keyboard']);
+  });
+
+  test('the empty list invites the first note and opens the form', async () => {
+    const { page } = await signedInUser(fixture);
+    await page.getByRole('button', { name: 'Write your first note' }).click();
+    await dialog(page).waitFor();
+  });
+
+  test('with localbase stopped, creating shows an error toast and every character typed survives (also a close and reopen)', async () => {
+    if (!backendControllable()) throw new Error('this test needs the localbase started by the e2e global setup (not E2E_BASE_URL)');
+    const { page } = await signedInUser(fixture);
+    await newButton(page).click();
+    await dialog(page).waitFor();
+    const title = 'Written while the backend is down — ünïcödé ✓';
+    const body = 'Line one\nLine two with "quotes" & <tags>';
+    await dialog(page).getByLabel('Title', { exact: true }).fill(title);
+    await dialog(page).getByLabel('Note', { exact: true }).fill(body);
+
+    await stopBackend();
+    try {
+      await dialog(page).getByRole('button', { name: 'Create note' }).click();
+      await toastWith(page, 'The note was not saved').waitFor({ timeout: 20_000 });
+      expect(await toastWith(page, 'The note was not saved').innerText()).toMatch(/can't reach the server/i);
+      expect(await dialog(page).isVisible()).toBe(true);
+      expect(await dialog(page).getByLabel('Title', { exact: true }).inputValue()).toBe(title);
+      expect(await dialog(page).getByLabel('Note', { exact: true }).inputValue()).toBe(body);
+      expect(await dialog(page).getByRole('button', { name: 'Create note' }).isEnabled()).toBe(true);
+
+      await page.keyboard.press('Escape');
+      await dialog(page).waitFor({ state: 'hidden' });
+      await newButton(page).click();
+      await dialog(page).waitFor();
+      expect(await dialog(page).getByLabel('Title', { exact: true }).inputValue()).toBe(title);
+    } finally {
+      await startBackend();
+    }
+
+    // Back up: the same draft goes through.
+    await dialog(page).getByRole('button', { name: 'Create note' }).click();
+    await dialog(page).waitFor({ state: 'hidden', timeout: 20_000 });
+    await expect.poll(() => listedTitles(page), { timeout: 20_000 }).toEqual([title]);
+  });
+});
+
+describe('the list', () => {
+  test('45 notes: pages of 20 with "21–40 of 45", page numbers, and the page in the URL across reload and Back', async () => {
+    const { page, id } = await signedInUser(fixture);
+    await seedNotes(id, numberedNotes(45));
+    await page.reload();
+    await listSettled(page);
+    expect(await pageRangeText(page)).toBe('1–20 of 45');
+    expect(await page.getByText('45 notes', { exact: true }).isVisible()).toBe(true);
+    const first = await listedTitles(page);
+    expect(first).toHaveLength(20);
+    expect(first[0]).toBe('Note 45');
+
+    await page.getByRole('button', { name: 'Page 2', exact: true }).click();
+    await expect.poll(() => pageRangeText(page)).toBe('21–40 of 45');
+    expect((await listedTitles(page))[0]).toBe('Note 25');
+    expect(new URL(page.url()).searchParams.get('page')).toBe('2');
+    expect(await page.getByRole('button', { name: 'Page 2', exact: true }).getAttribute('aria-current')).toBe('page');
+
+    await page.getByRole('button', { name: 'Next page' }).click();
+    await expect.poll(() => pageRangeText(page)).toBe('41–45 of 45');
+    expect(await listedTitles(page)).toEqual(['Note 05', 'Note 04', 'Note 03', 'Note 02', 'Note 01']);
+    expect(await page.getByRole('button', { name: 'Next page' }).isDisabled()).toBe(true);
+
+    await page.reload();
+    await listSettled(page);
+    expect(await pageRangeText(page)).toBe('41–45 of 45');
+
+    await page.goBack();
+    await expect.poll(() => pageRangeText(page)).toBe('21–40 of 45');
+  });
+
+  test('sorts by each column both ways from the table headers, pinned first, with aria-sort and the URL', async () => {
+    const { page, id } = await signedInUser(fixture);
+    const day = (d: number) => new Date(Date.UTC(2026, 3, d, 12)).toISOString();
+    await seedNotes(id, [
+      { title: 'banana', created_at: day(1), updated_at: day(9) },
+      { title: 'Apple', created_at: day(2), updated_at: day(3) },
+      { title: 'cherry', created_at: day(3), updated_at: day(5) },
+      { title: 'date', created_at: day(4), updated_at: day(4), pinned: true },
+    ]);
+    await page.reload();
+    expect(await listedTitles(page)).toEqual(['date', 'banana', 'cherry', 'Apple']); // last edited, newest first
+
+    const header = (name: string) => page.getByRole('columnheader', { name });
+    await header('Title').getByRole('button').click();
+    await expect.poll(() => listedTitles(page)).toEqual(['date', 'Apple', 'banana', 'cherry']);
+    expect(await header('Title').getAttribute('aria-sort')).toBe('ascending');
+    expect(new URL(page.url()).searchParams.get('sort')).toBe('title');
+
+    await header('Title').getByRole('button').click();
+    await expect.poll(() => listedTitles(page)).toEqual(['date', 'cherry', 'banana', 'Apple']);
+    expect(await header('Title').getAttribute('aria-sort')).toBe('descending');
+
+    await header('Created').getByRole('button').click();
+    await expect.poll(() => listedTitles(page)).toEqual(['date', 'cherry', 'Apple', 'banana']);
+    await header('Created').getByRole('button').click();
+    await expect.poll(() => listedTitles(page)).toEqual(['date', 'banana', 'Apple', 'cherry']);
+
+    await header('Last edited').getByRole('button').click();
+    await expect.poll(() => listedTitles(page)).toEqual(['date', 'banana', 'cherry', 'Apple']);
+    await header('Last edited').getByRole('button').click();
+    await expect.poll(() => listedTitles(page)).toEqual(['date', 'Apple', 'cherry', 'banana']);
+    expect(await header('Last edited').getAttribute('aria-sort')).toBe('ascending');
+    expect(await header('Title').getAttribute('aria-sort')).toBe('none');
+
+    await page.reload();
+    expect(await listedTitles(page)).toEqual(['date', 'Apple', 'cherry', 'banana']);
+  });
+
+  test('search waits for a pause in typing, matches titles case-insensitively, and is kept in the URL', async () => {
+    const { page, id } = await signedInUser(fixture);
+    await seedNotes(id, [
+      ...numberedNotes(25),
+      { title: 'Grocery list', updated_at: new Date(Date.UTC(2026, 6, 2)).toISOString() },
+      { title: 'groceries for Sunday', updated_at: new Date(Date.UTC(2026, 6, 1)).toISOString() },
+      { title: '100% done', updated_at: new Date(Date.UTC(2026, 0, 1)).toISOString() },
+    ]);
+    await page.reload();
+    await listSettled(page);
+
+    const listRequests: string[] = [];
+    page.on('request', (request) => {
+      if (request.url().includes('/api/trpc/') && request.url().includes('notes.list')) listRequests.push(request.url());
+    });
+    const search = page.getByRole('searchbox', { name: 'Search notes by title' });
+    await search.pressSequentially('GROCER', { delay: 40 });
+    await expect.poll(() => listedTitles(page)).toEqual(['Grocery list', 'groceries for Sunday']);
+    expect(listRequests.length).toBe(1); // six keystrokes, one request
+    expect(await page.getByText('2 notes match “GROCER”').isVisible()).toBe(true);
+    expect(new URL(page.url()).searchParams.get('q')).toBe('GROCER');
+
+    await search.fill('100%');
+    await expect.poll(() => listedTitles(page)).toEqual(['100% done']);
+
+    await page.reload();
+    await listSettled(page);
+    expect(await page.getByRole('searchbox', { name: 'Search notes by title' }).inputValue()).toBe('100%');
+    expect(await listedTitles(page)).toEqual(['100% done']);
+
+    await page.getByRole('button', { name: 'Clear search' }).click();
+    await expect.poll(() => pageRangeText(page)).toBe('1–20 of 28');
+
+    await search.fill('no such note');
+    await page.getByRole('heading', { name: 'No notes match “no such note”' }).waitFor();
+
+  });
+
+  test('the list arrives as one batched GET to /api/trpc', async () => {
+    const { page, id } = await signedInUser(fixture);
+    await seedNotes(id, numberedNotes(3));
+    const trpcRequests: Request[] = [];
+    page.on('request', (request) => {
+      if (new URL(request.url()).pathname.startsWith('/api/trpc/')) trpcRequests.push(request);
+    });
+    await gotoHydrated(page, '/');
+    await listSettled(page);
+    expect(trpcRequests).toHaveLength(1);
+    const request = trpcRequests[0]!;
+    expect(request.method()).toBe('GET');
+    const url = new URL(request.url());
+    expect(url.pathname.split('/').pop()?.split(',')).toContain('notes.list');
+    expect(url.searchParams.get('batch')).toBe('1');
+  });
+
+  test('pinning from the list moves a note to the top and marks it', async () => {
+    const { page, id } = await signedInUser(fixture);
+    await seedNotes(id, numberedNotes(3));
+    await page.reload();
+    expect(await listedTitles(page)).toEqual(['Note 03', 'Note 02', 'Note 01']);
+    const pin = page.getByRole('button', { name: 'Pin “Note 01”' });
+    expect(await pin.getAttribute('aria-pressed')).toBe('false');
+    await pin.click();
+    await expect.poll(() => listedTitles(page)).toEqual(['Note 01', 'Note 03', 'Note 02']);
+    expect(await page.getByRole('button', { name: 'Unpin “Note 01”' }).getAttribute('aria-pressed')).toBe('true');
+    expect(await page.getByTestId('note-row').first().innerText()).toMatch(/Pinned/);
+  });
+
+  test('at 390 px the list is cards with a sort menu', async () => {
+    const { page, id } = await signedInUser(fixture, { viewport: { width: 390, height: 844 } });
+    await seedNotes(id, [{ title: 'zebra' }, { title: 'Aardvark' }, { title: 'mongoose' }]);
+    await page.reload();
+    await listSettled(page);
+    expect(await page.getByRole('table').count()).toBe(0);
+    expect(await page.getByRole('list', { name: 'Your notes' }).isVisible()).toBe(true);
+    await page.getByLabel('Sort by').selectOption('title');
+    await expect.poll(() => listedTitles(page)).toEqual(['Aardvark', 'mongoose', 'zebra']);
+    await page.getByRole('button', { name: /^Sort direction/ }).click();
+    await expect.poll(() => listedTitles(page)).toEqual(['zebra', 'mongoose', 'Aardvark']);
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    expect(overflow).toBeLessThanOrEqual(0);
+  });
+});
+
+describe('one note', () => {
+  test('edit: the page is server-rendered with the note; saving toasts and the list shows the change', async () => {
+    const { page, id } = await signedInUser(fixture);
+    const [note] = await seedNotes(id, [{ title: 'First draft', body: 'old body' }]);
+    // Server-rendered: the HTML itself carries the note (no client fetch needed to show it).
+    const html = await (await page.request.get(`/notes/${note!.id}`)).text();
+    expect(html).toContain('First draft');
+
+    await page.reload();
+    await page.getByRole('link', { name: 'First draft' }).click();
+    await page.waitForURL(`**/notes/${note!.id}`);
+    await page.getByRole('heading', { name: 'First draft', level: 1 }).waitFor();
+    expect(await page.getByText('All changes saved').isVisible()).toBe(true);
+
+    await page.getByLabel('Title', { exact: true }).fill('Final version');
+    await page.getByLabel('Note', { exact: true }).fill('new body');
+    expect(await page.getByText('Unsaved changes').isVisible()).toBe(true);
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await toastWith(page, 'Saved').waitFor();
+    await page.getByRole('heading', { name: 'Final version', level: 1 }).waitFor();
+    expect(await page.getByText('All changes saved').isVisible()).toBe(true);
+
+    await page.reload();
+    expect(await page.getByLabel('Note', { exact: true }).inputValue()).toBe('new body');
+    await page.getByRole('link', { name: 'All notes' }).click();
+    await expect.poll(() => listedTitles(page)).toEqual(['Final version']);
+  });
+
+  test('delete asks first; after deleting, Undo in the toast restores the note as it was', async () => {
+    const { page, id } = await signedInUser(fixture);
+    await seedNotes(id, [{ title: 'Keep' }, { title: 'Throw away', body: 'but not forever', pinned: true }]);
+    await page.reload();
+    await page.getByRole('link', { name: /Throw away/ }).click();
+    await page.getByRole('heading', { name: 'Throw away', level: 1 }).waitFor();
+
+    await page.getByRole('button', { name: 'Delete', exact: true }).click();
+    const confirm = page.getByRole('dialog', { name: 'Delete this note?' });
+    await confirm.waitFor();
+    await confirm.getByRole('button', { name: 'Cancel' }).click();
+    await confirm.waitFor({ state: 'hidden' });
+
+    await page.getByRole('button', { name: 'Delete', exact: true }).click();
+    await confirm.getByRole('button', { name: 'Delete note' }).click();
+    await page.waitForURL((url) => url.pathname === '/');
+    const deleted = toastWith(page, 'Note deleted');
+    await deleted.waitFor();
+    await expect.poll(() => listedTitles(page)).toEqual(['Keep']);
+
+    await deleted.getByRole('button', { name: 'Undo' }).click();
+    await toastWith(page, 'Note restored').waitFor();
+    await expect.poll(() => listedTitles(page)).toEqual(['Throw away', 'Keep']);
+    expect(await page.getByTestId('note-row').first().innerText()).toMatch(/Pinned/);
+  });
+
+  test("a second user in another browser context sees none of the first user's notes, not even by URL", async () => {
+    const alice = await signedInUser(fixture);
+    const [secret] = await seedNotes(alice.id, [{ title: 'Alice private plan' }, { title: 'Alice diary' }]);
+    const bob = await signedInUser(fixture);
+    await bob.page.getByRole('heading', { name: 'No notes yet' }).waitFor();
+    expect(await bob.page.getByText('Alice private plan').count()).toBe(0);
+
+    const response = await bob.page.goto(`/notes/${secret!.id}`);
+    expect(response?.status()).toBe(404);
+    await bob.page.getByRole('heading', { name: 'Page not found' }).waitFor();
+
+    await alice.page.reload();
+    expect((await listedTitles(alice.page)).sort()).toEqual(['Alice diary', 'Alice private plan']);
+  });
+});
