@@ -285,6 +285,28 @@ describe('two-factor sign-in (TOTP)', () => {
     await plainPage.getByText(`You sign in with ${plain}`).waitFor({ timeout: 15_000 });
   });
 
+  test('a password-reset link for a user with an authenticator app asks for the code before the new password', async () => {
+    const email = uniqueEmail('mfa-reset');
+    const used = new Set<string>();
+    const secret = await accountWithTotp(email, used);
+    const page = await fixture.newPage();
+    await gotoHydrated(page, '/forgot-password');
+    await page.getByLabel('Email').fill(email);
+    await page.getByRole('button', { name: 'Send reset link' }).click();
+    await page.getByRole('status').filter({ hasText: 'a reset link is on its way' }).waitFor({ timeout: 15_000 });
+    const mail = await waitForMail(email, 'recovery');
+    await page.goto(mail.links[0] as string);
+    await page.waitForURL((url) => url.pathname === '/mfa', { timeout: 20_000 });
+    expect(new URL(page.url()).searchParams.get('next')).toBe('/reset-password');
+    await passChallenge(page, secret, used, '/reset-password');
+    await page.getByRole('heading', { name: 'Choose a new password' }).waitFor();
+    await page.getByLabel('New password', { exact: true }).fill('new-password-456');
+    await page.getByLabel('Repeat the new password').fill('new-password-456');
+    await page.getByRole('button', { name: 'Save new password' }).click();
+    await page.waitForURL((url) => url.pathname === '/', { timeout: 20_000 });
+    await page.getByTestId('toast').filter({ hasText: 'Password changed' }).waitFor();
+  });
+
   test('removing an active authenticator needs aal2: after removing the one this session was verified with, the other asks for a code first', async () => {
     const context = await fixture.newContext();
     const page = await context.newPage();
