@@ -58,4 +58,29 @@ describe('keyboard', () => {
     await page.getByRole('link', { name: 'Account settings' }).waitFor({ state: 'detached' });
     expect(await focusedLabel(page)).toMatch(/^Account: /);
   });
+
+  test('after a refused sign-in the user moves on with Shift+Tab; focus is not pulled back to the field a frame later', async () => {
+    const email = uniqueEmail('keys-stay');
+    await createAccount(email);
+    const page = await fixture.newPage();
+    await gotoHydrated(page, '/sign-in');
+    // Animation frames wait for the test's go-ahead, so the key press surely comes before the next frame (the
+    // order a busy machine produced by chance). Rendering and network are not held up.
+    await page.clock.install();
+    await page.clock.pauseAt(Date.now() + 1_000);
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password').fill('wrong-password');
+    await page.getByLabel('Password').focus();
+    await page.keyboard.press('Enter');
+    await page.getByText('That email and password do not match').waitFor({ timeout: 15_000 });
+    expect(await focusedLabel(page)).toBe('Password');
+    await page.keyboard.press('Shift+Tab');
+    expect(await focusedLabel(page)).toBe('Email');
+    await page.clock.runFor(1_000); // the frames (and the form's focus step) run now
+    expect(await focusedLabel(page)).toBe('Email');
+    await page.keyboard.press('Tab');
+    expect(await focusedLabel(page)).toBe('Password');
+    await page.keyboard.press('Tab');
+    expect(await focusedLabel(page)).toBe('Forgot password?');
+  });
 });

@@ -1,7 +1,11 @@
 // Two-factor sign-in (TOTP): enrol an authenticator app at /settings/security (QR + secret, first code verified),
 // then sign out and in again → /mfa; a wrong code is refused beside the field, the right one (from `otpauth`,
 // as an authenticator app would compute it) lets the user in. While the session is at aal1, protected pages
-// redirect to /mfa and protected tRPC procedures answer 403 FORBIDDEN. Also axe + screenshots of both screens.
+// redirect to /mfa and protected tRPC procedures answer 403 FORBIDDEN. An email sign-in link (PKCE `code` or
+// `token_hash`) for such a user goes straight to /mfa, keeping `next`. Removing an active factor needs aal2: a
+// user who removes the authenticator the session was verified with, then another one, is asked for a code first.
+// Also axe + screenshots of both screens.
+import { createHash } from 'node:crypto';
 import * as OTPAuth from 'otpauth';
 import type { BrowserContext, Page } from 'playwright-core';
 import { describe, expect, test } from 'vitest';
@@ -11,10 +15,12 @@ import {
   describeViolations,
   PASSWORD,
   seriousViolations,
+  sessionCookies,
   signInViaUI,
   signUpViaUI,
   supabaseURL,
   uniqueEmail,
+  waitForMail,
 } from './auth-helpers.ts';
 import { gotoHydrated, htmlThemeClasses, screenshotPath, sleep, useBrowser } from './browser.ts';
 
@@ -71,16 +77,37 @@ async function authFetch(path: string, token: string, body?: unknown): Promise<R
   return json;
 }
 
-/** An account with a verified TOTP factor, set up through the auth API (for the screens' a11y checks). */
-async function accountWithTotp(email: string): Promise<string> {
+/** An account with a verified TOTP factor, set up through the auth API; the code used goes into `used`. */
+async function accountWithTotp(email: string, used = new Set<string>()): Promise<string> {
   await createAccount(email);
   const session = await authFetch('/token?grant_type=password', ANON_KEY, { email, password: PASSWORD });
   const token = String(session.access_token);
   const factor = await authFetch('/factors', token, { factor_type: 'totp', friendly_name: 'Phone' });
   const secret = String((factor.totp as { secret: string }).secret);
   const challenge = await authFetch(`/factors/${String(factor.id)}/challenge`, token);
-  await authFetch(`/factors/${String(factor.id)}/verify`, token, { challenge_id: challenge.id, code: totp(secret).generate() });
+  await authFetch(`/factors/${String(factor.id)}/verify`, token, { challenge_id: challenge.id, code: freshCode(secret, used) });
   return secret;
+}
+
+/** Enrols an authenticator app at /settings/security the way a user does; returns its secret. */
+async function enrolViaUI(page: Page, used: Set<string>): Promise<string> {
+  await page.getByRole('button', { name: 'Add authenticator app' }).click();
+  const secretText = page.getByTestId('totp-secret');
+  await secretText.waitFor({ timeout: 15_000 });
+  const secret = (await secretText.textContent())!.replace(/\s/g, '');
+  await page.getByLabel('2. Enter the 6-digit code from the app').fill(freshCode(secret, used));
+  await page.getByRole('button', { name: 'Verify and turn on' }).click();
+  await page.getByTestId('toast').filter({ hasText: 'Two-factor sign-in is on' }).last().waitFor({ timeout: 15_000 });
+  await secretText.waitFor({ state: 'detached' });
+  return secret;
+}
+
+/** Enters a right code at /mfa and waits to land on `next`. */
+async function passChallenge(page: Page, secret: string, used: Set<string>, next: string): Promise<void> {
+  await page.getByRole('heading', { name: 'Two-factor sign-in', level: 1 }).waitFor();
+  await page.getByLabel('Code', { exact: true }).fill(freshCode(secret, used));
+  await page.getByRole('button', { name: 'Verify' }).click();
+  await page.waitForURL((url) => url.pathname === next, { timeout: 20_000 });
 }
 
 describe('two-factor sign-in (TOTP)', () => {
@@ -182,6 +209,146 @@ describe('two-factor sign-in (TOTP)', () => {
     await page.waitForURL((url) => url.pathname === '/sign-in', { timeout: 20_000 });
     await page.goto('/mfa');
     expect(new URL(page.url()).pathname).toBe('/sign-in');
+  });
+
+  test('an email sign-in link (PKCE code) for a user with an authenticator app opens /mfa at once, keeping next', async () => {
+    const email = uniqueEmail('mfa-link');
+    const used = new Set<string>();
+    const secret = await accountWithTotp(email, used);
+    const context = await fixture.newContext();
+    const page = await context.newPage();
+    await gotoHydrated(page, '/sign-in?next=%2Fsettings%2Faccount');
+    await page.getByLabel('Email').fill(email);
+    await page.getByRole('button', { name: 'Email me a sign-in link' }).click();
+    await page.getByRole('status').filter({ hasText: 'a sign-in link is on its way' }).waitFor({ timeout: 15_000 });
+    const mail = await waitForMail(email, 'magiclink');
+
+    // The link goes through /auth/v1/verify to /auth/confirm?code=…, whose redirect is to /mfa?next=…, not to next.
+    const confirmRedirects: Array<{ status: number; hasCode: boolean; location: string | undefined }> = [];
+    page.on('response', (response) => {
+      const url = new URL(response.url());
+      if (url.pathname !== '/auth/confirm') return;
+      confirmRedirects.push({ status: response.status(), hasCode: url.searchParams.has('code'), location: response.headers().location });
+    });
+    await page.goto(mail.links[0] as string);
+    await page.waitForURL((url) => url.pathname === '/mfa', { timeout: 20_000 });
+    expect(confirmRedirects).toEqual([{ status: 307, hasCode: true, location: '/mfa?next=%2Fsettings%2Faccount' }]);
+    expect(new URL(page.url()).searchParams.get('next')).toBe('/settings/account');
+    // The link signed the user in (at aal1): the session cookie is there, protected procedures still refuse.
+    expect((await sessionCookies(context)).length).toBeGreaterThan(0);
+    expect((await trpcMe(context)).status).toBe(403);
+
+    await passChallenge(page, secret, used, '/settings/account');
+    await page.getByText(`You sign in with ${email}`).waitFor({ timeout: 15_000 });
+    expect((await trpcMe(context)).status).toBe(200);
+  });
+
+  test('a token_hash sign-in link for a user with an authenticator app opens /mfa at once, keeping next', async () => {
+    const email = uniqueEmail('mfa-hash');
+    const used = new Set<string>();
+    const secret = await accountWithTotp(email, used);
+    // A magic link requested through the auth API (no PKCE); an email template with {{ .TokenHash }} links to
+    // /auth/confirm?token_hash=…&type=magiclink. GoTrue's token hash is hex(sha224(email + code)).
+    const response = await fetch(`${supabaseURL}/auth/v1/otp`, {
+      method: 'POST',
+      headers: { apikey: ANON_KEY, 'content-type': 'application/json' },
+      body: JSON.stringify({ email, create_user: false }),
+    });
+    expect(response.status).toBe(200);
+    const mail = await waitForMail(email, 'magiclink');
+    expect(mail.token).toMatch(/^\d{6}$/);
+    const tokenHash = createHash('sha224').update(`${email}${mail.token as string}`).digest('hex');
+
+    const context = await fixture.newContext();
+    const page = await context.newPage();
+    const confirm = await page.goto(`/auth/confirm?token_hash=${tokenHash}&type=magiclink&next=%2Fsettings%2Fsecurity`);
+    expect(confirm?.request().redirectedFrom()?.url()).toContain('/auth/confirm?token_hash=');
+    expect(new URL(page.url()).pathname).toBe('/mfa');
+    expect(new URL(page.url()).searchParams.get('next')).toBe('/settings/security');
+    await passChallenge(page, secret, used, '/settings/security');
+    await page.getByRole('heading', { name: 'Security', level: 1 }).waitFor();
+    await page.getByText('Two-factor sign-in is on.').waitFor({ timeout: 15_000 });
+
+    // Without an authenticator app the same kind of link goes straight to next (no detour through /mfa).
+    const plain = uniqueEmail('hash-plain');
+    await createAccount(plain);
+    await fetch(`${supabaseURL}/auth/v1/otp`, {
+      method: 'POST',
+      headers: { apikey: ANON_KEY, 'content-type': 'application/json' },
+      body: JSON.stringify({ email: plain, create_user: false }),
+    });
+    const plainMail = await waitForMail(plain, 'magiclink');
+    const plainHash = createHash('sha224').update(`${plain}${plainMail.token as string}`).digest('hex');
+    const plainPage = await fixture.newPage();
+    await plainPage.goto(`/auth/confirm?token_hash=${plainHash}&type=magiclink&next=%2Fsettings%2Faccount`);
+    expect(new URL(plainPage.url()).pathname).toBe('/settings/account');
+    await plainPage.getByText(`You sign in with ${plain}`).waitFor({ timeout: 15_000 });
+  });
+
+  test('a password-reset link for a user with an authenticator app asks for the code before the new password', async () => {
+    const email = uniqueEmail('mfa-reset');
+    const used = new Set<string>();
+    const secret = await accountWithTotp(email, used);
+    const page = await fixture.newPage();
+    await gotoHydrated(page, '/forgot-password');
+    await page.getByLabel('Email').fill(email);
+    await page.getByRole('button', { name: 'Send reset link' }).click();
+    await page.getByRole('status').filter({ hasText: 'a reset link is on its way' }).waitFor({ timeout: 15_000 });
+    const mail = await waitForMail(email, 'recovery');
+    await page.goto(mail.links[0] as string);
+    await page.waitForURL((url) => url.pathname === '/mfa', { timeout: 20_000 });
+    expect(new URL(page.url()).searchParams.get('next')).toBe('/reset-password');
+    await passChallenge(page, secret, used, '/reset-password');
+    await page.getByRole('heading', { name: 'Choose a new password' }).waitFor();
+    await page.getByLabel('New password', { exact: true }).fill('new-password-456');
+    await page.getByLabel('Repeat the new password').fill('new-password-456');
+    await page.getByRole('button', { name: 'Save new password' }).click();
+    await page.waitForURL((url) => url.pathname === '/', { timeout: 20_000 });
+    await page.getByTestId('toast').filter({ hasText: 'Password changed' }).waitFor();
+  });
+
+  test('removing an active authenticator needs aal2: after removing the one this session was verified with, the other asks for a code first', async () => {
+    const context = await fixture.newContext();
+    const page = await context.newPage();
+    await signUpViaUI(page, uniqueEmail('mfa-two'));
+    await gotoHydrated(page, '/settings/security');
+    await page.getByText('Two-factor sign-in is off.').waitFor({ timeout: 15_000 });
+    const used = new Set<string>();
+    const phone = await enrolViaUI(page, used); // "Authenticator app"
+    await enrolViaUI(page, used); // "Authenticator app 2" — this session is now verified with it
+    const rows = page.getByTestId('factor-row');
+    await expect.poll(() => rows.count(), { timeout: 15_000 }).toBe(2);
+
+    // Removing app 2 works (the session is at aal2) and takes the session back to aal1: the factor it was
+    // verified with is gone, while "Authenticator app" still protects the account.
+    await page.getByRole('button', { name: 'Remove Authenticator app 2', exact: true }).click();
+    await page.getByRole('button', { name: 'Yes, remove it' }).click();
+    await page.getByTestId('toast').filter({ hasText: 'Authenticator removed' }).waitFor({ timeout: 15_000 });
+    await expect.poll(() => rows.count(), { timeout: 15_000 }).toBe(1);
+    expect((await trpcMe(context)).status, 'the refreshed session is at aal1').toBe(403);
+
+    // Removing the other one now is refused by the auth server (insufficient_aal); the row says why, in words,
+    // and offers the way on. Nothing was removed.
+    await page.getByRole('button', { name: 'Remove Authenticator app', exact: true }).click();
+    await page.getByRole('button', { name: 'Yes, remove it' }).click();
+    const message = rows.getByRole('alert').filter({ hasText: 'Removing an active authenticator needs a code from one of your authenticator apps first.' });
+    await message.waitFor({ timeout: 15_000 });
+    expect(await message.textContent()).not.toMatch(/AAL2|insufficient_aal/i);
+    await page.getByTestId('toast').filter({ hasText: 'Could not remove it' }).waitFor();
+    expect(await rows.count()).toBe(1);
+    expect(await page.getByText('Two-factor sign-in is on.').count()).toBe(1);
+
+    // "Enter a code" → /mfa → the code → back here at aal2, where the removal goes through.
+    await message.getByRole('link', { name: 'Enter a code' }).click();
+    await page.waitForURL((url) => url.pathname === '/mfa', { timeout: 20_000 });
+    expect(new URL(page.url()).searchParams.get('next')).toBe('/settings/security');
+    await passChallenge(page, phone, used, '/settings/security');
+    await page.getByRole('button', { name: 'Remove Authenticator app', exact: true }).click();
+    await page.getByRole('button', { name: 'Yes, remove it' }).click();
+    await page.getByTestId('toast').filter({ hasText: 'Authenticator removed' }).waitFor({ timeout: 15_000 });
+    await page.getByText('Two-factor sign-in is off.').waitFor({ timeout: 15_000 });
+    expect(await rows.count()).toBe(0);
+    expect((await trpcMe(context)).status).toBe(200);
   });
 
   for (const scheme of ['light', 'dark'] as const) {

@@ -2,8 +2,8 @@ import type { EmailOtpType } from '@supabase/supabase-js'
 import type { GetServerSideProps } from 'next'
 
 import { readableAuthError } from '../features/auth/auth-errors'
-import { resolveNext } from '../lib/safe-next'
-import { createServerSupabase } from '../lib/supabase/server'
+import { mfaPathFor, resolveNext } from '../lib/safe-next'
+import { createServerSupabase, needsSecondFactor } from '../lib/supabase/server'
 
 const OTP_TYPES = new Set<EmailOtpType>(['signup', 'invite', 'magiclink', 'recovery', 'email_change', 'email'])
 
@@ -19,7 +19,9 @@ export interface ConfirmPageProps {
 /**
  * /auth/confirm, where email links land: `token_hash` + `type` are verified (`verifyOtp`), a PKCE `code` is
  * exchanged for a session (its verifier is in this browser's cookies). The new session's cookies go on the
- * redirect to `next` (same-origin only; recovery links default to /reset-password). On failure the page explains.
+ * redirect to `next` (same-origin only; recovery links default to /reset-password). An email link proves the
+ * first factor only: a user with a verified authenticator app goes to `/mfa?next=<next>` at once (the new session
+ * is at aal1), not first to `next` to be bounced from there. On failure the page explains.
  */
 export const confirmServerSideProps: GetServerSideProps<ConfirmPageProps> = async (ctx) => {
   ctx.res.setHeader('Cache-Control', 'private, no-cache, no-store, must-revalidate, max-age=0')
@@ -42,5 +44,8 @@ export const confirmServerSideProps: GetServerSideProps<ConfirmPageProps> = asyn
 
   if (failure) return { props: { error: readableAuthError(failure).message, initialSession: null } }
   const fallback = otpType === 'recovery' ? '/reset-password' : '/'
-  return { redirect: { destination: resolveNext(single(next), fallback), permanent: false } }
+  const destination = resolveNext(single(next), fallback)
+  // The session written above is read back from this request's cookie storage (set cookies win over the request's).
+  const secondFactor = await needsSecondFactor(supabase)
+  return { redirect: { destination: secondFactor ? mfaPathFor(destination) : destination, permanent: false } }
 }

@@ -54,10 +54,17 @@ export function AuthForm({
       noValidate
       onSubmit={(event: FormEvent<HTMLFormElement>) => {
         event.preventDefault()
+        const focusedAtSubmit = document.activeElement
         void Promise.resolve(onSubmit()).then(() => {
           requestAnimationFrame(() => {
             const invalid = formRef.current?.querySelector<HTMLElement>('[aria-invalid="true"]')
-            if (invalid && !invalid.contains(document.activeElement)) invalid.focus()
+            if (!invalid || invalid.contains(document.activeElement)) return
+            // Only while focus is still where the submit left it (or dropped to <body> by a button that was
+            // disabled while pending): a user who has already moved on (Shift+Tab after a server error) keeps
+            // their place instead of being pulled back a frame later.
+            const active = document.activeElement
+            if (active !== focusedAtSubmit && active !== null && active !== document.body) return
+            invalid.focus()
           })
         })
       }}

@@ -6,35 +6,46 @@ import { H1, H2, Paragraph, Text, XStack, YStack } from 'tamagui'
 import { FormMessage, readableAuthError, RequireSession, SecondaryButton, SessionPending, loadBrowserSupabase } from '../auth'
 import { toast } from '../toast'
 import type { Enrollment } from './EnrollPanel'
-import { factorStatusLabel, formatCreated, nextFactorName, type FactorSummary } from './factors'
+import { mfaPathFor } from '../../lib/safe-next'
+import {
+  factorStatusLabel,
+  formatCreated,
+  nextFactorName,
+  removeFactorError,
+  type FactorSummary,
+  type RemoveFactorError,
+} from './factors'
 
 const EnrollPanel = dynamic(() => import('./EnrollPanel'), { ssr: false, loading: () => <SessionPending /> })
 
 function FactorRow({ factor, onRemoved }: { factor: FactorSummary; onRemoved: () => void }) {
   const [confirming, setConfirming] = useState(false)
   const [pending, setPending] = useState(false)
-  const [error, setError] = useState<string | null>(null)
+  const [error, setError] = useState<RemoveFactorError | null>(null)
   const name = factor.friendly_name || 'Authenticator app'
 
   async function remove() {
     setPending(true)
     setError(null)
     try {
-      const { error: removeError } = await (await loadBrowserSupabase()).auth.mfa.unenroll({ factorId: factor.id })
+      const supabase = await loadBrowserSupabase()
+      const { error: removeError } = await supabase.auth.mfa.unenroll({ factorId: factor.id })
       if (removeError) {
-        const readable = readableAuthError(removeError)
-        const message =
-          (removeError as { code?: string }).code === 'insufficient_aal'
-            ? 'Removing an active authenticator needs two-factor sign-in first. Sign out, sign in again with a code, then try again.'
-            : readable.message
-        setError(message)
-        toast.error('Could not remove it', message)
+        const failure = removeFactorError(removeError)
+        // The server says this session is at aal1 while the access token may still claim aal2 (the level
+        // dropped when the factor it was verified with went). A fresh token makes /mfa ask for the code.
+        if (failure.needsCode) await supabase.auth.refreshSession().catch(() => undefined)
+        setError(failure)
+        toast.error('Could not remove it', failure.message)
         return
       }
+      // Removing the factor this session was verified with takes the session back to aal1 on the server; a
+      // fresh token carries the level the server now holds (pages and procedures read it from the token).
+      await supabase.auth.refreshSession().catch(() => undefined)
       toast.success('Authenticator removed', `${name} no longer signs you in.`)
       onRemoved()
     } catch (thrown) {
-      setError(readableAuthError(thrown).message)
+      setError({ message: readableAuthError(thrown).message, needsCode: false })
     } finally {
       setPending(false)
       setConfirming(false)
@@ -73,7 +84,19 @@ function FactorRow({ factor, onRemoved }: { factor: FactorSummary; onRemoved: ()
           </XStack>
         </YStack>
       ) : null}
-      {error ? <FormMessage kind="error">{error}</FormMessage> : null}
+      {error ? (
+        <FormMessage kind="error">
+          {error.message}
+          {error.needsCode ? (
+            <>
+              {' '}
+              <Link href={mfaPathFor('/settings/security')} className="text-link">
+                Enter a code
+              </Link>
+            </>
+          ) : null}
+        </FormMessage>
+      ) : null}
     </YStack>
   )
 }

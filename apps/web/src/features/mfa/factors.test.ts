@@ -1,6 +1,8 @@
 import { describe, expect, test } from 'vitest'
 
-import { factorStatusLabel, groupSecret, nextFactorName, normaliseCode, qrImageSrc } from './factors'
+import { AuthApiError } from '@supabase/supabase-js'
+
+import { factorStatusLabel, groupSecret, nextFactorName, normaliseCode, qrImageSrc, removeFactorError } from './factors'
 
 describe('MFA helpers', () => {
   test('factor names skip the ones the user already has', () => {
@@ -27,5 +29,21 @@ describe('MFA helpers', () => {
     expect(groupSecret('ABCDEFGHIJ')).toBe('ABCD EFGH IJ')
     expect(factorStatusLabel('verified')).toBe('Active')
     expect(factorStatusLabel('unverified')).toBe('Not verified')
+  })
+
+  test('removing an active factor below aal2: the server answer insufficient_aal becomes a message that asks for a code', () => {
+    // What supabase-js hands over for localbase's (and GoTrue's) 422 answer to DELETE /factors/:id at aal1.
+    const refused = new AuthApiError('AAL2 required to unenroll verified factor', 422, 'insufficient_aal')
+    const failure = removeFactorError(refused)
+    expect(failure.needsCode).toBe(true)
+    expect(failure.message).toBe('Removing an active authenticator needs a code from one of your authenticator apps first.')
+    expect(failure.message).not.toContain('AAL2')
+  })
+
+  test('other removal failures keep the general readable messages', () => {
+    const gone = removeFactorError(new AuthApiError('Factor not found', 404, 'session_not_found'))
+    expect(gone).toEqual({ message: 'Your session has ended. Sign in again.', needsCode: false })
+    const offline = removeFactorError(new TypeError('Failed to fetch'))
+    expect(offline).toEqual({ message: 'Could not reach the sign-in service. Check your connection and try again.', needsCode: false })
   })
 })

@@ -1,5 +1,7 @@
 /** Pure helpers for the MFA screens (unit-tested). */
 
+import { readableAuthError } from '../auth'
+
 export interface FactorSummary {
   id: string
   friendly_name?: string | undefined
@@ -45,4 +47,26 @@ export function formatCreated(iso: string, locale?: string): string {
   const date = new Date(iso)
   if (Number.isNaN(date.getTime())) return iso
   return date.toLocaleDateString(locale ?? 'en-GB', { year: 'numeric', month: 'short', day: 'numeric' })
+}
+
+export interface RemoveFactorError {
+  message: string
+  /** The session is below aal2: the user must enter a code at /mfa before an active factor can go. */
+  needsCode: boolean
+}
+
+/**
+ * Why removing a factor failed, in words. The auth server refuses to remove a verified factor from a session
+ * below aal2 (`insufficient_aal`, HTTP 422) — e.g. right after removing the authenticator this session was
+ * verified with, which takes the session back to aal1 while another app is still active.
+ */
+export function removeFactorError(error: unknown): RemoveFactorError {
+  const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined
+  if (code === 'insufficient_aal') {
+    return {
+      message: 'Removing an active authenticator needs a code from one of your authenticator apps first.',
+      needsCode: true,
+    }
+  }
+  return { message: readableAuthError(error).message, needsCode: false }
 }
