@@ -77,3 +77,14 @@ describe('protectedProcedure', () => {
     await expect(createCaller(createInnerContext()).auth.me()).rejects.toMatchObject({ code: 'UNAUTHORIZED' })
   })
 })
+
+describe('accessTokenAal', () => {
+  const token = (claims: object) => `h.${Buffer.from(JSON.stringify(claims)).toString('base64url')}.s`
+  it('reads the aal claim, and null when the token has none or is not a JWT', async () => {
+    const { accessTokenAal } = await import('../lib/supabase/server')
+    expect(accessTokenAal(token({ sub: 'u', aal: 'aal2' }))).toBe('aal2')
+    expect(accessTokenAal(token({ sub: 'u' }))).toBeNull()
+    expect(accessTokenAal('not-a-jwt')).toBeNull()
+    expect(accessTokenAal('a.%%%.c')).toBeNull()
+  })
+})

@@ -10,7 +10,7 @@ import type { CreateNextContextOptions } from '@trpc/server/adapters/next'
 import superjson from 'superjson'
 import { z, ZodError } from 'zod'
 
-import { createServerSupabase, needsSecondFactor } from '../lib/supabase/server'
+import { createServerSupabase, needsSecondFactorFor } from '../lib/supabase/server'
 
 /* ------------------------------------------------------------------------------------------------
  * 1. CONTEXT
@@ -102,6 +102,6 @@ export const publicProcedure = t.procedure
 export const protectedProcedure = t.procedure.use(async ({ ctx, next }) => {
   const user = await ctx.getUser()
   if (!user || !ctx.supabase) throw new TRPCError({ code: 'UNAUTHORIZED', message: 'Sign in to do this.' })
-  if (await needsSecondFactor(ctx.supabase)) throw new TRPCError({ code: 'FORBIDDEN', message: 'Finish two-factor sign-in' })
+  if (await needsSecondFactorFor(ctx.supabase, user)) throw new TRPCError({ code: 'FORBIDDEN', message: 'Finish two-factor sign-in' })
   return next({ ctx: { ...ctx, user, supabase: ctx.supabase } })
 })

@@ -1,7 +1,7 @@
 import type { Session, SupabaseClient } from '@supabase/supabase-js'
 import type { GetServerSideProps, GetServerSidePropsContext, GetServerSidePropsResult } from 'next'
 
-import { createServerSupabase, getVerifiedUser, needsSecondFactor } from '../lib/supabase/server'
+import { createServerSupabase, getVerifiedUser, needsSecondFactorFor } from '../lib/supabase/server'
 import { mfaPathFor, signInPathFor } from '../lib/safe-next'
 
 export interface SessionPageProps {
@@ -49,7 +49,7 @@ export async function readVerifiedSessionAndLevel(
   if (!user) return { session: null, needsMfa: false }
   const { data } = await supabase.auth.getSession()
   if (!data.session) return { session: null, needsMfa: false }
-  return { session: { ...data.session, user }, needsMfa: await needsSecondFactor(supabase) }
+  return { session: { ...data.session, user }, needsMfa: await needsSecondFactorFor(supabase, user) }
 }
 
 /**
