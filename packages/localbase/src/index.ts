@@ -13,7 +13,7 @@ import {
 import type { RateLimits, ResolvedConfig } from './config.ts';
 import type { Database } from './db/types.ts';
 import { isInitialisedDataDir, loadOrBuildTemplate, openPGlite } from './db/pglite.ts';
-import { openPGliteWorker } from './db/pglite-worker-client.ts';
+import { openPGliteWorker, PGliteWorkerDatabase } from './db/pglite-worker-client.ts';
 import { openPg, redactDatabaseUrl } from './db/pg.ts';
 import { lockDataDir } from './db/lock.ts';
 import type { DirLock } from './db/lock.ts';
@@ -80,6 +80,8 @@ export interface Localbase {
   jwtSecret: string;
   mailboxUrl: string;
   dataLocation: string;
+  /** How the /rest/v1 statement timeout is enforced, for the banner (e.g. "8000 ms (PGlite in a worker thread …)"). */
+  statementTimeout: string;
   db: Database;
   /** Re-reads the /rest/v1 schema cache (call it after DDL run outside localbase's migrations). */
   reloadSchema(): Promise<void>;
@@ -145,7 +147,8 @@ async function openDatabase(
     const db = cfg.pgliteWorker
       ? await openPGliteWorker({ memory: true, templateFile: tpl.file, onRestart })
       : await openPGlite({ loadDataDir: tpl.blob });
-    return { db, location: ':memory:', fromTemplate: true, templateBuilt: tpl.built };
+    const location = db instanceof PGliteWorkerDatabase ? `:memory: (a throwaway folder, deleted on stop: ${db.dataDir})` : ':memory:';
+    return { db, location, fromTemplate: true, templateBuilt: tpl.built };
   }
   const lock = lockDataDir(cfg.dataDir);
   try {
@@ -189,6 +192,14 @@ async function bootstrap(db: Database, fromTemplate: boolean): Promise<void> {
     "insert into localbase.meta (key, value) values ('bootstrap_hash', $1) on conflict (key) do update set value = excluded.value",
     [BOOTSTRAP_HASH],
   );
+}
+
+function describeTimeout(cfg: ResolvedConfig): string {
+  const ms = cfg.statementTimeoutMs;
+  if (ms <= 0) return 'off (--statement-timeout 0)';
+  if (cfg.databaseUrl) return `${ms} ms (PostgreSQL statement_timeout)`;
+  if (!cfg.pgliteWorker) return 'not enforced (--pglite-main-thread: PGlite cannot be interrupted there)';
+  return `${ms} ms (PGlite in a worker thread: stopped and reopened from its data on timeout)`;
 }
 
 export async function startLocalbase(opts: LocalbaseOptions = {}): Promise<Localbase> {
@@ -247,6 +258,7 @@ export async function startLocalbase(opts: LocalbaseOptions = {}): Promise<Local
       jwtSecret: cfg.jwtSecret,
       mailboxUrl: `${url}/mailbox`,
       dataLocation: opened.location,
+      statementTimeout: describeTimeout(cfg),
       db,
       reloadSchema: () => rest.reload(),
       timings: { dbOpenMs: t1 - t0, migrateMs: t2 - t1, totalMs: t3 - t0, templateBuilt: opened.templateBuilt },
