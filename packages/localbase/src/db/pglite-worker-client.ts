@@ -80,6 +80,11 @@ interface Pending {
 
 const WORKER_URL = new URL('./pglite-worker.ts', import.meta.url);
 const MEMORY_PREFIX = 'localbase-mem-';
+/**
+ * The worker inherits Node's flags, except those that only make sense for the main entry point: `node
+ * --input-type=module -e "…"` would otherwise make the worker refuse its file (ERR_INPUT_TYPE_NOT_ALLOWED).
+ */
+const WORKER_EXEC_ARGV = process.execArgv.filter((a, i, all) => !a.startsWith('--input-type') && !(a === '--eval' || a === '-e' || all[i - 1] === '--eval' || all[i - 1] === '-e'));
 
 /** Deletes the throwaway folders of memory-mode processes that no longer run. */
 function sweepStaleMemoryDirs(): void {
@@ -154,7 +159,7 @@ export class PGliteWorkerDatabase implements Database {
 
   /** Starts a worker on the data folder and resolves once PGlite is open in it. */
   #spawn(templateFile?: string): Promise<void> {
-    const worker = new Worker(WORKER_URL, { workerData: { dataDir: this.dataDir, templateFile } });
+    const worker = new Worker(WORKER_URL, { workerData: { dataDir: this.dataDir, templateFile }, execArgv: WORKER_EXEC_ARGV });
     this.#worker = worker;
     let lastError: Error | undefined;
     return new Promise<void>((resolve, reject) => {
