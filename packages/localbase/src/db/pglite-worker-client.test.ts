@@ -115,7 +115,10 @@ describe('PGlite worker database', () => {
     const tpl = await loadOrBuildTemplate(resolveConfig().cacheDir, BOOTSTRAP_SQL);
     const mem = await openPGliteWorker({ memory: true, templateFile: tpl.file });
     expect(fs.existsSync(`${mem.dataDir}/PG_VERSION`)).toBe(true);
+    // A statement without a deadline does not keep close() waiting forever: it is ended, and told so.
+    const endless = mem.query('select pg_sleep(600)').catch((e: unknown) => (e as { code?: string }).code);
     await mem.close();
+    expect(await endless).toBe('08006');
     expect(fs.existsSync(mem.dataDir)).toBe(false);
     await expect(mem.query('select 1')).rejects.toThrow('the database is closed');
   });

@@ -310,9 +310,14 @@ export class PGliteWorkerDatabase implements Database {
     this.#worker?.postMessage([0, Op.crash, message, undefined]);
   }
 
+  /**
+   * Closes PGlite cleanly (after the statements queued before) and ends the worker. If the queue does not drain
+   * within 5 s (a long statement without a deadline, a transaction left open), the worker is terminated anyway.
+   */
   async close(): Promise<void> {
     if (this.#closed) return;
-    await this.#mutex.run(async () => {
+    const graceful = this.#mutex.run(async () => {
+      if (this.#closed) return;
       const open = await this.#ready.then(
         () => true,
         () => false,
@@ -320,10 +325,19 @@ export class PGliteWorkerDatabase implements Database {
       // PGlite's close() checkpoints: the next open needs no recovery. Terminated below either way.
       if (open && this.#worker) await this.#send(Op.close, '', undefined, 5000).catch(() => {});
       this.#closed = true;
-      const w = this.#worker;
-      this.#worker = undefined;
-      await w?.terminate();
     });
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([graceful, new Promise<void>((resolve) => (timer = setTimeout(resolve, 5000)))]);
+    clearTimeout(timer);
+    this.#closed = true;
+    const p = this.#pending;
+    if (p) {
+      this.#settle(p);
+      p.reject(connectionLostError('the database was closed'));
+    }
+    const w = this.#worker;
+    this.#worker = undefined;
+    await w?.terminate();
     if (this.#memory) {
       fs.rmSync(this.dataDir, { recursive: true, force: true });
       if (this.#cleanupOnExit) process.removeListener('exit', this.#cleanupOnExit);
