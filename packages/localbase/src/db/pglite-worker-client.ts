@@ -173,6 +173,7 @@ export class PGliteWorkerDatabase implements Database {
             resolve();
           } else {
             reject(new WorkerDatabaseError(msg[2] as Record<string, unknown>));
+            void worker.terminate(); // PGlite did not open: this worker is of no use
           }
           return;
         }
