@@ -1,6 +1,9 @@
 // localbase auth throughput and start-up, beside a bare Node HTTP JSON endpoint measured in the same run.
 //
-//   node bench/localbase-auth.ts [--duration 5] [--connections 20] [--json]
+//   node bench/localbase-auth.ts [--duration 5] [--connections 20] [--pglite-main-thread] [--json]
+//
+// --pglite-main-thread: localbase with PGlite on the main thread (no statement timeout) instead of the default
+// worker thread, to compare the two in one session.
 //
 // What it does (all on 127.0.0.1):
 //   1. Cold start: spawns the CLI (`bin/localbase.ts start --data-dir <new temp dir> --quiet`) and times the start
@@ -41,6 +44,7 @@ const argValue = (name: string): string | undefined => {
 const DURATION_S = Number(argValue('--duration') ?? 5);
 const CONNECTIONS = Number(argValue('--connections') ?? 20);
 const asJson = args.includes('--json');
+const MAIN_THREAD = args.includes('--pglite-main-thread');
 
 const TARGET_FIRST_START_MS = 10_000;
 const TARGET_RESTART_MS = 3_000;
@@ -150,6 +154,7 @@ async function timedCliStart(dataDir: string, timeoutMs: number, cwd = ROOT): Pr
   const port = await freePort();
   const t0 = performance.now();
   const argv = [CLI, 'start', '--data-dir', dataDir, '--port', String(port), '--quiet'];
+  if (MAIN_THREAD) argv.push('--pglite-main-thread');
   argv.push('--migrations-dir', join(ROOT, 'supabase/migrations'), '--seed-file', join(ROOT, 'supabase/seed.sql'));
   const child = spawnChild(argv, cliEnv(), cwd);
   try {
@@ -174,6 +179,7 @@ async function startLocalbaseChild(dataDir: string): Promise<Served> {
     port,
     quiet: true,
     rateLimits: { signInSignUps: high, tokenRefresh: high, tokenVerifications: high, emailSent: high },
+    pgliteWorker: !MAIN_THREAD,
   };
   const code = `
 import { startLocalbase } from ${JSON.stringify(pathToFileURL(SRC_INDEX).href)};

@@ -1,9 +1,11 @@
 // localbase /rest/v1 throughput: the whole HTTP request beside the same query issued directly to the database,
 // measured in one run.
 //
-//   node bench/localbase-rest.ts [--rows 100000] [--duration 5] [--connections 10] [--no-count] [--json]
+//   node bench/localbase-rest.ts [--rows 100000] [--duration 5] [--connections 10] [--no-count]
+//                                [--pglite-main-thread] [--json]
 //
-// A child process (this file with --serve) starts localbase in memory (PGlite), signs up one user, fills
+// A child process (this file with --serve) starts localbase in memory (PGlite in its worker thread unless
+// --pglite-main-thread), signs up one user, fills
 // `bench_items` with --rows rows owned by that user (one INSERT … SELECT generate_series through lb.db) behind an RLS
 // policy `owner = (select auth.uid())`, and answers commands on stdin. The parent drives it:
 //   (a)  bare SELECT      the query written by hand, owner predicate spelled out, run as the table owner through
@@ -44,6 +46,8 @@ const CONNECTIONS = Number(argValue('--connections') ?? 10);
 const asJson = args.includes('--json');
 /** --no-count: the same requests without Prefer: count=exact (the count(*) over all the user's rows dominates). */
 const COUNT = !args.includes('--no-count');
+/** --pglite-main-thread: PGlite on the main thread (no statement timeout) instead of the default worker thread. */
+const MAIN_THREAD = args.includes('--pglite-main-thread');
 const TARGET_ENVELOPE = 1.5;
 const TARGET_HTTP = 1.3;
 const PAGES = 100;
@@ -111,6 +115,7 @@ async function serve(): Promise<void> {
 
   const lb = await startLocalbase({
     memory: true,
+    pgliteWorker: !MAIN_THREAD,
     port: 0,
     quiet: true,
     migrationsDir: join(PKG, 'test/fixtures/empty-migrations'),
@@ -249,7 +254,7 @@ async function main(): Promise<void> {
   const log = (m: string) => {
     if (!asJson) console.error(m);
   };
-  const child = spawn(process.execPath, [fileURLToPath(import.meta.url), '--serve', '--rows', String(ROWS), ...(COUNT ? [] : ['--no-count'])], {
+  const child = spawn(process.execPath, [fileURLToPath(import.meta.url), '--serve', '--rows', String(ROWS), ...(COUNT ? [] : ['--no-count']), ...(MAIN_THREAD ? ['--pglite-main-thread'] : [])], {
     cwd: ROOT,
     stdio: ['pipe', 'pipe', 'inherit'],
   });
@@ -261,7 +266,7 @@ async function main(): Promise<void> {
   };
   const send = (o: unknown) => child.stdin.write(`${JSON.stringify(o)}\n`);
   try {
-    log(`starting localbase (memory PGlite) and filling ${ROWS} rows…`);
+    log(`starting localbase (memory PGlite, ${MAIN_THREAD ? 'main thread' : 'worker thread'}) and filling ${ROWS} rows…`);
     const ready = (await nextMessage()) as { url: string; floorUrl: string; anonKey: string; token: string; fillMs: number; steps: { jwtVerifyUs: number; parseBuildUs: number } };
     log(`filled in ${(ready.fillMs / 1000).toFixed(1)} s; ${DURATION_S} rounds of 1 s slices per variant, concurrency ${CONNECTIONS}…`);
     let i = 0;

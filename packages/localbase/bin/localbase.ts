@@ -31,8 +31,11 @@ Options (environment variable in brackets):
                                 also send auth emails over plain SMTP (e.g. Mailpit); the mailbox keeps a copy
                                 [LOCALBASE_SMTP_HOST, LOCALBASE_SMTP_PORT (default 1025), LOCALBASE_SMTP_FROM]
   --max-rows N                  /rest/v1: most rows per response, default 1000, 0 = no cap [LOCALBASE_MAX_ROWS]
-  --statement-timeout MS        /rest/v1: cancel a request's query after MS ms, default 8000, 0 = none; needs a
-                                PostgreSQL server (PGlite cannot cancel a running query) [LOCALBASE_STATEMENT_TIMEOUT]
+  --statement-timeout MS        /rest/v1: cancel a request's query after MS ms (500, SQLSTATE 57014), default 8000,
+                                0 = none [LOCALBASE_STATEMENT_TIMEOUT]
+  --pglite-main-thread          run PGlite on the main thread instead of a worker thread: no statement timeout, and
+                                a long query stalls every request; --memory then keeps the data in WASM memory
+                                instead of a throwaway temp folder [LOCALBASE_PGLITE_MAIN_THREAD=1]
   --schemas A,B                 /rest/v1: exposed schemas, the first is the default, default public [LOCALBASE_SCHEMAS]
   --quiet                       no request log lines [LOCALBASE_QUIET=1]
   -h, --help
@@ -83,6 +86,7 @@ async function main(): Promise<void> {
         'smtp-from': { type: 'string' },
         'max-rows': { type: 'string' },
         'statement-timeout': { type: 'string' },
+        'pglite-main-thread': { type: 'boolean' },
         schemas: { type: 'string' },
         quiet: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
@@ -127,6 +131,7 @@ async function main(): Promise<void> {
     ),
     maxRows: num('--max-rows', v['max-rows'] ?? env.LOCALBASE_MAX_ROWS),
     statementTimeoutMs: num('--statement-timeout', v['statement-timeout'] ?? env.LOCALBASE_STATEMENT_TIMEOUT),
+    pgliteWorker: !(v['pglite-main-thread'] ?? flag(env.LOCALBASE_PGLITE_MAIN_THREAD)),
     restSchemas: (v.schemas ?? env.LOCALBASE_SCHEMAS)?.split(',').map((x) => x.trim()).filter(Boolean),
     quiet: v.quiet ?? flag(env.LOCALBASE_QUIET),
   };
@@ -157,6 +162,7 @@ localbase started (ready in ${(t.totalMs / 1000).toFixed(2)} s).
           DB URL: ${lb.dataLocation.startsWith('postgres') ? lb.dataLocation : '(embedded PGlite; no wire protocol)'}
      Mailbox URL: ${lb.mailboxUrl}
    Data location: ${lb.dataLocation}
+   Query timeout: ${lb.statementTimeout}
       JWT secret: ${lb.jwtSecret}
         anon key: ${lb.anonKey}
 service_role key: ${lb.serviceRoleKey}

@@ -49,8 +49,10 @@ export interface ResolvedConfig {
   siteUrl: string;
   additionalRedirectUrls: string[];
   rateLimits: RateLimits;
-  /** Per-request statement timeout of /rest/v1 in ms (0 = none; PostgreSQL server only, PGlite cannot cancel). */
+  /** Per-request statement timeout of /rest/v1 in ms (0 = none). */
   statementTimeoutMs: number;
+  /** PGlite in a worker thread (statement timeout enforced) rather than on the main thread. */
+  pgliteWorker: boolean;
   /** /rest/v1: the most rows one request returns (PostgREST's db-max-rows; null = no cap). */
   maxRows: number | null;
   /** /rest/v1: exposed schemas, the first is the default profile (PostgREST's db-schemas). */

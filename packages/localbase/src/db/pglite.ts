@@ -83,8 +83,9 @@ export interface OpenPGliteOptions {
   loadDataDir?: Blob;
 }
 
-export async function openPGlite(opts: OpenPGliteOptions): Promise<Database & { pg: PGlite }> {
-  const pg = await PGlite.create({
+/** Creates a PGlite instance with localbase's extensions and settings (used in-process and in the worker). */
+export function createPGliteInstance(opts: OpenPGliteOptions): Promise<PGlite> {
+  return PGlite.create({
     dataDir: opts.dataDir,
     loadDataDir: opts.loadDataDir,
     extensions,
@@ -92,7 +93,14 @@ export async function openPGlite(opts: OpenPGliteOptions): Promise<Database & { 
     // for a local development database and cuts the process's RSS by ~150 MB.
     startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${SHARED_BUFFERS}`],
   });
-  return new PGliteDatabase(pg);
+}
+
+/**
+ * PGlite on the calling thread. A running statement blocks the thread (PGlite is synchronous WASM) and cannot be
+ * cancelled: the server uses openPGliteWorker (pglite-worker-client.ts); this one serves template builds and tests.
+ */
+export async function openPGlite(opts: OpenPGliteOptions): Promise<Database & { pg: PGlite }> {
+  return new PGliteDatabase(await createPGliteInstance(opts));
 }
 
 /** True when the folder already holds a PostgreSQL cluster. */

@@ -24,3 +24,15 @@ export interface Database extends Queryable {
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
+
+/**
+ * Optionally implemented by a Database that enforces a per-statement deadline itself (PGlite in a worker thread):
+ * past timeoutMs the statement fails with SQLSTATE 57014, as PostgreSQL's statement_timeout would make it.
+ */
+export interface DeadlineQueryable {
+  queryWithTimeout<T extends Row = Row>(sql: string, params: unknown[] | undefined, timeoutMs: number): Promise<QueryResult<T>>;
+}
+
+export function hasDeadlines(db: Database): db is Database & DeadlineQueryable {
+  return typeof (db as Partial<DeadlineQueryable>).queryWithTimeout === 'function';
+}

@@ -1,8 +1,10 @@
 /**
  * /rest/v1 wired to a localbase database: installs the envelope function, keeps the schema cache, verifies the
  * caller's JWT with the auth service's keys (one verifier for /auth/v1 and /rest/v1), and applies the statement
- * timeout on a PostgreSQL server. `createApp` mounts `handle` at /rest/v1/*.
+ * timeout (PostgreSQL server: SET LOCAL statement_timeout; PGlite in a worker: the worker's deadline).
+ * `createApp` mounts `handle` at /rest/v1/*.
  */
+import { hasDeadlines } from '../db/types.ts';
 import type { Database, Queryable as DbQueryable, QueryResult, Row } from '../db/types.ts';
 import { ENVELOPE_SQL } from './envelope.ts';
 import { RestError } from './errors.ts';
@@ -15,7 +17,10 @@ export interface RestServiceOptions {
   schemas: readonly string[];
   /** db-max-rows; null = no cap. */
   maxRows: number | null;
-  /** Per-request statement timeout in ms (0 = none). Enforced on a PostgreSQL server only (see README). */
+  /**
+   * Per-request statement timeout in ms (0 = none). Enforced by a PostgreSQL server and by PGlite in a worker
+   * thread; PGlite on the main thread cannot cancel (see README).
+   */
   statementTimeoutMs: number;
   /** Verifies an HS256 token signed with the project's secret; throws on anything else. */
   verifyJwt: (token: string) => Promise<Record<string, unknown>>;
@@ -77,14 +82,28 @@ function jwtError(err: unknown, token: string): RestError {
 }
 
 /**
- * One database call per request, with the statement timeout armed first on a server: BEGIN, SET LOCAL
- * statement_timeout, the envelope call, COMMIT on one pooled connection (the timeout must be set before the
- * statement starts; setting it inside the envelope function would come too late). PGlite ignores
- * statement_timeout, so there the envelope call goes straight through (one call, no interleaving possible).
+ * One database call per request, with the statement timeout armed first.
+ * On a server: BEGIN, SET LOCAL statement_timeout, the envelope call, COMMIT on one pooled connection (the timeout
+ * must be set before the statement starts; setting it inside the envelope function would come too late).
+ * PGlite's own statement_timeout never fires (synchronous WASM, no timer signal); PGlite in a worker thread takes a
+ * deadline with the one envelope call instead and answers the same 57014 (pglite-worker-client.ts). PGlite on the
+ * main thread (pgliteWorker: false) cannot be interrupted: the call goes straight through.
  */
 function timedQueryable(db: Database, statementTimeoutMs: number): DbQueryable {
-  if (db.kind !== 'pg' || statementTimeoutMs <= 0) return db;
+  if (statementTimeoutMs <= 0) return db;
   const ms = Math.floor(statementTimeoutMs);
+  // PostgREST answers 57014 with 500 and PostgreSQL's message; say which limit it was.
+  const addHint = (err: unknown): never => {
+    const e = err as { code?: unknown; hint?: unknown };
+    if (e && e.code === '57014' && !e.hint) e.hint = `The request ran longer than the statement timeout of ${ms} ms (--statement-timeout)`;
+    throw err;
+  };
+  if (hasDeadlines(db))
+    return {
+      query: <T extends Row = Row>(sql: string, params?: unknown[]) => db.queryWithTimeout<T>(sql, params, ms).catch(addHint),
+      exec: (sql: string) => db.exec(sql),
+    };
+  if (db.kind !== 'pg') return db;
   return {
     query<T extends Row = Row>(sql: string, params?: unknown[]): Promise<QueryResult<T>> {
       return db
@@ -92,12 +111,7 @@ function timedQueryable(db: Database, statementTimeoutMs: number): DbQueryable {
           await tx.exec(`set local statement_timeout = ${ms}`); // ms is an integer we computed, not request text
           return tx.query<T>(sql, params);
         })
-        .catch((err: unknown) => {
-          // PostgREST answers 57014 with 500 and PostgreSQL's message; say which limit it was.
-          const e = err as { code?: unknown; hint?: unknown };
-          if (e && e.code === '57014' && !e.hint) e.hint = `The request ran longer than the statement timeout of ${ms} ms (--statement-timeout)`;
-          throw err;
-        });
+        .catch(addHint);
     },
     exec: (sql: string) => db.exec(sql),
   };

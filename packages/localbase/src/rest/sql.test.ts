@@ -115,7 +115,8 @@ describe('PostgreSQL errors → PostgREST status and body (real errors from PGli
   });
 
   it('status table for codes that are hard to provoke', () => {
-    // statement timeout: PGlite 0.5 never fires it (see README), a PostgreSQL server does; PostgREST answers 500
+    // statement timeout (a server's statement_timeout, or PGlite's worker deadline): PostgREST answers 500;
+    // 08006: the PGlite worker crashed during the statement (it is reopened)
     expect(pgErrorStatus('57014', true)).toBe(500);
     expect(pgErrorStatus('08006', true)).toBe(503);
     expect(pgErrorStatus('53100', true)).toBe(503);
