@@ -75,7 +75,7 @@ interface Pending {
   id: number;
   resolve: (r: QueryResult<Row>) => void;
   reject: (e: Error) => void;
-  timer: NodeJS.Timeout | undefined;
+  timer: ReturnType<typeof setTimeout> | undefined;
 }
 
 const WORKER_URL = new URL('./pglite-worker.ts', import.meta.url);
@@ -327,7 +327,7 @@ export class PGliteWorkerDatabase implements Database {
       if (open && this.#worker) await this.#send(Op.close, '', undefined, 5000).catch(() => {});
       this.#closed = true;
     });
-    let timer: NodeJS.Timeout | undefined;
+    let timer: ReturnType<typeof setTimeout> | undefined;
     await Promise.race([graceful, new Promise<void>((resolve) => (timer = setTimeout(resolve, 5000)))]);
     clearTimeout(timer);
     this.#closed = true;
