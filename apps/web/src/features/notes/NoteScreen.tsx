@@ -175,6 +175,8 @@ export function NoteScreen({ note: initial }: NoteScreenProps) {
             disabled={setPinned.isPending}
             onPress={() => setPinned.mutate({ id: note.id, pinned: !note.pinned })}
             icon={<PinIcon size={15} fill={note.pinned ? 'currentColor' : 'none'} />}
+            gap="$1.5"
+            paddingHorizontal="$3"
             borderWidth={1}
             borderColor="$borderColor"
             backgroundColor="$background"
@@ -187,6 +189,8 @@ export function NoteScreen({ note: initial }: NoteScreenProps) {
             <Button
               size="$3"
               icon={<TrashIcon size={15} />}
+              gap="$1.5"
+              paddingHorizontal="$3"
               onPress={() => dialogRef.current?.showModal()}
               borderWidth={1}
               borderColor="$borderColor"

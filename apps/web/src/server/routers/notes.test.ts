@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { createCaller } from '../root'
 import { createInnerContext } from '../trpc'
+import { notesError } from './notes'
 
 const repo = findRepoRoot()
 let lb: Localbase
@@ -231,5 +232,22 @@ describe('backend unreachable', () => {
     const error = await rejection(as({ client }).list({}))
     expect(error.code).toBe('SERVICE_UNAVAILABLE')
     expect(error.message).toMatch(/can't reach the server/i)
+  })
+})
+
+describe('database errors as readable tRPC errors', () => {
+  const pg = (code: string, message = '') => ({ code, message, details: '', hint: '', name: 'PostgrestError' }) as never
+  it('maps constraint, key, policy, JWT and network failures', () => {
+    expect(notesError(pg('23514', 'new row violates check constraint "notes_title_length"'))).toMatchObject({
+      code: 'BAD_REQUEST',
+      message: 'The title must be 1 to 200 characters.',
+    })
+    expect(notesError(pg('23514', 'violates check constraint "notes_body_length"')).message).toMatch(/20,000/)
+    expect(notesError(pg('23505')).code).toBe('CONFLICT')
+    expect(notesError(pg('42501')).code).toBe('FORBIDDEN')
+    expect(notesError(pg('PGRST116')).code).toBe('NOT_FOUND')
+    expect(notesError(pg('PGRST303')).code).toBe('UNAUTHORIZED')
+    expect(notesError(pg('', 'TypeError: fetch failed'), 0).code).toBe('SERVICE_UNAVAILABLE')
+    expect(notesError(pg('XX000', 'internal detail that must not leak')).message).not.toMatch(/internal detail/)
   })
 })
