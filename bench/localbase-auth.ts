@@ -30,17 +30,13 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import autocannon, { type AutocannonOptions, type AutocannonResult } from 'autocannon';
+import { args, argValue } from './lib/args.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const CLI = join(ROOT, 'packages/localbase/bin/localbase.ts');
 const SRC_INDEX = join(ROOT, 'packages/localbase/src/index.ts');
 const NODE = process.execPath;
 
-const args = process.argv.slice(2);
-const argValue = (name: string): string | undefined => {
-  const i = args.indexOf(name);
-  return i >= 0 ? args[i + 1] : undefined;
-};
 const DURATION_S = Number(argValue('--duration') ?? 5);
 const CONNECTIONS = Number(argValue('--connections') ?? 20);
 const asJson = args.includes('--json');

@@ -31,15 +31,11 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon, { type AutocannonRequest } from 'autocannon';
 import { pathToFileURL } from 'node:url';
+import { args, argValue } from './lib/args.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const PKG = join(ROOT, 'packages/localbase');
 
-const args = process.argv.slice(2);
-const argValue = (name: string): string | undefined => {
-  const i = args.indexOf(name);
-  return i >= 0 ? args[i + 1] : undefined;
-};
 const ROWS = Number(argValue('--rows') ?? 100_000);
 const DURATION_S = Number(argValue('--duration') ?? 5);
 const CONNECTIONS = Number(argValue('--connections') ?? 10);

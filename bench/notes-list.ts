@@ -44,16 +44,12 @@ import { createServerClient } from '@supabase/ssr';
 import type { AnyRouter } from '@trpc/server';
 import { createHTTPHandler } from '@trpc/server/adapters/standalone';
 import { jwtVerify } from 'jose';
+import { args, argValue } from './lib/args.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const WEB = join(ROOT, 'apps/web');
 const PKG = join(ROOT, 'packages/localbase');
 
-const args = process.argv.slice(2);
-const argValue = (name: string): string | undefined => {
-  const i = args.indexOf(name);
-  return i >= 0 ? args[i + 1] : undefined;
-};
 const NOTES = Number(argValue('--notes') ?? 10_000);
 const ROUNDS = Number(argValue('--rounds') ?? 5);
 const CONNECTIONS = Number(argValue('--connections') ?? 10);

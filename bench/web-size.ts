@@ -15,6 +15,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { constants, gzipSync } from 'node:zlib';
+import { args, argValue } from './lib/args.ts';
 
 const KB = 1000; // kB as Next reported it (1 kB = 1000 bytes)
 const BUDGET_KB = 200;
@@ -42,11 +43,6 @@ interface RouteSize {
   raw: number;
 }
 
-const args = process.argv.slice(2);
-const argValue = (name: string): string | undefined => {
-  const index = args.indexOf(name);
-  return index >= 0 ? args[index + 1] : undefined;
-};
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const NEXT_DIR = resolve(ROOT, argValue('--dir') ?? 'apps/web/.next');
 const asJson = args.includes('--json');

@@ -2,6 +2,7 @@ import { useRef, type FormEvent, type ReactNode } from 'react'
 import { Button, H1, Paragraph, Text, Theme, XStack, YStack } from 'tamagui'
 
 import { AlertCircleIcon, CheckCircleIcon, SpinnerIcon } from '../../ui/icons'
+import { Panel, PANEL_SHADOW } from '../../ui/Panel'
 
 /** The centred card every auth screen sits in: heading, optional lead text, content. */
 export function AuthCard({ title, lead, children }: { title: string; lead?: ReactNode; children: ReactNode }) {
@@ -17,18 +18,7 @@ export function AuthCard({ title, lead, children }: { title: string; lead?: Reac
           </Paragraph>
         ) : null}
       </YStack>
-      <YStack
-        backgroundColor="$backgroundHover"
-        borderWidth={1}
-        borderColor="$borderColor"
-        borderRadius="$8"
-        padding="$4"
-        gap="$4"
-        $sm={{ padding: '$6' }}
-        boxShadow="0 1px 2px rgba(0,0,0,0.04), 0 8px 24px -16px rgba(0,0,0,0.18)"
-      >
-        {children}
-      </YStack>
+      <Panel boxShadow={PANEL_SHADOW}>{children}</Panel>
     </YStack>
   )
 }

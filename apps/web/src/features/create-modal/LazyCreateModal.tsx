@@ -1,6 +1,7 @@
 import dynamic from 'next/dynamic'
 import { useEffect, useState } from 'react'
 
+import { usePrefetchWhenIdle } from '../../lib/use-prefetch-when-idle'
 import { useSession } from '../auth'
 import { isShortcutBlocked, useCreateModal } from './create-modal-store'
 
@@ -43,15 +44,7 @@ export function LazyCreateModal() {
     if (open) setUsed(true)
   }, [open])
 
-  useEffect(() => {
-    const prefetch = () => void loadCreateModal()
-    if ('requestIdleCallback' in window) {
-      const id = window.requestIdleCallback(prefetch, { timeout: 3000 })
-      return () => window.cancelIdleCallback(id)
-    }
-    const id = setTimeout(prefetch, 1500)
-    return () => clearTimeout(id)
-  }, [])
+  usePrefetchWhenIdle(loadCreateModal)
 
   return used || open ? <CreateModal /> : null
 }

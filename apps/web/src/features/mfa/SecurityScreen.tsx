@@ -5,6 +5,7 @@ import { H1, H2, Paragraph, Text, XStack, YStack } from 'tamagui'
 
 import { FormMessage, readableAuthError, RequireSession, SecondaryButton, SessionPending, loadBrowserSupabase } from '../auth'
 import { toast } from '../toast'
+import { Panel } from '../../ui/Panel'
 import type { Enrollment } from './EnrollPanel'
 import { mfaPathFor } from '../../lib/safe-next'
 import {
@@ -167,17 +168,7 @@ function Security() {
           </Link>
         </Paragraph>
       </YStack>
-      <YStack
-        render="section"
-        aria-labelledby="factors-heading"
-        backgroundColor="$backgroundHover"
-        borderWidth={1}
-        borderColor="$borderColor"
-        borderRadius="$8"
-        padding="$4"
-        gap="$4"
-        $sm={{ padding: '$6' }}
-      >
+      <Panel render="section" aria-labelledby="factors-heading">
         <YStack gap="$1">
           <H2 id="factors-heading" aria-level={2} fontSize="$6" lineHeight="$6" fontWeight="700" color="$color12">
             Authenticator apps
@@ -217,7 +208,7 @@ function Security() {
             </SecondaryButton>
           </XStack>
         )}
-      </YStack>
+      </Panel>
     </YStack>
   )
 }

@@ -11,6 +11,7 @@ import { toast } from '../toast'
 import { formatFull, formatWhen } from './format'
 import { listUrl } from './list-url'
 import { checkNote, NoteFields, serverFieldErrors, type NoteDraft, type NoteFieldErrors } from './NoteForm'
+import { Panel } from '../../ui/Panel'
 import styles from './note-page.module.css'
 
 type Note = RouterOutputs['notes']['get']
@@ -205,15 +206,7 @@ export function NoteScreen({ note: initial }: NoteScreenProps) {
         </XStack>
       </XStack>
 
-      <YStack
-        backgroundColor="$backgroundHover"
-        borderWidth={1}
-        borderColor="$borderColor"
-        borderRadius="$8"
-        padding="$4"
-        gap="$4"
-        $sm={{ padding: '$6' }}
-      >
+      <Panel>
         <Text render="h1" aria-level={1} fontSize="$8" lineHeight="$8" fontWeight="800" color="$color12" letterSpacing={-0.3} wordWrap="break-word">
           {note.title}
         </Text>
@@ -234,7 +227,7 @@ export function NoteScreen({ note: initial }: NoteScreenProps) {
             </SubmitButton>
           </XStack>
         </AuthForm>
-      </YStack>
+      </Panel>
 
       <DeleteDialog dialogRef={dialogRef} title={note.title} pending={remove.isPending} onConfirm={() => remove.mutate({ id: note.id })} />
     </YStack>

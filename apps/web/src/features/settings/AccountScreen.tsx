@@ -19,20 +19,11 @@ import {
   type NewPasswordErrors,
 } from '../auth'
 import { toast } from '../toast'
+import { Panel } from '../../ui/Panel'
 
 function Section({ id, title, description, children }: { id: string; title: string; description: string; children: ReactNode }) {
   return (
-    <YStack
-      render="section"
-      aria-labelledby={id}
-      backgroundColor="$backgroundHover"
-      borderWidth={1}
-      borderColor="$borderColor"
-      borderRadius="$8"
-      padding="$4"
-      gap="$4"
-      $sm={{ padding: '$6' }}
-    >
+    <Panel render="section" aria-labelledby={id}>
       <YStack gap="$1">
         <H2 id={id} aria-level={2} fontSize="$6" lineHeight="$6" fontWeight="700" color="$color12">
           {title}
@@ -42,7 +33,7 @@ function Section({ id, title, description, children }: { id: string; title: stri
         </Paragraph>
       </YStack>
       {children}
-    </YStack>
+    </Panel>
   )
 }
 

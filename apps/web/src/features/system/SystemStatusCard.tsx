@@ -4,6 +4,7 @@ import { Button, H2, Text, Theme, XStack, YStack } from 'tamagui'
 import { useTRPC } from '../../lib/trpc'
 import { ActivityIcon, RefreshIcon, SpinnerIcon } from '../../ui/icons'
 import { toast } from '../toast'
+import { Panel, PANEL_SHADOW } from '../../ui/Panel'
 
 function Skeleton({ width, height = 16 }: { width: number; height?: number }) {
   return <YStack className="skeleton" width={width} height={height} borderRadius="$2" backgroundColor="$color4" />
@@ -52,17 +53,12 @@ export function SystemStatusCard() {
   const error = health.error ?? config.error
 
   return (
-    <YStack
+    <Panel
       render="section"
       aria-labelledby="system-status-heading"
-      backgroundColor="$backgroundHover"
-      borderWidth={1}
-      borderColor="$borderColor"
-      borderRadius="$8"
-      padding="$4"
       gap="$3"
       $sm={{ padding: '$5' }}
-      boxShadow="0 1px 2px rgba(0,0,0,0.04), 0 8px 24px -16px rgba(0,0,0,0.18)"
+      boxShadow={PANEL_SHADOW}
     >
       <XStack alignItems="center" justifyContent="space-between" gap="$3" flexWrap="wrap">
         <XStack alignItems="center" gap="$2.5">
@@ -190,6 +186,6 @@ export function SystemStatusCard() {
           Check connection
         </Button>
       </XStack>
-    </YStack>
+    </Panel>
   )
 }

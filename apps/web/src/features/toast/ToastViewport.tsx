@@ -2,6 +2,7 @@ import dynamic from 'next/dynamic'
 import { useCallback, useEffect, useRef, useState } from 'react'
 import { useStore } from 'zustand'
 
+import { usePrefetchWhenIdle } from '../../lib/use-prefetch-when-idle'
 import { TOAST_INSET_PX, toastStore } from './toast-store'
 
 export { TOAST_INSET_PX }
@@ -24,15 +25,7 @@ export function ToastViewport() {
   const [hovered, setHovered] = useState(false)
   const [focusWithin, setFocusWithin] = useState(false)
 
-  useEffect(() => {
-    const prefetch = () => void loadToastView()
-    if ('requestIdleCallback' in window) {
-      const id = window.requestIdleCallback(prefetch, { timeout: 3000 })
-      return () => window.cancelIdleCallback(id)
-    }
-    const id = setTimeout(prefetch, 1500)
-    return () => clearTimeout(id)
-  }, [])
+  usePrefetchWhenIdle(loadToastView)
 
   const registerCloser = useCallback((id: number, close: (() => void) | null) => {
     if (close) closers.current.set(id, close)

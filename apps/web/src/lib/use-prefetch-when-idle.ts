@@ -1,0 +1,18 @@
+import { useEffect } from 'react'
+
+/**
+ * Starts `load` (a dynamic import) once the browser is idle after the page has loaded — or after 1.5 s where
+ * requestIdleCallback is missing — so code kept out of the first-load bundle is there before it is needed.
+ * Pass a stable function (defined at module level).
+ */
+export function usePrefetchWhenIdle(load: () => Promise<unknown>): void {
+  useEffect(() => {
+    const prefetch = () => void load()
+    if ('requestIdleCallback' in window) {
+      const id = window.requestIdleCallback(prefetch, { timeout: 3000 })
+      return () => window.cancelIdleCallback(id)
+    }
+    const id = setTimeout(prefetch, 1500)
+    return () => clearTimeout(id)
+  }, [load])
+}
