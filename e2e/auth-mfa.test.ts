@@ -307,6 +307,41 @@ describe('two-factor sign-in (TOTP)', () => {
     await page.getByTestId('toast').filter({ hasText: 'Password changed' }).waitFor();
   });
 
+  test('with two authenticator apps, /mfa asks which one and accepts the code of the chosen app', async () => {
+    const context = await fixture.newContext();
+    const page = await context.newPage();
+    const email = uniqueEmail('mfa-pick');
+    await signUpViaUI(page, email);
+    await gotoHydrated(page, '/settings/security');
+    await page.getByText('Two-factor sign-in is off.').waitFor({ timeout: 15_000 });
+    const used = new Set<string>();
+    const first = await enrolViaUI(page, used);
+    const second = await enrolViaUI(page, used);
+    await signOutViaMenu(page);
+
+    await gotoHydrated(page, '/sign-in');
+    await signInViaUI(page, email);
+    await page.waitForURL((url) => url.pathname === '/mfa', { timeout: 20_000 });
+    const choice = page.getByRole('group', { name: 'Which app?' });
+    await choice.waitFor({ timeout: 15_000 });
+    expect(await choice.getByRole('radio').count()).toBe(2);
+    expect(await choice.getByRole('radio', { name: 'Authenticator app', exact: true }).isChecked()).toBe(true);
+
+    // The second app's code is wrong for the first app…
+    await page.getByLabel('Code', { exact: true }).fill(totp(second).generate());
+    await page.getByRole('button', { name: 'Verify' }).click();
+    await page.getByText('That code is not right').waitFor({ timeout: 15_000 });
+    expect(new URL(page.url()).pathname).toBe('/mfa');
+
+    // …and right once that app is chosen.
+    await choice.getByRole('radio', { name: 'Authenticator app 2' }).check();
+    await page.getByLabel('Code', { exact: true }).fill(freshCode(second, used));
+    await page.getByRole('button', { name: 'Verify' }).click();
+    await page.waitForURL((url) => url.pathname === '/', { timeout: 20_000 });
+    expect((await trpcMe(context)).status).toBe(200);
+    expect(first).not.toBe(second);
+  });
+
   test('removing an active authenticator needs aal2: after removing the one this session was verified with, the other asks for a code first', async () => {
     const context = await fixture.newContext();
     const page = await context.newPage();

@@ -19,6 +19,7 @@ import { normaliseCode } from './factors'
 function Challenge() {
   const next = useNextParam()
   const [factorId, setFactorId] = useState<string | null>(null)
+  const [factors, setFactors] = useState<{ id: string; label: string }[]>([])
   const [code, setCode] = useState('')
   const [error, setError] = useState<string | undefined>()
   const [formError, setFormError] = useState<string | null>(null)
@@ -32,9 +33,12 @@ function Challenge() {
         const { data, error: listError } = await (await loadBrowserSupabase()).auth.mfa.listFactors()
         if (cancelled) return
         if (listError) return setFormError(readableAuthError(listError).message)
-        const factor = data.totp.find((f) => f.status === 'verified')
-        if (factor) setFactorId(factor.id)
-        else await Router.replace(resolveNext(next)) // nothing to verify: this session needs no second factor
+        const verified = data.totp.filter((f) => f.status === 'verified')
+        const first = verified[0]
+        if (!first) return await Router.replace(resolveNext(next)) // nothing to verify: this session needs no second factor
+        // A user with several authenticator apps picks the one at hand (each app has its own secret).
+        setFactors(verified.map((f, i) => ({ id: f.id, label: f.friendly_name?.trim() || `Authenticator app ${i + 1}` })))
+        setFactorId(first.id)
       } catch (thrown) {
         if (!cancelled) setFormError(readableAuthError(thrown).message)
       }
@@ -84,6 +88,26 @@ function Challenge() {
     <AuthCard title="Two-factor sign-in" lead="Enter the 6-digit code your authenticator app shows for Foyer.">
       <AuthForm label="Two-factor code" onSubmit={verify}>
         {formError ? <FormMessage kind="error">{formError}</FormMessage> : null}
+        {factors.length > 1 ? (
+          <fieldset style={{ border: 0, margin: 0, padding: 0, display: 'flex', flexDirection: 'column', gap: 8 }}>
+            <legend style={{ padding: 0, marginBottom: 6, fontSize: 13, fontWeight: 600, color: 'var(--color12)' }}>
+              Which app?
+            </legend>
+            {factors.map((factor) => (
+              <label key={factor.id} style={{ display: 'flex', gap: 10, alignItems: 'center', fontSize: 14, color: 'var(--color12)' }}>
+                <input
+                  type="radio"
+                  name="factor"
+                  value={factor.id}
+                  checked={factorId === factor.id}
+                  onChange={() => setFactorId(factor.id)}
+                  style={{ width: 16, height: 16, margin: 0, accentColor: 'var(--color11)' }}
+                />
+                {factor.label}
+              </label>
+            ))}
+          </fieldset>
+        ) : null}
         <Field
           label="Code"
           name="code"
