@@ -4,7 +4,7 @@
 import type { Page, Request } from 'playwright-core';
 import { describe, expect, test } from 'vitest';
 import { backendControllable, startBackend, stopBackend } from './backend-control.ts';
-import { gotoHydrated, useBrowser } from './browser.ts';
+import { gotoHydrated, sleep, useBrowser } from './browser.ts';
 import { listedTitles, listSettled, numberedNotes, pageRangeText, seedNotes, signedInUser } from './notes-helpers.ts';
 
 const fixture = useBrowser();
@@ -268,7 +268,7 @@ describe('the list', () => {
 });
 
 describe('one note', () => {
-  test('edit: the page is server-rendered with the note; saving toasts and the list shows the change', async () => {
+  test('edit: the page is server-rendered with the note; saving (button or Ctrl+S) toasts and the list shows the change', async () => {
     const { page, id } = await signedInUser(fixture);
     const [note] = await seedNotes(id, [{ title: 'First draft', body: 'old body' }]);
     // Server-rendered: the HTML itself carries the note (no client fetch needed to show it).
@@ -284,13 +284,30 @@ describe('one note', () => {
     await page.getByLabel('Title', { exact: true }).fill('Final version');
     await page.getByLabel('Note', { exact: true }).fill('new body');
     expect(await page.getByText('Unsaved changes').isVisible()).toBe(true);
+
+    // Leaving through a link with unsaved changes asks first; "Cancel" keeps the page and every character typed.
+    const asked: string[] = [];
+    page.once('dialog', (d) => {
+      asked.push(d.message());
+      void d.dismiss();
+    });
+    await page.getByRole('link', { name: 'All notes' }).click();
+    await expect.poll(() => asked).toEqual(['Leave this note? Your changes are not saved.']);
+    await sleep(300);
+    expect(new URL(page.url()).pathname).toBe(`/notes/${note!.id}`);
+    expect(await page.getByLabel('Title', { exact: true }).inputValue()).toBe('Final version');
     await page.getByRole('button', { name: 'Save changes' }).click();
     await toastWith(page, 'Saved').waitFor();
     await page.getByRole('heading', { name: 'Final version', level: 1 }).waitFor();
     expect(await page.getByText('All changes saved').isVisible()).toBe(true);
 
+    // Ctrl+S saves from the keyboard, as in an editor.
+    await page.getByLabel('Note', { exact: true }).fill('newer body');
+    await page.keyboard.press('Control+s');
+    await expect.poll(() => page.getByText('All changes saved').isVisible()).toBe(true);
+
     await page.reload();
-    expect(await page.getByLabel('Note', { exact: true }).inputValue()).toBe('new body');
+    expect(await page.getByLabel('Note', { exact: true }).inputValue()).toBe('newer body');
     await page.getByRole('link', { name: 'All notes' }).click();
     await expect.poll(() => listedTitles(page)).toEqual(['Final version']);
   });

@@ -1,3 +1,4 @@
+import Link from 'next/link'
 import { H1, Paragraph, Text, XStack, YStack } from 'tamagui'
 
 import { SystemStatusCard } from '../system'
@@ -27,10 +28,10 @@ function Hint({ keys, children }: { keys: string; children: React.ReactNode }) {
   )
 }
 
-/** The landing page: what Foyer is, keyboard hints and the live system status. */
+/** The signed-out landing page: what Foyer is, the way in (sign up / sign in), keyboard hints, the live system status. */
 export function HomeScreen() {
   return (
-    <YStack gap="$7" $lg={{ flexDirection: 'row', alignItems: 'flex-start', gap: '$9' }}>
+    <YStack gap="$7" $lg={{ flexDirection: 'row', alignItems: 'flex-start', justifyContent: 'space-between', gap: '$9' }}>
       <YStack gap="$4" maxWidth={560} $lg={{ flex: 1 }}>
         <Text fontSize="$2" fontWeight="600" letterSpacing={1.2} textTransform="uppercase" color="$color10">
           Your workspace
@@ -47,11 +48,23 @@ export function HomeScreen() {
           Welcome to Foyer
         </H1>
         <Paragraph fontSize="$5" lineHeight="$5" color="$color11">
-          A calm place to keep your notes. Sign in, capture a thought with the New button, and find it again in a
-          sorted list — on your laptop or your phone, in light or dark.
+          A calm place to keep your notes. Capture a thought in a second, pin what matters, and find it again in a
+          sorted, searchable list — on your laptop or your phone, in light or dark. Private to you, with two-factor
+          sign-in when you want it.
         </Paragraph>
+        <XStack gap="$3" flexWrap="wrap" alignItems="center">
+          <Link href="/sign-up" className="button-link button-link--primary">
+            Create an account
+          </Link>
+          <Link href="/sign-in" className="button-link">
+            Sign in
+          </Link>
+        </XStack>
         <YStack gap="$2.5" paddingTop="$2">
-          <Hint keys="N">opens the create dialog</Hint>
+          <Text fontSize="$2" fontWeight="600" letterSpacing={1.2} textTransform="uppercase" color="$color10">
+            Once you are in
+          </Text>
+          <Hint keys="N">writes a new note</Hint>
           <Hint keys="F8">jumps to notifications</Hint>
           <Hint keys="Esc">closes dialogs and notifications</Hint>
         </YStack>

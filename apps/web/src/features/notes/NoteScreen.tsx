@@ -83,13 +83,40 @@ export function NoteScreen({ note: initial }: NoteScreenProps) {
   const saved = toDraft(note)
   const dirty = !sameContent(draft, saved)
 
-  // Leaving with unsaved changes asks first (reload, closing the tab).
+  // Leaving with unsaved changes asks first: reload or closing the tab (the browser's own prompt), and any link to
+  // another page of the app (a confirm, checked before Next's Link sees the click: a refused click is prevented).
+  const leaving = useRef(false)
   useEffect(() => {
     if (!dirty) return
     const onBeforeUnload = (event: BeforeUnloadEvent) => event.preventDefault()
+    const onClick = (event: MouseEvent) => {
+      if (leaving.current || event.defaultPrevented || event.button !== 0) return
+      if (event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return // a new tab or window: nothing is lost
+      const link = event.target instanceof Element ? event.target.closest('a[href]') : null
+      if (!(link instanceof HTMLAnchorElement) || (link.target && link.target !== '_self')) return
+      const url = new URL(link.href, window.location.href)
+      if (url.origin !== window.location.origin || url.pathname === window.location.pathname) return
+      if (!window.confirm('Leave this note? Your changes are not saved.')) event.preventDefault()
+    }
     window.addEventListener('beforeunload', onBeforeUnload)
-    return () => window.removeEventListener('beforeunload', onBeforeUnload)
+    document.addEventListener('click', onClick, true)
+    return () => {
+      window.removeEventListener('beforeunload', onBeforeUnload)
+      document.removeEventListener('click', onClick, true)
+    }
   }, [dirty])
+
+  // Ctrl+S / Cmd+S saves, as in any editor (instead of the browser's "save page").
+  const submitRef = useRef<() => void>(() => {})
+  useEffect(() => {
+    const onKeyDown = (event: KeyboardEvent) => {
+      if (event.key.toLowerCase() !== 's' || !(event.ctrlKey || event.metaKey) || event.altKey || event.shiftKey) return
+      event.preventDefault()
+      submitRef.current()
+    }
+    window.addEventListener('keydown', onKeyDown)
+    return () => window.removeEventListener('keydown', onKeyDown)
+  }, [])
 
   const invalidateList = () => queryClient.invalidateQueries({ queryKey: trpc.notes.list.pathKey() })
 
@@ -124,6 +151,7 @@ export function NoteScreen({ note: initial }: NoteScreenProps) {
     trpc.notes.delete.mutationOptions({
       onSuccess: async (deleted) => {
         dialogRef.current?.close()
+        leaving.current = true // the note is gone: its unsaved edits go with it
         await router.push(listUrl())
         await invalidateList()
         toast.info('Note deleted', deleted.title, {
@@ -161,6 +189,9 @@ export function NoteScreen({ note: initial }: NoteScreenProps) {
     if (Object.keys(found).length > 0) return
     update.mutate({ id: note.id, title: draft.title, body: draft.body })
   }
+  useEffect(() => {
+    submitRef.current = submit
+  })
 
   return (
     <YStack gap="$5" width="100%" maxWidth={760} marginHorizontal="auto">
@@ -220,7 +251,7 @@ export function NoteScreen({ note: initial }: NoteScreenProps) {
           <NoteFields draft={draft} onChange={onChange} errors={errors} disabled={update.isPending} bodyRows={12} />
           <XStack gap="$3" alignItems="center" justifyContent="flex-end" flexWrap="wrap">
             <Text fontSize="$3" color="$color10" aria-live="polite">
-              {dirty ? 'Unsaved changes' : 'All changes saved'}
+              {dirty ? 'Unsaved changes · Ctrl+S saves' : 'All changes saved'}
             </Text>
             <SubmitButton pending={update.isPending} pendingLabel="Saving…">
               Save changes
