@@ -14,6 +14,7 @@ export {
   type NewPasswordErrors,
 } from './form'
 export { Field, NewPasswordFields, type FieldProps } from './fields'
+export { useNewPassword } from './use-new-password'
 export { RequireSession } from './RequireSession'
 export { SignInScreen, confirmUrl, useNextParam } from './SignInScreen'
 export { SignUpScreen } from './SignUpScreen'

@@ -1,9 +1,10 @@
 import { useState } from 'react'
 import { Text, XStack, YStack } from 'tamagui'
 
-import { AuthForm, Field, FormMessage, readableAuthError, SecondaryButton, SubmitButton, loadBrowserSupabase } from '../auth'
+import { AuthForm, Field, FormMessage, SecondaryButton, SubmitButton } from '../auth'
 import { toast } from '../toast'
-import { groupSecret, normaliseCode, qrImageSrc } from './factors'
+import { groupSecret, qrImageSrc } from './factors'
+import { verifyTotpCode } from './verify-code'
 
 export interface Enrollment {
   factorId: string
@@ -42,32 +43,18 @@ export default function EnrollPanel({
   }
 
   async function verify() {
-    const digits = normaliseCode(code)
     setFormError(null)
-    if (!digits) {
-      setError(code.trim() ? 'Enter the 6 digits your app shows.' : 'Enter the 6-digit code from your app.')
-      return
-    }
     setError(undefined)
     setPending(true)
-    try {
-      const { error: verifyError } = await (await loadBrowserSupabase()).auth.mfa.challengeAndVerify({
-        factorId: enrollment.factorId,
-        code: digits,
-      })
-      if (verifyError) {
-        const readable = readableAuthError(verifyError)
-        if (readable.field === 'code') setError(readable.message)
-        else setFormError(readable.message)
-        return
-      }
-      toast.success('Two-factor sign-in is on', `${enrollment.friendlyName} will ask for a code when you sign in.`)
-      onVerified()
-    } catch (thrown) {
-      setFormError(readableAuthError(thrown).message)
-    } finally {
-      setPending(false)
+    const result = await verifyTotpCode(enrollment.factorId, code)
+    setPending(false)
+    if (!result.ok) {
+      if (result.field === 'code') setError(result.message)
+      else setFormError(result.message)
+      return
     }
+    toast.success('Two-factor sign-in is on', `${enrollment.friendlyName} will ask for a code when you sign in.`)
+    onVerified()
   }
 
   return (

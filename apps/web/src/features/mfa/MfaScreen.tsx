@@ -14,7 +14,7 @@ import {
   useNextParam,
 } from '../auth'
 import { resolveNext } from '../../lib/safe-next'
-import { normaliseCode } from './factors'
+import { verifyTotpCode } from './verify-code'
 
 function Challenge() {
   const next = useNextParam()
@@ -49,29 +49,18 @@ function Challenge() {
   }, [next])
 
   async function verify() {
-    const digits = normaliseCode(code)
-    setFormError(null)
-    if (!digits) {
-      setError(code.trim() ? 'Enter the 6 digits your app shows.' : 'Enter the 6-digit code from your authenticator app.')
-      return
-    }
     if (!factorId) return
+    setFormError(null)
     setError(undefined)
     setPending(true)
-    try {
-      const { error: verifyError } = await (await loadBrowserSupabase()).auth.mfa.challengeAndVerify({ factorId, code: digits })
-      if (verifyError) {
-        const readable = readableAuthError(verifyError)
-        if (readable.field === 'code') setError(readable.message)
-        else setFormError(readable.message)
-        setPending(false)
-        return
-      }
-      await Router.replace(resolveNext(next))
-    } catch (thrown) {
-      setFormError(readableAuthError(thrown).message)
+    const result = await verifyTotpCode(factorId, code)
+    if (!result.ok) {
+      if (result.field === 'code') setError(result.message)
+      else setFormError(result.message)
       setPending(false)
+      return
     }
+    await Router.replace(resolveNext(next))
   }
 
   async function signOut() {

@@ -4,7 +4,6 @@ import { H1, H2, Paragraph, YStack } from 'tamagui'
 
 import {
   AuthForm,
-  checkNewPassword,
   confirmUrl,
   displayNameOf,
   Field,
@@ -16,7 +15,7 @@ import {
   SubmitButton,
   useSession,
   loadBrowserSupabase,
-  type NewPasswordErrors,
+  useNewPassword,
 } from '../auth'
 import { toast } from '../toast'
 import { Panel } from '../../ui/Panel'
@@ -114,43 +113,13 @@ function EmailForm() {
 }
 
 function PasswordForm() {
-  const [password, setPassword] = useState('')
-  const [confirm, setConfirm] = useState('')
-  const [errors, setErrors] = useState<NewPasswordErrors>({})
-  const [pending, setPending] = useState(false)
-
-  async function save() {
-    const found = checkNewPassword(password, confirm)
-    setErrors(found)
-    if (Object.keys(found).length > 0) return
-    setPending(true)
-    try {
-      const { error } = await (await loadBrowserSupabase()).auth.updateUser({ password })
-      if (error) {
-        const readable = readableAuthError(error)
-        if (readable.field === 'password') setErrors({ password: readable.message })
-        else toast.error('Password not changed', readable.message)
-        return
-      }
-      setPassword('')
-      setConfirm('')
-      toast.success('Password changed', 'Your other devices were signed out.')
-    } catch (error) {
-      toast.error('Password not changed', readableAuthError(error).message)
-    } finally {
-      setPending(false)
-    }
-  }
+  const { fields, pending, save } = useNewPassword(() => {
+    toast.success('Password changed', 'Your other devices were signed out.')
+  })
 
   return (
     <AuthForm label="Change password" onSubmit={save}>
-      <NewPasswordFields
-        password={password}
-        confirm={confirm}
-        onPasswordChange={setPassword}
-        onConfirmChange={setConfirm}
-        errors={errors}
-      />
+      <NewPasswordFields {...fields} />
       <YStack alignSelf="flex-start">
         <SubmitButton pending={pending} pendingLabel="Saving…">
           Change password
