@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PGlite } from '@electric-sql/pglite';
-import { createClient, type SupabaseClient } from '@supabase/supabase-js';
+import type { SupabaseClient } from '@supabase/supabase-js';
 import { buildRead } from './build-read.ts';
 import { RestError } from './errors.ts';
+import { recordingClient } from './recording-client.ts';
 import { effectiveRange, parseQuery } from './parse.ts';
 import { loadSchemaCache, type SchemaCache } from './schema-cache.ts';
 import { isPgError, pgErrorStatus } from './sql.ts';
@@ -37,23 +38,14 @@ insert into todo_tags values (1, 1), (1, 2), (3, 2);
 
 let db: PGlite;
 let cache: SchemaCache;
-let client: SupabaseClient;
-let lastUrl: URL;
+// The real client builds the URLs; its fetch only records them.
+const recorder = recordingClient(() => new Response('[]', { status: 200 }));
+const client = recorder.client;
 
 beforeAll(async () => {
   db = new PGlite();
   await db.exec(SCHEMA);
   cache = await loadSchemaCache(db);
-  // The real client builds the URLs; our fetch only records them.
-  client = createClient('http://127.0.0.1:1', 'anon-key', {
-    accessToken: async () => 'token',
-    global: {
-      fetch: async (input: string | URL | Request) => {
-        lastUrl = new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url);
-        return new Response('[]', { status: 200 });
-      },
-    },
-  });
 });
 
 afterAll(async () => {
@@ -79,8 +71,9 @@ async function run(table: string, qs: string, opts: { count?: boolean; maxRows?:
 /** Builds the request with the real client, then runs our statement for its query string. */
 async function viaClient(build: (c: SupabaseClient) => PromiseLike<unknown>, opts: { count?: boolean } = {}): Promise<Answer> {
   await build(client);
-  const table = lastUrl.pathname.split('/').pop() ?? '';
-  return run(table, lastUrl.search, opts);
+  const sent = recorder.last();
+  const table = sent.url.pathname.split('/').pop() ?? '';
+  return run(table, sent.url.search, opts);
 }
 
 async function rejects(table: string, qs: string): Promise<RestError> {

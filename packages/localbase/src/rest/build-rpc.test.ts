@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PGlite } from '@electric-sql/pglite';
-import { createClient, type SupabaseClient } from '@supabase/supabase-js';
+import type { SupabaseClient } from '@supabase/supabase-js';
 import { buildRpc, type BuiltRpc } from './build-rpc.ts';
 import { RestError } from './errors.ts';
+import { recordingClient } from './recording-client.ts';
 import { effectiveRange, parsePrefer, parseQuery } from './parse.ts';
 import { loadSchemaCache, type SchemaCache } from './schema-cache.ts';
 
@@ -30,27 +31,13 @@ create function first_todo() returns todos language sql stable as 'select * from
 
 let db: PGlite;
 let cache: SchemaCache;
-let client: SupabaseClient;
-let captured: { method: string; url: URL; headers: Headers; body: string | null };
+const recorder = recordingClient();
+const client = recorder.client;
 
 beforeAll(async () => {
   db = new PGlite();
   await db.exec(SCHEMA);
   cache = await loadSchemaCache(db);
-  client = createClient('http://127.0.0.1:1', 'anon-key', {
-    accessToken: async () => 'token',
-    global: {
-      fetch: async (input: string | URL | Request, init?: RequestInit) => {
-        captured = {
-          method: init?.method ?? 'GET',
-          url: new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url),
-          headers: new Headers(init?.headers),
-          body: typeof init?.body === 'string' ? init.body : null,
-        };
-        return new Response(null, { status: 204 });
-      },
-    },
-  });
 });
 
 afterAll(async () => {
@@ -67,14 +54,15 @@ interface Result {
 /** Builds the rpc request with the real client, then builds and runs our statement for it. */
 async function rpc(build: (c: SupabaseClient) => PromiseLike<unknown>): Promise<Result> {
   await build(client);
-  const fn = captured.url.pathname.split('/').pop() ?? '';
-  const get = captured.method === 'GET' || captured.method === 'HEAD';
-  const query = parseQuery(captured.url.search, { rpc: true });
-  const count = parsePrefer(captured.headers.get('prefer')).count !== null;
+  const sent = recorder.last();
+  const fn = sent.url.pathname.split('/').pop() ?? '';
+  const get = sent.method === 'GET' || sent.method === 'HEAD';
+  const query = parseQuery(sent.url.search, { rpc: true });
+  const count = parsePrefer(sent.headers.get('prefer')).count !== null;
   const range = effectiveRange(null, query.limit, query.offset);
   const stmt = buildRpc({
     cache, schema: 'public', fn, query, offset: range.offset, limit: range.limit, count,
-    args: get ? { kind: 'params', params: query.params } : { kind: 'json', body: captured.body === null ? {} : JSON.parse(captured.body) },
+    args: get ? { kind: 'params', params: query.params } : { kind: 'json', body: sent.body === null ? {} : JSON.parse(sent.body) },
   });
   const r = await db.query<{ total: number | string | null; page_count: number; body: string | null }>(stmt.sql, stmt.params);
   const row = r.rows[0];

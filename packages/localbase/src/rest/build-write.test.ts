@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PGlite } from '@electric-sql/pglite';
-import { createClient, type SupabaseClient } from '@supabase/supabase-js';
+import type { SupabaseClient } from '@supabase/supabase-js';
 import type { BuiltStatement } from './build-read.ts';
 import { buildDelete, buildInsert, buildUpdate, hasRootFilter } from './build-write.ts';
 import { RestError } from './errors.ts';
+import { recordingClient } from './recording-client.ts';
 import { parsePrefer, parseQuery } from './parse.ts';
 import { loadSchemaCache, type SchemaCache } from './schema-cache.ts';
 
@@ -25,33 +26,13 @@ insert into lists values (1, 'Home'), (2, 'Work');
 let db: PGlite;
 let cache: SchemaCache;
 
-interface Captured {
-  method: string;
-  url: URL;
-  headers: Headers;
-  body: string | null;
-}
-let captured: Captured;
-let client: SupabaseClient;
+const recorder = recordingClient();
+const client = recorder.client;
 
 beforeAll(async () => {
   db = new PGlite();
   await db.exec(SCHEMA);
   cache = await loadSchemaCache(db);
-  client = createClient('http://127.0.0.1:1', 'anon-key', {
-    accessToken: async () => 'token',
-    global: {
-      fetch: async (input: string | URL | Request, init?: RequestInit) => {
-        captured = {
-          method: init?.method ?? 'GET',
-          url: new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url),
-          headers: new Headers(init?.headers),
-          body: typeof init?.body === 'string' ? init.body : null,
-        };
-        return new Response(null, { status: 204 });
-      },
-    },
-  });
 });
 
 afterAll(async () => {
@@ -74,15 +55,16 @@ async function exec(stmt: BuiltStatement): Promise<Outcome> {
 /** Sends the mutation through the real client, then builds and runs our statement for what it sent. */
 async function viaClient(build: (c: SupabaseClient) => PromiseLike<unknown>): Promise<Outcome> {
   await build(client);
-  const table = captured.url.pathname.split('/').pop() ?? '';
-  const query = parseQuery(captured.url.search);
-  const prefs = parsePrefer(captured.headers.get('prefer'));
+  const sent = recorder.last();
+  const table = sent.url.pathname.split('/').pop() ?? '';
+  const query = parseQuery(sent.url.search);
+  const prefs = parsePrefer(sent.headers.get('prefer'));
   const base = { cache, schema: 'public', table, query, prefs };
-  const body: unknown = captured.body === null ? null : JSON.parse(captured.body);
-  if (captured.method === 'POST') return exec(buildInsert({ ...base, body }));
-  if (captured.method === 'PATCH') return exec(buildUpdate({ ...base, body }));
-  if (captured.method === 'DELETE') return exec(buildDelete(base));
-  throw new Error(`unexpected method ${captured.method}`);
+  const body: unknown = sent.body === null ? null : JSON.parse(sent.body);
+  if (sent.method === 'POST') return exec(buildInsert({ ...base, body }));
+  if (sent.method === 'PATCH') return exec(buildUpdate({ ...base, body }));
+  if (sent.method === 'DELETE') return exec(buildDelete(base));
+  throw new Error(`unexpected method ${sent.method}`);
 }
 
 async function refusal(fn: () => Promise<unknown>): Promise<{ code: string; status?: number }> {
