@@ -30,10 +30,64 @@ export function launchChromium(): Promise<Browser> {
 }
 
 export interface BrowserFixture {
-  /** A fresh context (own storage, cookies) closed automatically when the current test ends. */
-  newContext(options?: BrowserContextOptions): Promise<BrowserContext>;
+  /**
+   * A fresh context (own storage, cookies) closed automatically when the current test ends. The test fails if any
+   * page of it reported a Content-Security-Policy violation, unless `policy.allowViolations`.
+   */
+  newContext(options?: BrowserContextOptions, policy?: CspPolicy): Promise<BrowserContext>;
   /** A page in a fresh context. */
   newPage(options?: BrowserContextOptions): Promise<Page>;
+}
+
+export interface CspPolicy {
+  /** The test provokes violations on purpose and inspects them with `cspViolationsOf` (default false). */
+  allowViolations?: boolean;
+}
+
+/** A `securitypolicyviolation` event as the page saw it. */
+export interface CspViolation {
+  directive: string;
+  blockedURI: string;
+  documentURI: string;
+  sample: string;
+  disposition: string;
+}
+
+const violationsByContext = new WeakMap<BrowserContext, CspViolation[]>();
+
+/** Records every CSP violation of every page and frame of the context, from the first script on. */
+async function watchCspViolations(context: BrowserContext): Promise<CspViolation[]> {
+  const violations: CspViolation[] = [];
+  violationsByContext.set(context, violations);
+  await context.exposeBinding('__foyerCspViolation', (_source, violation: CspViolation) => {
+    violations.push(violation);
+  });
+  await context.addInitScript(() => {
+    const report = (window as unknown as { __foyerCspViolation: (v: unknown) => void }).__foyerCspViolation;
+    window.addEventListener(
+      'securitypolicyviolation',
+      (event) => {
+        report({
+          directive: event.effectiveDirective,
+          blockedURI: event.blockedURI,
+          documentURI: event.documentURI,
+          sample: event.sample,
+          disposition: event.disposition,
+        });
+      },
+      true,
+    );
+  });
+  return violations;
+}
+
+/** The violations recorded so far in a context made by `useBrowser()`. */
+export function cspViolationsOf(context: BrowserContext): CspViolation[] {
+  return violationsByContext.get(context) ?? [];
+}
+
+function describeViolation(v: CspViolation): string {
+  return `  ${v.directive} blocked ${v.blockedURI || '(inline)'} on ${v.documentURI}${v.sample ? ` — "${v.sample}"` : ''}`;
 }
 
 /** One Chromium per test file; every test gets its own context. */
@@ -45,11 +99,17 @@ export function useBrowser(): BrowserFixture {
   afterAll(async () => {
     await browser?.close();
   });
-  const newContext = async (options: BrowserContextOptions = {}): Promise<BrowserContext> => {
+  const newContext = async (options: BrowserContextOptions = {}, policy: CspPolicy = {}): Promise<BrowserContext> => {
     if (!browser) throw new Error('browser not launched');
     const context = await browser.newContext({ baseURL, viewport: { width: 1280, height: 800 }, ...options });
+    const violations = await watchCspViolations(context);
     onTestFinished(async () => {
       await context.close();
+      // Every page of every test runs under the app's enforced Content-Security-Policy: any violation (a blocked
+      // script, style, connection or frame) fails the test that caused it.
+      if (!policy.allowViolations && violations.length > 0) {
+        throw new Error(`Content-Security-Policy violations:\n${violations.map(describeViolation).join('\n')}`);
+      }
     });
     return context;
   };

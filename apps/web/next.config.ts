@@ -1,10 +1,12 @@
 import type { NextConfig } from 'next'
 
+import { themeInitScript } from './src/features/theme/theme-setting'
 import { readBackendConfig } from './src/lib/env-config'
+import { HTTPS_ONLY_HEADERS, securityHeaders } from './src/lib/security-headers'
 
 // Fail at start (dev, build and `next start` all evaluate this file) when a backend variable is set but empty
 // or not a URL. The same check runs again where the values are used (src/lib/env.ts).
-readBackendConfig({
+const backend = readBackendConfig({
   NEXT_PUBLIC_SUPABASE_URL: process.env.NEXT_PUBLIC_SUPABASE_URL,
   NEXT_PUBLIC_SUPABASE_ANON_KEY: process.env.NEXT_PUBLIC_SUPABASE_ANON_KEY,
 })
@@ -21,6 +23,20 @@ const nextConfig: NextConfig = {
   productionBrowserSourceMaps: process.env.WEB_SOURCE_MAPS === '1',
   env: {
     TAMAGUI_TARGET: 'web',
+  },
+  // Security headers and the enforced Content-Security-Policy on every response (src/lib/security-headers.ts,
+  // ADR 013). The inline scripts listed here are the only ones the policy lets run: keep it in step with
+  // src/pages/_document.tsx.
+  async headers() {
+    const common = securityHeaders({
+      supabaseUrl: backend.supabaseUrl,
+      inlineScripts: [themeInitScript()],
+      dev: process.env.NODE_ENV === 'development',
+    })
+    return [
+      { source: '/:path*', headers: common },
+      { source: '/:path*', has: [{ type: 'header', key: 'x-forwarded-proto', value: 'https' }], headers: HTTPS_ONLY_HEADERS },
+    ]
   },
 }
 

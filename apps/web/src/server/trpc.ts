@@ -10,7 +10,9 @@ import type { CreateNextContextOptions } from '@trpc/server/adapters/next'
 import superjson from 'superjson'
 import { z, ZodError } from 'zod'
 
+import { clientAddress } from '../lib/client-address'
 import { createServerSupabase, needsSecondFactorFor } from '../lib/supabase/server'
+import { API_RATE_LIMITS, crossSiteReason, RateLimiter } from './request-guards'
 
 /* ------------------------------------------------------------------------------------------------
  * 1. CONTEXT
@@ -26,6 +28,34 @@ export interface Context {
   supabase: SupabaseClient | null
   /** The caller, verified by the auth server (once per request, memoised); null when signed out. */
   getUser: () => Promise<User | null>
+  /** The browser's address (src/lib/client-address.ts); null for server-side callers. */
+  clientAddress: string | null
+  /**
+   * Per-caller budgets of this request (src/server/request-guards.ts), or null where no budget applies
+   * (server-side callers and tests through `createCaller`).
+   */
+  limits: ApiLimits | null
+}
+
+export interface ApiLimits {
+  query: RateLimiter
+  mutation: RateLimiter
+}
+
+/** The API's budgets, shared by every request this server process handles. */
+const apiLimits: ApiLimits = {
+  query: new RateLimiter(API_RATE_LIMITS.query),
+  mutation: new RateLimiter(API_RATE_LIMITS.mutation),
+}
+
+/** The seconds a refused caller should wait, carried by a TOO_MANY_REQUESTS error to the `Retry-After` header. */
+export class RetryAfter extends Error {
+  readonly seconds: number
+  constructor(seconds: number) {
+    super(`retry after ${seconds} s`)
+    this.name = 'RetryAfter'
+    this.seconds = seconds
+  }
 }
 
 /**
@@ -39,13 +69,17 @@ async function verifiedUserOf(supabase: SupabaseClient): Promise<User | null> {
   return error || !data.user ? null : data.user
 }
 
-export function createInnerContext(opts: { headers?: Headers; supabase?: SupabaseClient | null } = {}): Context {
+export function createInnerContext(
+  opts: { headers?: Headers; supabase?: SupabaseClient | null; clientAddress?: string | null; limits?: ApiLimits | null } = {},
+): Context {
   const supabase = opts.supabase ?? null
   let user: Promise<User | null> | undefined
   return {
     headers: opts.headers ?? new Headers(),
     supabase,
     getUser: () => (user ??= supabase ? verifiedUserOf(supabase) : Promise.resolve(null)),
+    clientAddress: opts.clientAddress ?? null,
+    limits: opts.limits ?? null,
   }
 }
 
@@ -56,7 +90,12 @@ export function createContext({ req, res }: CreateNextContextOptions): Context {
     if (typeof value === 'string') headers.set(name, value)
     else if (Array.isArray(value)) for (const v of value) headers.append(name, v)
   }
-  return createInnerContext({ headers, supabase: createServerSupabase({ req, res }) })
+  return createInnerContext({
+    headers,
+    supabase: createServerSupabase({ req, res }),
+    clientAddress: clientAddress(req),
+    limits: apiLimits,
+  })
 }
 
 /* ------------------------------------------------------------------------------------------------
@@ -91,17 +130,50 @@ export const createTRPCRouter = t.router
  * 3. PROCEDURES
  * ------------------------------------------------------------------------------------------------ */
 
-/** A procedure anyone may call. */
-export const publicProcedure = t.procedure
+/**
+ * Every procedure: a mutation that a browser says comes from another site is refused (FORBIDDEN) before it runs,
+ * whatever cookies it carries (defence in depth beside SameSite=Lax; see request-guards.ts).
+ */
+const baseProcedure = t.procedure.use(({ ctx, type, next }) => {
+  if (type === 'mutation') {
+    const reason = crossSiteReason(ctx.headers)
+    if (reason) throw new TRPCError({ code: 'FORBIDDEN', message: `Cross-site request refused (${reason}).` })
+  }
+  return next()
+})
+
+/** Takes one call of `type` from the caller's budget, or refuses with TOO_MANY_REQUESTS and when to retry. */
+function spendBudget(limits: ApiLimits | null, type: string, key: string | null): void {
+  if (!limits || key === null) return
+  const limiter = type === 'mutation' ? limits.mutation : limits.query
+  const wait = limiter.take(key)
+  if (wait > 0) {
+    throw new TRPCError({
+      code: 'TOO_MANY_REQUESTS',
+      message: `Too many requests. Try again in ${wait} second${wait === 1 ? '' : 's'}.`,
+      cause: new RetryAfter(wait),
+    })
+  }
+}
+
+/** A procedure anyone may call; signed-out callers share a budget per client address. */
+export const publicProcedure = baseProcedure.use(({ ctx, type, next }) => {
+  spendBudget(ctx.limits, type, ctx.clientAddress === null ? null : `address:${ctx.clientAddress}`)
+  return next()
+})
 
 /**
  * A procedure for signed-in callers: UNAUTHORIZED without a user the auth server vouches for; FORBIDDEN while the
  * session is at aal1 and the user has a verified factor (AAL2 enforcement). Its context
  * carries `user` and a non-null `supabase` acting as that user.
  */
-export const protectedProcedure = t.procedure.use(async ({ ctx, next }) => {
+export const protectedProcedure = baseProcedure.use(async ({ ctx, type, next }) => {
   const user = await ctx.getUser()
-  if (!user || !ctx.supabase) throw new TRPCError({ code: 'UNAUTHORIZED', message: 'Sign in to do this.' })
+  if (!user || !ctx.supabase) {
+    spendBudget(ctx.limits, type, ctx.clientAddress === null ? null : `address:${ctx.clientAddress}`)
+    throw new TRPCError({ code: 'UNAUTHORIZED', message: 'Sign in to do this.' })
+  }
+  spendBudget(ctx.limits, type, `user:${user.id}`)
   if (await needsSecondFactorFor(ctx.supabase, user)) throw new TRPCError({ code: 'FORBIDDEN', message: 'Finish two-factor sign-in' })
   return next({ ctx: { ...ctx, user, supabase: ctx.supabase } })
 })

@@ -3,12 +3,51 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { createServerClient, parseCookieHeader, serializeCookieHeader } from '@supabase/ssr'
 import type { SupabaseClient, User } from '@supabase/supabase-js'
 
+import { clientAddress } from '../client-address'
 import { backendConfig } from '../env'
 import { SESSION_COOKIE_OPTIONS } from './cookie-options'
 
 export interface RequestResponse {
-  req: Pick<IncomingMessage, 'headers'>
+  req: Pick<IncomingMessage, 'headers'> & { socket?: { remoteAddress?: string | undefined } | null }
   res: Pick<ServerResponse, 'getHeader' | 'setHeader' | 'headersSent'>
+}
+
+/**
+ * A fetch for the server's Supabase client that tells Supabase Auth whose request it carries. Every sign-in,
+ * token refresh and user check of a server-rendered page or tRPC call reaches Auth from this server's address;
+ * Auth limits such calls per address (token refreshes: 150 per 5 minutes), so without this every user of the app
+ * would share one budget and the 151st refresh would sign someone out.
+ *
+ * Requests to `/auth/v1` carry the browser's address (src/lib/client-address.ts):
+ * - always as `X-Forwarded-For`, which localbase and a self-hosted Auth read when this server is one of their
+ *   trusted proxies (`LOCALBASE_TRUSTED_PROXIES`; GoTrue's `GOTRUE_RATE_LIMIT_HEADER`);
+ * - and, when `SUPABASE_SECRET_KEY` is set, as `Sb-Forwarded-For` with that secret key as the apikey: hosted
+ *   Supabase's "IP address forwarding", which it accepts only with a secret key. The secret key goes to `/auth/v1`
+ *   only; table queries keep the anon key and the user's token, so they always run under RLS as the user.
+ */
+export function forwardingFetch(address: string | null, secretKey: string | undefined = serverSecretKey()): typeof fetch {
+  if (address === null) return fetch
+  const authPrefix = `${backendConfig.supabaseUrl}/auth/v1/`
+  return (input, init) => {
+    const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url
+    if (!url.startsWith(authPrefix)) return fetch(input, init)
+    const headers = new Headers(input instanceof Request ? input.headers : undefined)
+    new Headers(init?.headers).forEach((value, name) => headers.set(name, value))
+    headers.set('X-Forwarded-For', address)
+    if (secretKey) {
+      headers.set('Sb-Forwarded-For', address)
+      headers.set('apikey', secretKey)
+      // The anon key as a bearer only stood in for "no user": leave the secret key to speak for the request.
+      if (headers.get('authorization') === `Bearer ${backendConfig.supabaseAnonKey}`) headers.delete('authorization')
+    }
+    return fetch(input, { ...init, headers })
+  }
+}
+
+/** `SUPABASE_SECRET_KEY`: server-only (never `NEXT_PUBLIC_`), optional; an empty value counts as unset. */
+export function serverSecretKey(): string | undefined {
+  const value = process.env.SUPABASE_SECRET_KEY?.trim()
+  return value ? value : undefined
 }
 
 /** Adds Set-Cookie lines to a Node response, keeping the ones already there. */
@@ -28,6 +67,7 @@ export function createServerSupabase({ req, res }: RequestResponse): SupabaseCli
   return createServerClient(backendConfig.supabaseUrl, backendConfig.supabaseAnonKey, {
     cookieOptions: SESSION_COOKIE_OPTIONS,
     auth: { flowType: 'pkce' },
+    global: { fetch: forwardingFetch(clientAddress(req)) },
     cookies: {
       getAll() {
         return parseCookieHeader(req.headers.cookie ?? '').map(({ name, value }) => ({ name, value: value ?? '' }))

@@ -1,0 +1,68 @@
+import http from 'node:http'
+import type { AddressInfo } from 'node:net'
+import net from 'node:net'
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+
+import { answerNonPathTarget, clearSessionCookies, handleClientError, MAX_REQUEST_HEADER_BYTES, sessionCookieName } from './node-server'
+
+const SUPABASE = 'http://127.0.0.1:54321'
+
+/** Sends raw bytes and reads the whole answer (the server closes or ends it). */
+function rawRequest(port: number, text: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, '127.0.0.1', () => socket.end(text))
+    let answer = ''
+    socket.setEncoding('utf8')
+    socket.on('data', (chunk: string) => (answer += chunk))
+    socket.on('close', () => resolve(answer))
+    socket.on('error', reject)
+  })
+}
+
+describe('the web server in front of Next', () => {
+  let server: http.Server
+  let port = 0
+  beforeAll(async () => {
+    server = http.createServer({ maxHeaderSize: MAX_REQUEST_HEADER_BYTES }, (req, res) => {
+      if (answerNonPathTarget(req, res)) return
+      res.end(`next handled ${req.url}`)
+    })
+    server.on('clientError', handleClientError(SUPABASE))
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    port = (server.address() as AddressInfo).port
+  })
+  afterAll(() => new Promise((resolve) => server.close(resolve)))
+
+  it('answers OPTIONS * with 204 and Allow instead of handing it to Next', async () => {
+    const answer = await rawRequest(port, 'OPTIONS * HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n')
+    expect(answer).toMatch(/^HTTP\/1\.1 204 /)
+    expect(answer).toMatch(/\r\nAllow: GET, HEAD, POST, OPTIONS\r\n/)
+  })
+
+  it('refuses absolute-form targets with 400 and passes paths on', async () => {
+    expect(await rawRequest(port, 'GET http://other.example/ HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n')).toMatch(/^HTTP\/1\.1 400 /)
+    expect(await rawRequest(port, 'GET /ok HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n')).toMatch(/next handled \/ok/)
+  })
+
+  it('accepts a 40 kB cookie (a large session) that Node would refuse by default', async () => {
+    const cookie = `${sessionCookieName(SUPABASE)}.0=${'a'.repeat(40_000)}`
+    const answer = await rawRequest(port, `GET /big HTTP/1.1\r\nHost: x\r\nCookie: ${cookie}\r\nConnection: close\r\n\r\n`)
+    expect(answer).toMatch(/^HTTP\/1\.1 200 /)
+  })
+
+  it('past the limit answers 431 with a page that explains and clears every session cookie', async () => {
+    const cookie = `${sessionCookieName(SUPABASE)}.0=${'a'.repeat(MAX_REQUEST_HEADER_BYTES)}`
+    const answer = await rawRequest(port, `GET / HTTP/1.1\r\nHost: x\r\nCookie: ${cookie}\r\n\r\n`)
+    expect(answer).toMatch(/^HTTP\/1\.1 431 /)
+    for (const line of clearSessionCookies(SUPABASE)) expect(answer).toContain(`\r\nSet-Cookie: ${line}\r\n`)
+    expect(answer).toContain('sb-127-auth-token.0=; Path=/; Max-Age=0')
+    expect(answer).toContain('sb-127-auth-token.20=; Path=/; Max-Age=0')
+    expect(answer).toMatch(/<a href="\/sign-in">Sign in again<\/a>/)
+  })
+
+  it('names the cookie after the first label of the Supabase host, as supabase-js does', () => {
+    expect(sessionCookieName('https://abcdefgh.supabase.co')).toBe('sb-abcdefgh-auth-token')
+    expect(sessionCookieName(SUPABASE)).toBe('sb-127-auth-token')
+  })
+})

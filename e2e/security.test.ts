@@ -1,0 +1,249 @@
+// Security headers, the enforced Content-Security-Policy, framing, cross-site mutations and the API's request bounds,
+// as a browser (and an attacker's page on another origin) meets them. Every other browser test also fails on any CSP
+// violation (browser.ts), so the policy is proved to let every page and flow of the app work.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { BrowserContext } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { createAccount, signInViaUI, uniqueEmail } from './auth-helpers.ts';
+import { baseURL, cspViolationsOf, gotoHydrated, useBrowser } from './browser.ts';
+import { createUser, listSettled } from './notes-helpers.ts';
+
+const fixture = useBrowser();
+
+/** The `Cookie` header a browser context would send to the app. */
+async function cookieHeader(context: BrowserContext): Promise<string> {
+  const cookies = await context.cookies(baseURL);
+  return cookies.map((c) => `${c.name}=${c.value}`).join('; ');
+}
+
+/** A signed-in browser context (a new user on `/`) and its cookie header. */
+async function signedIn(): Promise<{ context: BrowserContext; cookie: string }> {
+  const email = uniqueEmail('sec');
+  await createUser(email);
+  const context = await fixture.newContext();
+  const page = await context.newPage();
+  await gotoHydrated(page, '/sign-in');
+  await signInViaUI(page, email);
+  await page.waitForURL((url) => url.pathname === '/', { timeout: 20_000 });
+  await listSettled(page);
+  return { context, cookie: await cookieHeader(context) };
+}
+
+/** superjson-encoded tRPC mutation input for `notes.create`. */
+const createInput = (title: string) => JSON.stringify({ json: { title, body: '' } });
+
+async function noteTitles(cookie: string): Promise<string[]> {
+  const input = encodeURIComponent(JSON.stringify({ json: { sort: 'created_at', dir: 'desc', pageSize: 100 } }));
+  const res = await fetch(`${baseURL}/api/trpc/notes.list?input=${input}`, { headers: { cookie } });
+  expect(res.status, await res.clone().text()).toBe(200);
+  const body = (await res.json()) as { result: { data: { json: { items: Array<{ title: string }> } } } };
+  return body.result.data.json.items.map((n) => n.title);
+}
+
+const EXPECTED_HEADERS: Record<string, RegExp> = {
+  'x-frame-options': /^DENY$/,
+  'x-content-type-options': /^nosniff$/,
+  'referrer-policy': /^strict-origin-when-cross-origin$/,
+  'permissions-policy': /camera=\(\).*microphone=\(\).*geolocation=\(\)/,
+  'cross-origin-opener-policy': /^same-origin$/,
+  'content-security-policy': /frame-ancestors 'none'/,
+};
+
+describe('security headers', () => {
+  test('every kind of response (page, 404, API, static chunk, icon) carries them, with an enforced CSP', async () => {
+    const html = await (await fetch(`${baseURL}/sign-in`)).text();
+    const chunk = /<script src="(\/_next\/static\/chunks\/[^"]+\.js)"/.exec(html)?.[1];
+    expect(chunk).toBeTruthy();
+    for (const path of ['/', '/sign-in', '/no-such-page', '/api/trpc/system.health', chunk!, '/favicon.ico', '/styles/base.css']) {
+      const res = await fetch(`${baseURL}${path}`);
+      for (const [name, pattern] of Object.entries(EXPECTED_HEADERS)) {
+        expect(res.headers.get(name), `${name} on ${path}`).toMatch(pattern);
+      }
+      expect(res.headers.get('content-security-policy-report-only'), path).toBeNull();
+      // plain http: no HSTS (browsers would ignore it anyway)
+      expect(res.headers.get('strict-transport-security'), path).toBeNull();
+    }
+  });
+
+  test('the script policy allows this origin and the theme script by hash: no unsafe-inline, no unsafe-eval, no wildcard', async () => {
+    const res = await fetch(`${baseURL}/`);
+    const csp = res.headers.get('content-security-policy') ?? '';
+    const directives = new Map(csp.split(';').map((d) => d.trim().split(/\s+/)).map(([name, ...sources]) => [name!, sources]));
+    const scripts = directives.get('script-src') ?? [];
+    expect(scripts).toContain("'self'");
+    expect(scripts.filter((s) => s.startsWith("'sha256-"))).toHaveLength(1);
+    for (const unsafe of ["'unsafe-inline'", "'unsafe-eval'", '*', 'data:', 'http:', 'https:']) expect(scripts).not.toContain(unsafe);
+    expect(directives.get('object-src')).toEqual(["'none'"]);
+    expect(directives.get('base-uri')).toEqual(["'none'"]);
+    expect(directives.get('connect-src')).toContain('http://127.0.0.1:54321');
+  });
+
+  test('HSTS is sent when the app is served over https (a TLS proxy in front says so)', async () => {
+    const res = await fetch(`${baseURL}/sign-in`, { headers: { 'x-forwarded-proto': 'https' } });
+    expect(res.headers.get('strict-transport-security')).toMatch(/^max-age=\d{8,}; includeSubDomains$/);
+  });
+});
+
+describe('Content-Security-Policy in the browser', () => {
+  test('the theme script still runs before first paint, and nothing on the page is blocked', async () => {
+    const context = await fixture.newContext({ colorScheme: 'dark' });
+    const page = await context.newPage();
+    await page.route('**/_next/static/**', (route) => route.abort()); // no app JS at all: only the inline script
+    await page.goto('/sign-in');
+    expect(await page.evaluate(() => document.documentElement.className)).toContain('t_dark');
+    expect(cspViolationsOf(context)).toEqual([]);
+  });
+
+  test('an injected inline script and an inline event handler are blocked and reported', async () => {
+    const context = await fixture.newContext({}, { allowViolations: true });
+    const page = await context.newPage();
+    await gotoHydrated(page, '/sign-in');
+    await page.evaluate(() => {
+      const script = document.createElement('script');
+      script.textContent = 'window.__injected = "script ran"';
+      document.body.append(script);
+      const holder = document.createElement('div');
+      holder.innerHTML = '<img src="/favicon.ico?x" onload="window.__handler = \'handler ran\'">';
+      document.body.append(holder);
+    });
+    await page.waitForTimeout(500);
+    expect(await page.evaluate(() => (window as unknown as { __injected?: string }).__injected)).toBeUndefined();
+    expect(await page.evaluate(() => (window as unknown as { __handler?: string }).__handler)).toBeUndefined();
+    const directives = cspViolationsOf(context).map((v) => v.directive);
+    expect(directives).toContain('script-src-elem');
+    expect(directives).toContain('script-src-attr');
+  });
+
+  describe('another site', () => {
+    let evil: Server;
+    let evilOrigin = '';
+    beforeAll(async () => {
+      // A page on another origin that frames the app and posts a form to its API.
+      evil = createServer((_req, res) => {
+        res.setHeader('content-type', 'text/html');
+        res.end(`<!doctype html><title>evil</title>
+          <iframe id="victim" src="${baseURL}/sign-in" width="800" height="600"></iframe>`);
+      });
+      await new Promise<void>((resolve) => evil.listen(0, '127.0.0.1', resolve));
+      evilOrigin = `http://localhost:${(evil.address() as AddressInfo).port}`;
+    });
+    afterAll(async () => {
+      await new Promise((resolve) => evil.close(resolve));
+    });
+
+    test('cannot frame the app (frame-ancestors none, X-Frame-Options DENY)', async () => {
+      const context = await fixture.newContext({}, { allowViolations: true });
+      const page = await context.newPage();
+      await page.goto(`${evilOrigin}/`);
+      await page.waitForTimeout(1500);
+      const frame = page.frames().find((f) => f !== page.mainFrame());
+      expect(frame).toBeDefined();
+      // Chromium replaces a refused frame with its own error page: none of the app's markup is in it.
+      const appRendered = await frame!
+        .evaluate(() => document.querySelector('#__next') !== null)
+        .catch(() => false);
+      expect(appRendered).toBe(false);
+    });
+  });
+});
+
+describe('cross-site mutations', () => {
+  test('a tRPC mutation with the user\'s cookie but a foreign Origin or Sec-Fetch-Site is refused (403) and changes nothing', async () => {
+    const { cookie } = await signedIn();
+    const headers = { cookie, 'content-type': 'application/json' };
+    const attempts: Array<Record<string, string>> = [
+      { origin: 'http://evil.test' },
+      { origin: 'null' },
+      { 'sec-fetch-site': 'cross-site' },
+      { 'sec-fetch-site': 'same-site', origin: 'http://sub.127.0.0.1.nip.io' },
+    ];
+    for (const extra of attempts) {
+      const res = await fetch(`${baseURL}/api/trpc/notes.create`, {
+        method: 'POST',
+        headers: { ...headers, ...extra },
+        body: createInput(`csrf ${JSON.stringify(extra)}`),
+      });
+      expect(res.status, JSON.stringify(extra)).toBe(403);
+      const body = (await res.json()) as { error: { json: { message: string; data: { code: string } } } };
+      expect(body.error.json.data.code).toBe('FORBIDDEN');
+      expect(body.error.json.message).toMatch(/^Cross-site request refused/);
+    }
+    expect(await noteTitles(cookie)).toEqual([]);
+
+    // The app's own page (same origin) still creates notes.
+    const ok = await fetch(`${baseURL}/api/trpc/notes.create`, {
+      method: 'POST',
+      headers: { ...headers, origin: baseURL, 'sec-fetch-site': 'same-origin' },
+      body: createInput('same origin'),
+    });
+    expect(ok.status, await ok.clone().text()).toBe(200);
+    expect(await noteTitles(cookie)).toEqual(['same origin']);
+  });
+});
+
+describe('request bounds', () => {
+  test('a batch of more than 25 calls is refused whole with 400 before any runs; 25 are fine', async () => {
+    const { cookie } = await signedIn();
+    const batch = (n: number) => {
+      const paths = Array.from({ length: n }, () => 'notes.create').join(',');
+      const input = Object.fromEntries(Array.from({ length: n }, (_, i) => [String(i), { json: { title: `batch ${n} #${i}`, body: '' } }]));
+      return fetch(`${baseURL}/api/trpc/${paths}?batch=1`, {
+        method: 'POST',
+        headers: { cookie, 'content-type': 'application/json', origin: baseURL },
+        body: JSON.stringify(input),
+      });
+    };
+    const tooMany = await batch(1000);
+    expect(tooMany.status).toBe(400);
+    expect(await tooMany.text()).toMatch(/Batch call exceeds maximum size/);
+    expect(await noteTitles(cookie)).toEqual([]);
+
+    const fine = await batch(25);
+    expect(fine.status, await fine.clone().text()).toBe(200);
+    const results = (await fine.json()) as unknown[];
+    expect(results).toHaveLength(25);
+  });
+
+  test('one user\'s mutations have a budget: past it, 429 TOO_MANY_REQUESTS with Retry-After, and other users are unaffected', async () => {
+    const [first, second] = [await signedIn(), await signedIn()];
+    const create = (cookie: string, title: string) =>
+      fetch(`${baseURL}/api/trpc/notes.create`, {
+        method: 'POST',
+        headers: { cookie, 'content-type': 'application/json', origin: baseURL },
+        body: createInput(title),
+      });
+    const statuses: number[] = [];
+    let limited: Response | undefined;
+    for (let i = 0; i < 70 && !limited; i++) {
+      const res = await create(first.cookie, `burst ${i}`);
+      statuses.push(res.status);
+      if (res.status === 429) limited = res;
+    }
+    expect(limited, `statuses: ${statuses.join(',')}`).toBeDefined();
+    // the burst allowance (60) went through before the first refusal
+    expect(statuses.filter((s) => s === 200).length).toBeGreaterThanOrEqual(58);
+    expect(Number(limited!.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    const body = (await limited!.json()) as { error: { json: { message: string; data: { code: string } } } };
+    expect(body.error.json.data.code).toBe('TOO_MANY_REQUESTS');
+    expect(body.error.json.message).toMatch(/Try again in \d+ seconds?/);
+
+    // someone else is not affected
+    const other = await create(second.cookie, 'unaffected');
+    expect(other.status).toBe(200);
+  });
+});
+
+describe('accounts', () => {
+  test('signing up from the app keeps working under the policy (no violation on the auth screens)', async () => {
+    const email = uniqueEmail('csp-signup');
+    await createAccount(email);
+    const context = await fixture.newContext();
+    const page = await context.newPage();
+    await gotoHydrated(page, '/sign-in');
+    await signInViaUI(page, email);
+    await page.waitForURL((url) => url.pathname === '/', { timeout: 20_000 });
+    await listSettled(page);
+    expect(cspViolationsOf(context)).toEqual([]);
+  });
+});
