@@ -27,6 +27,8 @@ const BACKEND_DATA = join(LOG_DIR, 'e2e-localbase-data');
 /** The browser bundle embeds this backend address at build time (apps/web/src/lib/env-config.ts). */
 export const BACKEND_PORT = 54321;
 export const BACKEND_URL = `http://127.0.0.1:${BACKEND_PORT}`;
+/** The Supabase CLI's public local secret key (localbase accepts it as the service_role key). */
+const LOCAL_SECRET_KEY = 'sb_secret_N7UND0UgjKTVK-Uodkm0Hg_xSvEMPvz';
 
 /** PATH with the project's Node 22 (node_modules/.bin) first, as every npm script gets it. */
 function projectEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
@@ -219,7 +221,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
   // The app's start script serves on PORT and binds HOST (default 127.0.0.1).
   const child = spawn('npm', ['run', 'start', '-w', 'apps/web'], {
     cwd: ROOT,
-    env: projectEnv({ PORT: String(port), HOST: '127.0.0.1' }),
+    // The server tells Auth each user's address with Sb-Forwarded-For and the (local, public) secret key: the
+    // production path for hosted Supabase (ADR 024), exercised by every server-side auth call of the run.
+    env: projectEnv({ PORT: String(port), HOST: '127.0.0.1', SUPABASE_SECRET_KEY: LOCAL_SECRET_KEY }),
     detached: true, // own process group, so teardown can stop npm and next together
     stdio: ['ignore', 'pipe', 'pipe'],
   });

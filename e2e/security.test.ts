@@ -1,12 +1,15 @@
 // Security headers, the enforced Content-Security-Policy, framing, cross-site mutations and the API's request bounds,
 // as a browser (and an attacker's page on another origin) meets them. Every other browser test also fails on any CSP
 // violation (browser.ts), so the policy is proved to let every page and flow of the app work.
+import { readdirSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createAccount, signInViaUI, uniqueEmail } from './auth-helpers.ts';
-import { baseURL, cspViolationsOf, gotoHydrated, useBrowser } from './browser.ts';
+import { DEFAULT_SERVICE_ROLE_KEY } from './backend-control.ts';
+import { baseURL, cspViolationsOf, gotoHydrated, ROOT, useBrowser } from './browser.ts';
 import { createUser, listSettled } from './notes-helpers.ts';
 
 const fixture = useBrowser();
@@ -231,6 +234,19 @@ describe('request bounds', () => {
     // someone else is not affected
     const other = await create(second.cookie, 'unaffected');
     expect(other.status).toBe(200);
+  });
+});
+
+describe('secrets', () => {
+  test('no client bundle holds a server secret (service-role key, secret key, JWT secret)', () => {
+    const dir = join(ROOT, 'apps/web/.next/static');
+    const files = readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.js'));
+    expect(files.length).toBeGreaterThan(10);
+    const secrets = [DEFAULT_SERVICE_ROLE_KEY, 'sb_secret_', 'super-secret-jwt-token', 'SUPABASE_SECRET_KEY'];
+    for (const file of files) {
+      const text = readFileSync(join(dir, file), 'utf8');
+      for (const secret of secrets) expect(text.includes(secret), `${secret} in ${file}`).toBe(false);
+    }
   });
 });
 

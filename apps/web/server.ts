@@ -5,14 +5,14 @@
 //   node server.ts          production (after `next build`), like `next start`
 //   node server.ts --dev    development, like `next dev`
 // HOST (default 127.0.0.1) and PORT (default 3000) choose where it listens.
-import http from 'node:http'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 import next from 'next'
 
+import { parseTrustedProxies } from './src/lib/client-address.ts'
 import { readBackendConfig } from './src/lib/env-config.ts'
-import { answerNonPathTarget, handleClientError, MAX_REQUEST_HEADER_BYTES } from './src/server/node-server.ts'
+import { createWebServer } from './src/server/node-server.ts'
 
 const dev = process.argv.includes('--dev')
 const hostname = process.env.HOST || '127.0.0.1'
@@ -22,17 +22,15 @@ const { supabaseUrl } = readBackendConfig({
   NEXT_PUBLIC_SUPABASE_URL: process.env.NEXT_PUBLIC_SUPABASE_URL,
   NEXT_PUBLIC_SUPABASE_ANON_KEY: process.env.NEXT_PUBLIC_SUPABASE_ANON_KEY,
 })
-process.env.NODE_ENV ??= dev ? 'development' : 'production'
+// A bad FOYER_TRUSTED_PROXIES entry stops the start with a message naming it, like a bad backend variable.
+parseTrustedProxies(process.env.FOYER_TRUSTED_PROXIES)
+Object.assign(process.env, { NODE_ENV: process.env.NODE_ENV ?? (dev ? 'development' : 'production') })
 
 const app = next({ dev, dir, hostname, port })
 await app.prepare()
 const handle = app.getRequestHandler()
 
-const server = http.createServer({ maxHeaderSize: MAX_REQUEST_HEADER_BYTES }, (req, res) => {
-  if (answerNonPathTarget(req, res)) return
-  void handle(req, res)
-})
-server.on('clientError', handleClientError(supabaseUrl))
+const server = createWebServer(supabaseUrl, handle)
 server.listen(port, hostname, () => {
   console.log(`▲ Foyer web (${dev ? 'development' : 'production'}) on http://${hostname.includes(':') ? `[${hostname}]` : hostname}:${port}`)
 })
@@ -41,6 +39,6 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {
     server.close(() => process.exit(0))
     server.closeAllConnections()
-    setTimeout(() => process.exit(0), 2000).unref()
+    setTimeout(() => process.exit(0), 2000) // connections that do not close in time
   })
 }

@@ -4,7 +4,7 @@ import net from 'node:net'
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
-import { answerNonPathTarget, clearSessionCookies, handleClientError, MAX_REQUEST_HEADER_BYTES, sessionCookieName } from './node-server'
+import { clearSessionCookies, createWebServer, MAX_REQUEST_HEADER_BYTES, sessionCookieName } from './node-server'
 
 const SUPABASE = 'http://127.0.0.1:54321'
 
@@ -24,15 +24,17 @@ describe('the web server in front of Next', () => {
   let server: http.Server
   let port = 0
   beforeAll(async () => {
-    server = http.createServer({ maxHeaderSize: MAX_REQUEST_HEADER_BYTES }, (req, res) => {
-      if (answerNonPathTarget(req, res)) return
-      res.end(`next handled ${req.url}`)
-    })
-    server.on('clientError', handleClientError(SUPABASE))
+    server = createWebServer(SUPABASE, (req, res) => res.end(`next handled ${req.url}`))
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
     port = (server.address() as AddressInfo).port
   })
-  afterAll(() => new Promise((resolve) => server.close(resolve)))
+  afterAll(
+    () =>
+      new Promise((resolve) => {
+        server.close(resolve)
+        server.closeAllConnections()
+      }),
+  )
 
   it('answers OPTIONS * with 204 and Allow instead of handing it to Next', async () => {
     const answer = await rawRequest(port, 'OPTIONS * HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n')
@@ -57,9 +59,25 @@ describe('the web server in front of Next', () => {
     expect(answer).toMatch(/^HTTP\/1\.1 431 /)
     for (const line of clearSessionCookies(SUPABASE)) expect(answer).toContain(`\r\nSet-Cookie: ${line}\r\n`)
     expect(answer).toContain('sb-127-auth-token.0=; Path=/; Max-Age=0')
-    expect(answer).toContain('sb-127-auth-token.20=; Path=/; Max-Age=0')
+    expect(answer).toContain('sb-127-auth-token.63=; Path=/; Max-Age=0')
     expect(answer).toMatch(/<a href="\/sign-in">Sign in again<\/a>/)
   })
+
+  it('keeps an idle keep-alive connection open past 6 s, so a client reusing it is answered, not reset', async () => {
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 })
+    const get = () =>
+      new Promise<{ status: number; reused: boolean }>((resolve, reject) => {
+        const req = http.get({ host: '127.0.0.1', port, path: '/again', agent }, (res) => {
+          res.resume()
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, reused: req.reusedSocket }))
+        })
+        req.on('error', reject)
+      })
+    expect(await get()).toEqual({ status: 200, reused: false })
+    await new Promise((resolve) => setTimeout(resolve, 6_000))
+    expect(await get()).toEqual({ status: 200, reused: true })
+    agent.destroy()
+  }, 15_000)
 
   it('names the cookie after the first label of the Supabase host, as supabase-js does', () => {
     expect(sessionCookieName('https://abcdefgh.supabase.co')).toBe('sb-abcdefgh-auth-token')

@@ -8,15 +8,43 @@
  * - Past that limit, the 431 answer itself is the way out: it clears the session cookies and says what happened.
  * - A request-target that is not a path (`OPTIONS *`, absolute-form `GET http://…`) is answered here: Next cannot
  *   parse it and answered 500.
+ * - Idle keep-alive connections stay open 65 s, longer than the clients and load balancers in front keep theirs
+ *   (undici 4 s, AWS ALB 60 s): with Node's 5 s a client that sent a request on a connection just as the server
+ *   closed it got the connection reset.
  */
+import http from 'node:http'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Duplex } from 'node:stream'
 
 /** Largest request head (request line + headers) the app accepts, in bytes. */
 export const MAX_REQUEST_HEADER_BYTES = 64 * 1024
+/** How long an idle keep-alive connection stays open, in ms (longer than any client in front keeps one idle). */
+export const KEEP_ALIVE_TIMEOUT_MS = 65_000
 
-/** Chunks of the session cookie `@supabase/ssr` may write (3180 characters each): enough for any head we accept. */
-const SESSION_COOKIE_CHUNKS = Math.ceil(MAX_REQUEST_HEADER_BYTES / 3180) + 2
+/**
+ * The web app's HTTP server: `handle` (Next's request handler) behind the checks above. Not yet listening.
+ */
+export function createWebServer(
+  supabaseUrl: string,
+  handle: (req: IncomingMessage, res: ServerResponse) => unknown,
+): http.Server {
+  const server = http.createServer({ maxHeaderSize: MAX_REQUEST_HEADER_BYTES }, (req, res) => {
+    if (answerNonPathTarget(req, res)) return
+    void handle(req, res)
+  })
+  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS
+  // A request's head must arrive within this (Node's default 60 s): longer than keep-alive, so an idle connection
+  // is closed by the keep-alive timer, never by the head timer while a request is starting on it.
+  server.headersTimeout = KEEP_ALIVE_TIMEOUT_MS + 5_000
+  server.on('clientError', handleClientError(supabaseUrl))
+  return server
+}
+
+/**
+ * Chunks of the session cookie to clear. `@supabase/ssr` writes chunks of 3180 characters, so a head we accept holds
+ * at most 21; a session that outgrew the limit holds more, and a browser keeps at most 180 cookies per site.
+ */
+const SESSION_COOKIE_CHUNKS = 64
 
 /** `sb-<first label of the Supabase host>-auth-token`: supabase-js's storage key, the session cookie's name. */
 export function sessionCookieName(supabaseUrl: string): string {
@@ -30,7 +58,7 @@ export function clearSessionCookies(supabaseUrl: string): string[] {
   return names.map((name) => `${name}=; Path=/; Max-Age=0; SameSite=Lax`)
 }
 
-const PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
+const PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
 
 /** The raw HTTP answer to a request whose head was too large: 431, session cleared, a page that says so. */
 export function headerOverflowResponse(supabaseUrl: string): string {

@@ -21,16 +21,38 @@ export const TITLE_REQUIRED = 'Give the note a title.'
 export const TITLE_TOO_LONG = `Keep the title to ${NOTE_TITLE_MAX} characters.`
 export const BODY_TOO_LONG = `Keep the note to ${NOTE_BODY_MAX.toLocaleString('en-US')} characters.`
 
+export const TITLE_CONTROL_CHARACTERS = 'The title cannot contain control characters or line breaks.'
+export const TEXT_UNSTORABLE = 'The text contains a character that cannot be stored (a NUL or a broken surrogate pair).'
+
+/**
+ * Text PostgreSQL cannot store: NUL (text columns never hold it) and UTF-16 surrogates without their pair (not
+ * valid Unicode; JSON carries them, PostgreSQL refuses them).
+ */
+// eslint-disable-next-line no-control-regex -- finding control characters is the point
+const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
+/** C0 controls and DEL: a title is one line of text. */
+// eslint-disable-next-line no-control-regex -- finding control characters is the point
+const CONTROL = /[\u0000-\u001F\u007F]/
+
 /** What is wrong with a title (after trimming), or null. */
 export function titleProblem(title: string): string | null {
   const trimmed = title.trim()
   if (trimmed === '') return TITLE_REQUIRED
   if (charLength(trimmed) > NOTE_TITLE_MAX) return TITLE_TOO_LONG
+  if (UNSTORABLE.test(trimmed)) return TEXT_UNSTORABLE
+  if (CONTROL.test(trimmed)) return TITLE_CONTROL_CHARACTERS
   return null
 }
 
+/** What is wrong with a search text, or null (it is sent to the database as a LIKE pattern). */
+export const searchProblem = (query: string): string | null => (UNSTORABLE.test(query) ? TEXT_UNSTORABLE : null)
+
 /** What is wrong with a body, or null. */
-export const bodyProblem = (body: string): string | null => (charLength(body) > NOTE_BODY_MAX ? BODY_TOO_LONG : null)
+export function bodyProblem(body: string): string | null {
+  if (charLength(body) > NOTE_BODY_MAX) return BODY_TOO_LONG
+  if (UNSTORABLE.test(body)) return TEXT_UNSTORABLE
+  return null
+}
 
 /** The direction a column sorts in when first chosen: newest first for times, A→Z for titles. */
 export const defaultDirFor = (sort: NoteSort): SortDir => (sort === 'title' ? 'asc' : 'desc')

@@ -6,27 +6,26 @@ import { z } from 'zod'
 
 import {
   bodyProblem,
-  charLength,
-  NOTE_TITLE_MAX,
   NOTE_SORTS,
   NOTES_PAGE_SIZE,
   NOTES_PAGE_SIZE_MAX,
   NOTES_QUERY_MAX,
-  TITLE_REQUIRED,
-  TITLE_TOO_LONG,
-  BODY_TOO_LONG,
+  searchProblem,
+  titleProblem,
 } from './rules'
 
-export const noteTitleSchema = z
-  .string()
-  .trim()
-  .min(1, TITLE_REQUIRED)
-  .refine((title) => charLength(title) <= NOTE_TITLE_MAX, TITLE_TOO_LONG)
+/** A zod check from one of rules.ts's `…Problem` functions: its message, or nothing. */
+const ruleCheck = (problem: (value: string) => string | null) => (value: string, ctx: z.RefinementCtx) => {
+  const message = problem(value)
+  if (message) ctx.addIssue({ code: 'custom', message })
+}
+
+export const noteTitleSchema = z.string().trim().superRefine(ruleCheck(titleProblem))
 
 /** An empty body is stored as null. */
 export const noteBodySchema = z
   .string()
-  .refine((body) => bodyProblem(body) === null, BODY_TOO_LONG)
+  .superRefine(ruleCheck(bodyProblem))
   .nullish()
   .transform((body) => (body && body.trim() !== '' ? body : null))
 
@@ -50,6 +49,6 @@ export const listNotesInputSchema = z.object({
   dir: z.enum(['asc', 'desc']).optional(),
   page: z.number().int().min(1).max(1_000_000).default(1),
   pageSize: z.number().int().min(1).max(NOTES_PAGE_SIZE_MAX).default(NOTES_PAGE_SIZE),
-  q: z.string().trim().max(NOTES_QUERY_MAX).optional(),
+  q: z.string().trim().max(NOTES_QUERY_MAX).superRefine(ruleCheck(searchProblem)).optional(),
 })
 export type ListNotesInput = z.input<typeof listNotesInputSchema>

@@ -148,7 +148,20 @@ describe('notes: create, get, update, delete, restore', () => {
     expect((await as(alice).create({ title: '🙂'.repeat(200) })).title).toHaveLength(400) // 200 characters
     expect((await rejection(as(alice).create({ title: 'ok', body: 'x'.repeat(20_001) }))).code).toBe('BAD_REQUEST')
     expect((await rejection(as(alice).get({ id: 'not-a-uuid' }))).code).toBe('BAD_REQUEST')
-    expect((await as(alice).list({})).total).toBe(before + 1)
+    // text PostgreSQL cannot store, or a title over two lines: a field message, not a server error
+    for (const [input, message] of [
+      [{ title: 'a\u0000b' }, 'cannot be stored'],
+      [{ title: 'ok', body: 'x\u0000' }, 'cannot be stored'],
+      [{ title: 'x\uD800y' }, 'cannot be stored'],
+      [{ title: 'line\nbreak' }, 'control characters'],
+    ] as const) {
+      const refused = await rejection(as(alice).create(input))
+      expect(refused.code, JSON.stringify(input)).toBe('BAD_REQUEST')
+      expect(JSON.stringify(refused.cause)).toContain(message)
+    }
+    expect((await rejection(as(alice).list({ q: 'a\u0000' }))).code).toBe('BAD_REQUEST')
+    expect((await as(alice).create({ title: 'Body with a tab', body: 'line 1\nline 2\t\u{1F642}' })).body).toBe('line 1\nline 2\t\u{1F642}')
+    expect((await as(alice).list({})).total).toBe(before + 2)
   })
 
   it('updates title and body, moving updatedAt; NOT_FOUND for an id that does not exist', async () => {

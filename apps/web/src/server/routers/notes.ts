@@ -87,7 +87,8 @@ export function notesError(error: PostgrestError & { status?: number }, status?:
     return new TRPCError({ code: 'BAD_REQUEST', message: 'The note breaks a rule of the database.' })
   }
   if (code === '23502') return new TRPCError({ code: 'BAD_REQUEST', message: 'A required field is missing.' })
-  if (code === '22P02' || code === '22001') return new TRPCError({ code: 'BAD_REQUEST', message: 'A value has the wrong form.' })
+  // SQLSTATE class 22, "data exception": a value PostgreSQL cannot take (bad text, number out of range…).
+  if (code.startsWith('22')) return new TRPCError({ code: 'BAD_REQUEST', message: 'A value has the wrong form.' })
   if (code === '23505') return new TRPCError({ code: 'CONFLICT', message: 'This note exists already.' })
   if (code === '42501') return new TRPCError({ code: 'FORBIDDEN', message: 'You may not change this note. Finish two-factor sign-in if asked.' })
   if (code === 'PGRST301' || code === 'PGRST303') return new TRPCError({ code: 'UNAUTHORIZED', message: 'Your session ended. Sign in again.' })
