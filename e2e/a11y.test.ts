@@ -1,39 +1,13 @@
 // Accessibility: axe-core injected into every page and state (home, 404, notes list/cards/empty, note page with its
 // delete dialog, create modal with an error, toast open), in light
 // and dark; no violation of impact serious or critical.
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { describe, expect, test } from 'vitest';
-import { gotoHydrated, htmlThemeClasses, MOUNTED_TOGGLE_NAME, openConnectedToast, ROOT, sleep, useBrowser } from './browser.ts';
+import { describeViolations, seriousViolations } from './auth-helpers.ts';
+import { gotoHydrated, htmlThemeClasses, MOUNTED_TOGGLE_NAME, openConnectedToast, sleep, useBrowser } from './browser.ts';
 import { signInDemo } from './notes-helpers.ts';
 
 const fixture = useBrowser();
-const AXE_SOURCE = readFileSync(join(ROOT, 'node_modules/axe-core/axe.min.js'), 'utf8');
-
-interface AxeViolation {
-  id: string;
-  impact: string | null;
-  help: string;
-  nodes: Array<{ target: unknown[]; failureSummary?: string }>;
-}
-
-async function seriousViolations(page: Page): Promise<AxeViolation[]> {
-  await page.addScriptTag({ content: AXE_SOURCE });
-  const violations = await page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run: (ctx: Document, opts: object) => Promise<{ violations: unknown[] }> } }).axe;
-    const result = await axe.run(document, { resultTypes: ['violations'] });
-    return result.violations;
-  });
-  return (violations as AxeViolation[]).filter((v) => v.impact === 'serious' || v.impact === 'critical');
-}
-
-function describeViolations(violations: AxeViolation[]): string {
-  return violations
-    .map((v) => `${v.impact} ${v.id}: ${v.help}\n${v.nodes.map((n) => `    ${JSON.stringify(n.target)} ${n.failureSummary ?? ''}`.replace(/\n/g, ' ')).join('\n')}`)
-    .join('\n');
-}
-
 const states: Array<{ name: string; open: (page: Page) => Promise<void> }> = [
   { name: 'home', open: (page) => gotoHydrated(page, '/') },
   {
