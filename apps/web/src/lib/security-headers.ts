@@ -17,7 +17,11 @@ export interface SecurityHeaderOptions {
   supabaseUrl: string
   /** The exact text of every inline `<script>` the app renders. */
   inlineScripts: readonly string[]
-  /** `next dev`: webpack's development runtime evaluates modules with eval() and hot reload uses a WebSocket. */
+  /**
+   * `npm run dev`: Next's development runtime runs inline bootstrap scripts, evaluates modules with eval() and
+   * serves one script with a JSON content type, so the script policy is relaxed and nosniff left out. Production
+   * gets neither relaxation.
+   */
   dev: boolean
 }
 
@@ -42,8 +46,10 @@ function backendSources(supabaseUrl: string): string[] {
 /** The policy as an ordered list of directives (name → sources). */
 export function contentSecurityPolicyDirectives(options: SecurityHeaderOptions): Array<[string, string[]]> {
   const backend = backendSources(options.supabaseUrl)
-  const scripts = ["'self'", ...options.inlineScripts.map(scriptHashSource)]
-  if (options.dev) scripts.push("'unsafe-eval'")
+  // `next dev` runs inline bootstrap scripts and evaluates modules with eval(); production builds do neither.
+  const scripts = options.dev
+    ? ["'self'", "'unsafe-inline'", "'unsafe-eval'"]
+    : ["'self'", ...options.inlineScripts.map(scriptHashSource)]
   return [
     ['default-src', ["'self'"]],
     ['script-src', scripts],
@@ -72,7 +78,8 @@ export function securityHeaders(options: SecurityHeaderOptions): Header[] {
   return [
     { key: 'Content-Security-Policy', value: contentSecurityPolicy(options) },
     { key: 'X-Frame-Options', value: 'DENY' },
-    { key: 'X-Content-Type-Options', value: 'nosniff' },
+    // `next dev` serves a script (_clientMiddlewareManifest.js) as application/json, which nosniff would block.
+    ...(options.dev ? [] : [{ key: 'X-Content-Type-Options', value: 'nosniff' }]),
     { key: 'Referrer-Policy', value: 'strict-origin-when-cross-origin' },
     {
       key: 'Permissions-Policy',
