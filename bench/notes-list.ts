@@ -457,7 +457,13 @@ async function main(): Promise<void> {
   try {
     const lb = (await lbChild.next()) as { url: string; anonKey: string; jwtSecret: string; email: string; password: string; fillMs: number };
     const cookie = await signInCookie(lb.url, lb.anonKey, lb.email, lb.password);
-    trpcChild = startChild('--serve-trpc', { NEXT_PUBLIC_SUPABASE_URL: lb.url, NEXT_PUBLIC_SUPABASE_ANON_KEY: lb.anonKey, BENCH_JWT_SECRET: lb.jwtSecret });
+    // One user sends thousands of requests here: the API's per-caller budget (ADR 014) would refuse most of them.
+    trpcChild = startChild('--serve-trpc', {
+      NEXT_PUBLIC_SUPABASE_URL: lb.url,
+      NEXT_PUBLIC_SUPABASE_ANON_KEY: lb.anonKey,
+      BENCH_JWT_SECRET: lb.jwtSecret,
+      FOYER_API_QUERY_LIMIT: 'off',
+    });
     const tc = trpcChild;
     const trpc = (await tc.next()) as { url: string };
     log(`filled in ${(lb.fillMs / 1000).toFixed(1)} s; tRPC server (apps/web appRouter + createContext) at ${trpc.url}`);

@@ -13,6 +13,7 @@ import next from 'next'
 import { parseTrustedProxies } from './src/lib/client-address.ts'
 import { readBackendConfig } from './src/lib/env-config.ts'
 import { createWebServer } from './src/server/node-server.ts'
+import { API_RATE_LIMITS, readRateLimitRule } from './src/server/request-guards.ts'
 
 const dev = process.argv.includes('--dev')
 const hostname = process.env.HOST || '127.0.0.1'
@@ -22,8 +23,11 @@ const { supabaseUrl } = readBackendConfig({
   NEXT_PUBLIC_SUPABASE_URL: process.env.NEXT_PUBLIC_SUPABASE_URL,
   NEXT_PUBLIC_SUPABASE_ANON_KEY: process.env.NEXT_PUBLIC_SUPABASE_ANON_KEY,
 })
-// A bad FOYER_TRUSTED_PROXIES entry stops the start with a message naming it, like a bad backend variable.
+// A bad FOYER_TRUSTED_PROXIES entry or API budget stops the start with a message naming it, like a bad backend
+// variable.
 parseTrustedProxies(process.env.FOYER_TRUSTED_PROXIES)
+readRateLimitRule('FOYER_API_QUERY_LIMIT', process.env.FOYER_API_QUERY_LIMIT, API_RATE_LIMITS.query)
+readRateLimitRule('FOYER_API_MUTATION_LIMIT', process.env.FOYER_API_MUTATION_LIMIT, API_RATE_LIMITS.mutation)
 Object.assign(process.env, { NODE_ENV: process.env.NODE_ENV ?? (dev ? 'development' : 'production') })
 
 const app = next({ dev, dir, hostname, port })

@@ -109,12 +109,13 @@ export function clientAddressOf(
   return client
 }
 
-let configured: TrustedProxies | undefined
+let configured: { from: string | undefined; proxies: TrustedProxies } | undefined
 
-/** The trusted proxies of this process (`FOYER_TRUSTED_PROXIES`, read once). */
+/** The trusted proxies of this process (`FOYER_TRUSTED_PROXIES`, parsed again only when it changes). */
 export function trustedProxies(): TrustedProxies {
-  configured ??= parseTrustedProxies(process.env.FOYER_TRUSTED_PROXIES)
-  return configured
+  const from = process.env.FOYER_TRUSTED_PROXIES
+  if (!configured || configured.from !== from) configured = { from, proxies: parseTrustedProxies(from) }
+  return configured.proxies
 }
 
 /** The browser's address behind a Node request, honouring `FOYER_TRUSTED_PROXIES`. */

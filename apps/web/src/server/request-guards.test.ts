@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 
-import { crossSiteReason, RateLimiter } from './request-guards'
+import { ApiLimitConfigError, crossSiteReason, RateLimiter, readRateLimitRule } from './request-guards'
 
 const h = (entries: Record<string, string>) => new Headers(entries)
 
@@ -35,5 +35,20 @@ describe('rate limiter', () => {
     expect(limiter.take('a')).toBe(2)
     now += 60_000
     expect([limiter.take('a'), limiter.take('a'), limiter.take('a'), limiter.take('a')]).toEqual([0, 0, 0, 2])
+  })
+})
+
+describe('budget configuration', () => {
+  const fallback = { burst: 120, perSecond: 5 }
+  it('reads "<burst>/<per second>", "off" and unset', () => {
+    expect(readRateLimitRule('X', undefined, fallback)).toBe(fallback)
+    expect(readRateLimitRule('X', '30/0.5', fallback)).toEqual({ burst: 30, perSecond: 0.5 })
+    expect(readRateLimitRule('X', 'off', fallback)).toBeNull()
+  })
+  it('refuses anything else, naming the variable', () => {
+    for (const bad of ['120', '0/5', '10/0', 'lots', '-1/2']) {
+      expect(() => readRateLimitRule('FOYER_API_QUERY_LIMIT', bad, fallback)).toThrow(ApiLimitConfigError)
+    }
+    expect(() => readRateLimitRule('FOYER_API_QUERY_LIMIT', 'lots', fallback)).toThrow(/FOYER_API_QUERY_LIMIT/)
   })
 })

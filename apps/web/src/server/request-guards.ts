@@ -47,6 +47,29 @@ export const API_RATE_LIMITS: Record<'query' | 'mutation', RateLimitRule> = {
   mutation: { burst: 60, perSecond: 1 },
 }
 
+export class ApiLimitConfigError extends Error {
+  constructor(message: string) {
+    super(message)
+    this.name = 'ApiLimitConfigError'
+  }
+}
+
+/**
+ * A budget from `FOYER_API_QUERY_LIMIT` / `FOYER_API_MUTATION_LIMIT`: `<burst>/<per second>` (e.g. `120/5`),
+ * `off` for none (benchmarks), unset for the default. A malformed value is a configuration error naming it.
+ */
+export function readRateLimitRule(name: string, value: string | undefined, fallback: RateLimitRule): RateLimitRule | null {
+  if (value === undefined || value.trim() === '') return fallback
+  if (value.trim() === 'off') return null
+  const match = /^\s*(\d+)\s*\/\s*(\d+(?:\.\d+)?)\s*$/.exec(value)
+  const burst = Number(match?.[1])
+  const perSecond = Number(match?.[2])
+  if (!match || burst < 1 || !(perSecond > 0)) {
+    throw new ApiLimitConfigError(`${name} must be "<burst>/<per second>" (e.g. "120/5") or "off", got "${value}"`)
+  }
+  return { burst, perSecond }
+}
+
 /**
  * Token buckets in memory, one per key. A bucket that has refilled completely is forgotten, so the map holds only
  * callers that were busy recently (bounded further by `maxKeys`). Per server process: with several instances

@@ -12,7 +12,7 @@ import { z, ZodError } from 'zod'
 
 import { clientAddress } from '../lib/client-address'
 import { createServerSupabase, needsSecondFactorFor } from '../lib/supabase/server'
-import { API_RATE_LIMITS, crossSiteReason, RateLimiter } from './request-guards'
+import { API_RATE_LIMITS, crossSiteReason, RateLimiter, readRateLimitRule } from './request-guards'
 
 /* ------------------------------------------------------------------------------------------------
  * 1. CONTEXT
@@ -38,15 +38,17 @@ export interface Context {
 }
 
 export interface ApiLimits {
-  query: RateLimiter
-  mutation: RateLimiter
+  query: RateLimiter | null
+  mutation: RateLimiter | null
 }
 
-/** The API's budgets, shared by every request this server process handles. */
-const apiLimits: ApiLimits = {
-  query: new RateLimiter(API_RATE_LIMITS.query),
-  mutation: new RateLimiter(API_RATE_LIMITS.mutation),
+/** The API's budgets, shared by every request this server process handles (env overrides: request-guards.ts). */
+function configuredLimits(): ApiLimits {
+  const query = readRateLimitRule('FOYER_API_QUERY_LIMIT', process.env.FOYER_API_QUERY_LIMIT, API_RATE_LIMITS.query)
+  const mutation = readRateLimitRule('FOYER_API_MUTATION_LIMIT', process.env.FOYER_API_MUTATION_LIMIT, API_RATE_LIMITS.mutation)
+  return { query: query && new RateLimiter(query), mutation: mutation && new RateLimiter(mutation) }
 }
+const apiLimits: ApiLimits = configuredLimits()
 
 /** The seconds a refused caller should wait, carried by a TOO_MANY_REQUESTS error to the `Retry-After` header. */
 export class RetryAfter extends Error {
@@ -146,7 +148,7 @@ const baseProcedure = t.procedure.use(({ ctx, type, next }) => {
 function spendBudget(limits: ApiLimits | null, type: string, key: string | null): void {
   if (!limits || key === null) return
   const limiter = type === 'mutation' ? limits.mutation : limits.query
-  const wait = limiter.take(key)
+  const wait = limiter ? limiter.take(key) : 0
   if (wait > 0) {
     throw new TRPCError({
       code: 'TOO_MANY_REQUESTS',
