@@ -546,11 +546,15 @@ export class AuthService {
     this.#userCache.clear();
   }
 
-  /** Like verify(), but remembers tokens that verified (their expiry is still checked on every use). */
+  /**
+   * Verifies a user's access token: signature, and an `exp` that is present and in the future (a token without
+   * one is refused: docs/decisions/018-tokens-without-exp.md). Remembers tokens that passed; only those are ever
+   * served from this cache or by the GET /user fast path, and their expiry is checked again on every use.
+   */
   async verifyCached(token: string): Promise<Partial<AccessTokenClaims>> {
     const hit = this.#jwtCache.get(token);
     if (hit && typeof hit.exp === 'number' && hit.exp > Date.now() / 1000) return hit;
-    const payload = (await this.keys.verify(token)) as Partial<AccessTokenClaims>;
+    const payload = (await this.keys.verify(token, { requireExp: true })) as Partial<AccessTokenClaims>;
     if (this.#jwtCache.size >= 10_000) this.#jwtCache.clear();
     this.#jwtCache.set(token, payload);
     return payload;
