@@ -27,6 +27,13 @@ Options (environment variable in brackets):
   --rate-limit-verify N         default 30 [LOCALBASE_RATE_LIMIT_VERIFY]
   --rate-limit-email N          default 1000 [LOCALBASE_RATE_LIMIT_EMAIL]
   --rate-limit-window SECONDS   default 300 [LOCALBASE_RATE_LIMIT_WINDOW]
+  --trusted-proxies LIST        reverse proxies / gateways whose client-IP header is believed: comma-separated IPs
+                                and CIDRs, IPv4 and IPv6 (e.g. 127.0.0.1,10.0.0.0/8); default none: every TCP
+                                peer is a client [LOCALBASE_TRUSTED_PROXIES]
+  --client-ip-header NAME       the header those proxies put the client's address in, read from the right,
+                                default X-Forwarded-For [LOCALBASE_CLIENT_IP_HEADER]
+  --no-sb-forwarded-for         ignore Sb-Forwarded-For (by default honoured on requests whose apikey is the secret /
+                                service_role key, as hosted Supabase's IP address forwarding) [LOCALBASE_SB_FORWARDED_FOR=0]
   --smtp-host H --smtp-port N --smtp-from A
                                 also send auth emails over plain SMTP (e.g. Mailpit); the mailbox keeps a copy
                                 [LOCALBASE_SMTP_HOST, LOCALBASE_SMTP_PORT (default 1025), LOCALBASE_SMTP_FROM]
@@ -54,6 +61,7 @@ function num(name: string, v: string | undefined): number | undefined {
 }
 
 const flag = (v: string | undefined) => v === '1' || v === 'true' || v === 'yes';
+const offFlag = (v: string | undefined) => v === '0' || v === 'false' || v === 'no';
 
 async function main(): Promise<void> {
   let parsed;
@@ -81,6 +89,9 @@ async function main(): Promise<void> {
         'rate-limit-verify': { type: 'string' },
         'rate-limit-email': { type: 'string' },
         'rate-limit-window': { type: 'string' },
+        'trusted-proxies': { type: 'string' },
+        'client-ip-header': { type: 'string' },
+        'no-sb-forwarded-for': { type: 'boolean' },
         'smtp-host': { type: 'string' },
         'smtp-port': { type: 'string' },
         'smtp-from': { type: 'string' },
@@ -129,6 +140,9 @@ async function main(): Promise<void> {
         windowSeconds: num('--rate-limit-window', v['rate-limit-window'] ?? env.LOCALBASE_RATE_LIMIT_WINDOW),
       }).filter(([, x]) => x !== undefined),
     ),
+    trustedProxies: (v['trusted-proxies'] ?? env.LOCALBASE_TRUSTED_PROXIES)?.split(',').map((x) => x.trim()).filter(Boolean),
+    clientIpHeader: v['client-ip-header'] ?? (env.LOCALBASE_CLIENT_IP_HEADER || undefined),
+    sbForwardedFor: !(v['no-sb-forwarded-for'] ?? offFlag(env.LOCALBASE_SB_FORWARDED_FOR)),
     maxRows: num('--max-rows', v['max-rows'] ?? env.LOCALBASE_MAX_ROWS),
     statementTimeoutMs: num('--statement-timeout', v['statement-timeout'] ?? env.LOCALBASE_STATEMENT_TIMEOUT),
     pgliteWorker: !(v['pglite-main-thread'] ?? flag(env.LOCALBASE_PGLITE_MAIN_THREAD)),

@@ -49,6 +49,12 @@ export interface ResolvedConfig {
   siteUrl: string;
   additionalRedirectUrls: string[];
   rateLimits: RateLimits;
+  /** Proxies whose client-IP header is believed (IPs and CIDRs); empty = every peer is a client. */
+  trustedProxies: string[];
+  /** The header a trusted proxy puts the client's address in (default X-Forwarded-For). */
+  clientIpHeader: string;
+  /** Honour Sb-Forwarded-For on requests made with a secret / service_role apikey. */
+  sbForwardedFor: boolean;
   /** Per-request statement timeout of /rest/v1 in ms (0 = none). */
   statementTimeoutMs: number;
   /** PGlite in a worker thread (statement timeout enforced) rather than on the main thread. */

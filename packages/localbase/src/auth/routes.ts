@@ -10,7 +10,7 @@ import { AuthService, checkPassword, pkceMatches, readPkce, validateEmail } from
 import type { OtpTokenType, TokenResponse } from './service.ts';
 import { mfaRoutes } from './mfa.ts';
 import { adminRoutes } from './admin.ts';
-import { clientIp } from '../http/ip.ts';
+import { clientIp, useClientAddresses } from '../http/ip.ts';
 
 export const GOTRUE_VERSION = 'v2.189.0-localbase';
 
@@ -45,6 +45,9 @@ type VerifyOutcome =
 export function authRoutes(svc: AuthService): Hono {
   const app = new Hono();
   const cfg = svc.cfg;
+
+  // clientIp(c) below: the TCP peer, a trusted proxy's client-IP header, or Sb-Forwarded-For (src/http/ip.ts).
+  app.use('*', useClientAddresses(svc.clientAddresses));
 
   // Any request that may write invalidates the GET /user read cache, before and after it runs.
   const READS = /^\/(user|health|settings|\.well-known\/jwks\.json)$/;

@@ -4,6 +4,7 @@ import type { Database, Queryable, Row } from '../db/types.ts';
 import type { ResolvedConfig } from '../config.ts';
 import { ApiError, validationFailed } from '../http/errors.ts';
 import { RateLimiter } from './ratelimit.ts';
+import { ClientAddressResolver, rateLimitKey } from '../http/ip.ts';
 import { JwtKeys, newOtp, newRefreshToken, tokenHash, UUID_RE } from './tokens.ts';
 import type { AccessTokenClaims, AmrEntry } from './tokens.ts';
 import { USER_SELECT, userJson } from './format.ts';
@@ -110,6 +111,8 @@ export class AuthService {
     verify: RateLimiter;
     email: RateLimiter;
   };
+  /** Who the client of a request is (trusted proxies, Sb-Forwarded-For): see src/http/ip.ts. */
+  readonly clientAddresses: ClientAddressResolver;
 
   constructor(db: Database, cfg: ResolvedConfig, apiUrl: string) {
     this.db = db;
@@ -125,21 +128,24 @@ export class AuthService {
       verify: new RateLimiter(cfg.rateLimits.tokenVerifications, w),
       email: new RateLimiter(cfg.rateLimits.emailSent, w),
     };
+    this.clientAddresses = new ClientAddressResolver(cfg);
   }
 
   // ---------- rate limits ----------
 
+  /** Counts one request of the client address `ip` (IPv6 clients by their /64). */
   limit(kind: 'signIn' | 'refresh' | 'verify', ip: string): void {
-    if (!this.limits[kind].take(ip)) {
+    const key = rateLimitKey(ip);
+    if (!this.limits[kind].take(key)) {
       const err = new ApiError(429, 'over_request_rate_limit', 'Request rate limit reached');
-      err.retryAfter = this.limits[kind].retryAfter(ip);
+      err.retryAfter = this.limits[kind].retryAfter(key);
       throw err;
     }
   }
 
   /** Counts one email for the sender IP and for the recipient. */
   limitEmail(ip: string, email: string): void {
-    const keys = [`ip:${ip}`, `to:${email}`];
+    const keys = [`ip:${rateLimitKey(ip)}`, `to:${email}`];
     for (const key of keys) {
       if (!this.limits.email.take(key)) {
         const err = new ApiError(429, 'over_email_send_rate_limit', 'email rate limit exceeded');
