@@ -34,6 +34,15 @@ Options (environment variable in brackets):
                                 default X-Forwarded-For [LOCALBASE_CLIENT_IP_HEADER]
   --no-sb-forwarded-for         ignore Sb-Forwarded-For (by default honoured on requests whose apikey is the secret /
                                 service_role key, as hosted Supabase's IP address forwarding) [LOCALBASE_SB_FORWARDED_FOR=0]
+  --account-free-failures N     failed sign-ins / codes per account before delays start, default 5
+                                [LOCALBASE_ACCOUNT_FREE_FAILURES]
+  --account-max-delay SECONDS   the per-account delay after each further failure doubles from 1 s up to this,
+                                default 60, 0 = no per-account delays [LOCALBASE_ACCOUNT_MAX_DELAY]
+  --account-failure-window SECONDS
+                                an account's failures are forgotten after this long without one, default 900
+                                [LOCALBASE_ACCOUNT_FAILURE_WINDOW]
+  --otp-max-attempts N          wrong email codes per recipient before its pending codes and links are deleted,
+                                default 5, 0 = never [LOCALBASE_OTP_MAX_ATTEMPTS]
   --smtp-host H --smtp-port N --smtp-from A
                                 also send auth emails over plain SMTP (e.g. Mailpit); the mailbox keeps a copy
                                 [LOCALBASE_SMTP_HOST, LOCALBASE_SMTP_PORT (default 1025), LOCALBASE_SMTP_FROM]
@@ -92,6 +101,10 @@ async function main(): Promise<void> {
         'trusted-proxies': { type: 'string' },
         'client-ip-header': { type: 'string' },
         'no-sb-forwarded-for': { type: 'boolean' },
+        'account-free-failures': { type: 'string' },
+        'account-max-delay': { type: 'string' },
+        'account-failure-window': { type: 'string' },
+        'otp-max-attempts': { type: 'string' },
         'smtp-host': { type: 'string' },
         'smtp-port': { type: 'string' },
         'smtp-from': { type: 'string' },
@@ -143,6 +156,17 @@ async function main(): Promise<void> {
     trustedProxies: (v['trusted-proxies'] ?? env.LOCALBASE_TRUSTED_PROXIES)?.split(',').map((x) => x.trim()).filter(Boolean),
     clientIpHeader: v['client-ip-header'] ?? (env.LOCALBASE_CLIENT_IP_HEADER || undefined),
     sbForwardedFor: !(v['no-sb-forwarded-for'] ?? offFlag(env.LOCALBASE_SB_FORWARDED_FOR)),
+    accountProtection: Object.fromEntries(
+      Object.entries({
+        freeFailures: num('--account-free-failures', v['account-free-failures'] ?? env.LOCALBASE_ACCOUNT_FREE_FAILURES),
+        maxDelaySeconds: num('--account-max-delay', v['account-max-delay'] ?? env.LOCALBASE_ACCOUNT_MAX_DELAY),
+        failureWindowSeconds: num(
+          '--account-failure-window',
+          v['account-failure-window'] ?? env.LOCALBASE_ACCOUNT_FAILURE_WINDOW,
+        ),
+        otpMaxAttempts: num('--otp-max-attempts', v['otp-max-attempts'] ?? env.LOCALBASE_OTP_MAX_ATTEMPTS),
+      }).filter(([, x]) => x !== undefined),
+    ),
     maxRows: num('--max-rows', v['max-rows'] ?? env.LOCALBASE_MAX_ROWS),
     statementTimeoutMs: num('--statement-timeout', v['statement-timeout'] ?? env.LOCALBASE_STATEMENT_TIMEOUT),
     pgliteWorker: !(v['pglite-main-thread'] ?? flag(env.LOCALBASE_PGLITE_MAIN_THREAD)),

@@ -4,13 +4,14 @@ import http from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { getRequestListener } from '@hono/node-server';
 import {
+  DEFAULT_ACCOUNT_PROTECTION,
   DEFAULT_ANON_KEY,
   DEFAULT_JWT_SECRET,
   DEFAULT_RATE_LIMITS,
   DEFAULT_SERVICE_ROLE_KEY,
   findRepoRoot,
 } from './config.ts';
-import type { RateLimits, ResolvedConfig } from './config.ts';
+import type { AccountProtection, RateLimits, ResolvedConfig } from './config.ts';
 import { DEFAULT_CLIENT_IP_HEADER, isHeaderName, parseTrustedProxies } from './http/ip.ts';
 import type { Database } from './db/types.ts';
 import { isInitialisedDataDir, loadOrBuildTemplate, openPGlite } from './db/pglite.ts';
@@ -27,10 +28,11 @@ import { createUserFastPath } from './http/fastpath.ts';
 import { createRestService } from './rest/service.ts';
 
 export type { Database, Queryable, QueryResult, Row } from './db/types.ts';
-export type { RateLimits } from './config.ts';
+export type { AccountProtection, RateLimits } from './config.ts';
 export { DataDirLockedError } from './db/lock.ts';
 export { MigrationError } from './db/migrations.ts';
 export {
+  DEFAULT_ACCOUNT_PROTECTION,
   DEFAULT_ANON_KEY,
   DEFAULT_JWT_SECRET,
   DEFAULT_RATE_LIMITS,
@@ -67,6 +69,10 @@ export interface LocalbaseOptions {
   clientIpHeader?: string;
   /** Honour Sb-Forwarded-For on requests whose apikey is a secret / service_role key (default true). */
   sbForwardedFor?: boolean;
+  /** Per-account delays after failed sign-ins and codes, and the wrong-code limit of email codes. */
+  accountProtection?: Partial<AccountProtection>;
+  /** Clock of the per-account delays, ms since the epoch (tests; default Date.now). */
+  clock?: () => number;
   /**
    * /rest/v1 statement timeout in ms (default 8000; 0 = none). A PostgreSQL server cancels the statement; PGlite
    * (run in a worker thread) is stopped and reopened from its data folder. Both answer SQLSTATE 57014.
@@ -130,6 +136,8 @@ export function resolveConfig(opts: LocalbaseOptions = {}): ResolvedConfig {
     trustedProxies: opts.trustedProxies ?? [],
     clientIpHeader: opts.clientIpHeader ?? DEFAULT_CLIENT_IP_HEADER,
     sbForwardedFor: opts.sbForwardedFor ?? true,
+    accountProtection: { ...DEFAULT_ACCOUNT_PROTECTION, ...(opts.accountProtection ?? {}) },
+    clock: opts.clock ?? Date.now,
     statementTimeoutMs: opts.statementTimeoutMs ?? 8000,
     pgliteWorker: opts.pgliteWorker ?? true,
     maxRows: opts.maxRows === null || opts.maxRows === 0 ? null : (opts.maxRows ?? 1000),
