@@ -68,6 +68,16 @@ describe('AttemptGuard (defaults)', () => {
     expect(guard.isKnownAddress('user-1', '2001:db8:1:2::10')).toBe(false); // known addresses expire after 30 days
   });
 
+  it('a delay longer than the failure window still runs to its end', () => {
+    let now = 0;
+    const guard = new AttemptGuard({ ...DEFAULT_ACCOUNT_PROTECTION, freeFailures: 0, failureWindowSeconds: 0.5 }, () => now);
+    expect(guess(guard)).toBe(0);
+    now = 600;
+    expect(guess(guard)).toBe(1);
+    now = 1000;
+    expect(guess(guard)).toBe(0);
+  });
+
   it('maxDelaySeconds 0 turns the per-account delays off', () => {
     const guard = new AttemptGuard({ ...DEFAULT_ACCOUNT_PROTECTION, maxDelaySeconds: 0 });
     for (let i = 0; i < 50; i++) expect(guess(guard)).toBe(0);

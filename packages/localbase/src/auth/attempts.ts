@@ -99,12 +99,14 @@ export class AttemptGuard {
     const key = `${scope}\u0000${account}\u0000${known ? rateLimitKey(address) : '*'}`;
     const now = this.#now();
     let b = this.#buckets.get(key);
-    if (b && b.inFlight === 0 && b.failures > 0 && now - b.lastFailureAt > this.#cfg.failureWindowSeconds * 1000) {
+    const forgotten = (x: Bucket) =>
+      x.inFlight === 0 && now >= x.blockedUntil && now - x.lastFailureAt > this.#cfg.failureWindowSeconds * 1000;
+    if (b && b.failures > 0 && forgotten(b)) {
       this.#buckets.delete(key);
       b = undefined;
     }
     if (!b) {
-      if (this.#buckets.size >= MAX_BUCKETS) this.#sweep(now);
+      if (this.#buckets.size >= MAX_BUCKETS) this.#sweep(forgotten);
       b = { failures: 0, lastFailureAt: 0, blockedUntil: 0, inFlight: 0 };
       this.#buckets.set(key, b);
     }
@@ -125,7 +127,7 @@ export class AttemptGuard {
         const t = this.#now();
         bucket.failures++;
         bucket.lastFailureAt = t;
-        const over = bucket.failures - this.#cfg.freeFailures;
+        const over = bucket.failures - Math.max(1, this.#cfg.freeFailures); // 0 free behaves as 1: first delay 1 s
         if (over >= 0) {
           const delay = Math.min(BASE_DELAY_MS * 2 ** Math.min(over, 30), this.#cfg.maxDelaySeconds * 1000);
           bucket.blockedUntil = Math.max(bucket.blockedUntil, t + delay);
@@ -137,10 +139,8 @@ export class AttemptGuard {
   }
 
   /** Drops forgotten buckets; if that is not enough, the oldest idle ones. */
-  #sweep(now: number): void {
-    const windowMs = this.#cfg.failureWindowSeconds * 1000;
-    for (const [k, b] of this.#buckets)
-      if (b.inFlight === 0 && now >= b.blockedUntil && now - b.lastFailureAt > windowMs) this.#buckets.delete(k);
+  #sweep(forgotten: (b: Bucket) => boolean): void {
+    for (const [k, b] of this.#buckets) if (forgotten(b)) this.#buckets.delete(k);
     if (this.#buckets.size < MAX_BUCKETS) return;
     for (const [k, b] of this.#buckets) {
       if (this.#buckets.size < MAX_BUCKETS * 0.9) break;
