@@ -138,10 +138,10 @@ export class AttemptGuard {
     return { failed: () => end('failed'), succeeded: () => end('succeeded'), release: () => end('released') };
   }
 
-  /** Drops forgotten buckets; if that is not enough, the oldest idle ones. */
+  /** Drops forgotten buckets; if that leaves less than a tenth free, the oldest idle ones (so sweeps stay rare). */
   #sweep(forgotten: (b: Bucket) => boolean): void {
     for (const [k, b] of this.#buckets) if (forgotten(b)) this.#buckets.delete(k);
-    if (this.#buckets.size < MAX_BUCKETS) return;
+    if (this.#buckets.size < MAX_BUCKETS * 0.9) return;
     for (const [k, b] of this.#buckets) {
       if (this.#buckets.size < MAX_BUCKETS * 0.9) break;
       if (b.inFlight === 0) this.#buckets.delete(k);
