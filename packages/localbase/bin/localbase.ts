@@ -27,6 +27,22 @@ Options (environment variable in brackets):
   --rate-limit-verify N         default 30 [LOCALBASE_RATE_LIMIT_VERIFY]
   --rate-limit-email N          default 1000 [LOCALBASE_RATE_LIMIT_EMAIL]
   --rate-limit-window SECONDS   default 300 [LOCALBASE_RATE_LIMIT_WINDOW]
+  --trusted-proxies LIST        reverse proxies / gateways whose client-IP header is believed: comma-separated IPs
+                                and CIDRs, IPv4 and IPv6 (e.g. 127.0.0.1,10.0.0.0/8); default none: every TCP
+                                peer is a client [LOCALBASE_TRUSTED_PROXIES]
+  --client-ip-header NAME       the header those proxies put the client's address in, read from the right,
+                                default X-Forwarded-For [LOCALBASE_CLIENT_IP_HEADER]
+  --no-sb-forwarded-for         ignore Sb-Forwarded-For (by default honoured on requests whose apikey is the secret /
+                                service_role key, as hosted Supabase's IP address forwarding) [LOCALBASE_SB_FORWARDED_FOR=0]
+  --account-free-failures N     failed sign-ins / codes per account before delays start, default 5
+                                [LOCALBASE_ACCOUNT_FREE_FAILURES]
+  --account-max-delay SECONDS   the per-account delay after each further failure doubles from 1 s up to this,
+                                default 60, 0 = no per-account delays [LOCALBASE_ACCOUNT_MAX_DELAY]
+  --account-failure-window SECONDS
+                                an account's failures are forgotten after this long without one, default 900
+                                [LOCALBASE_ACCOUNT_FAILURE_WINDOW]
+  --otp-max-attempts N          wrong email codes per recipient before its pending codes and links are deleted,
+                                default 5, 0 = never [LOCALBASE_OTP_MAX_ATTEMPTS]
   --smtp-host H --smtp-port N --smtp-from A
                                 also send auth emails over plain SMTP (e.g. Mailpit); the mailbox keeps a copy
                                 [LOCALBASE_SMTP_HOST, LOCALBASE_SMTP_PORT (default 1025), LOCALBASE_SMTP_FROM]
@@ -54,6 +70,7 @@ function num(name: string, v: string | undefined): number | undefined {
 }
 
 const flag = (v: string | undefined) => v === '1' || v === 'true' || v === 'yes';
+const offFlag = (v: string | undefined) => v === '0' || v === 'false' || v === 'no';
 
 async function main(): Promise<void> {
   let parsed;
@@ -81,6 +98,13 @@ async function main(): Promise<void> {
         'rate-limit-verify': { type: 'string' },
         'rate-limit-email': { type: 'string' },
         'rate-limit-window': { type: 'string' },
+        'trusted-proxies': { type: 'string' },
+        'client-ip-header': { type: 'string' },
+        'no-sb-forwarded-for': { type: 'boolean' },
+        'account-free-failures': { type: 'string' },
+        'account-max-delay': { type: 'string' },
+        'account-failure-window': { type: 'string' },
+        'otp-max-attempts': { type: 'string' },
         'smtp-host': { type: 'string' },
         'smtp-port': { type: 'string' },
         'smtp-from': { type: 'string' },
@@ -127,6 +151,20 @@ async function main(): Promise<void> {
         tokenVerifications: num('--rate-limit-verify', v['rate-limit-verify'] ?? env.LOCALBASE_RATE_LIMIT_VERIFY),
         emailSent: num('--rate-limit-email', v['rate-limit-email'] ?? env.LOCALBASE_RATE_LIMIT_EMAIL),
         windowSeconds: num('--rate-limit-window', v['rate-limit-window'] ?? env.LOCALBASE_RATE_LIMIT_WINDOW),
+      }).filter(([, x]) => x !== undefined),
+    ),
+    trustedProxies: (v['trusted-proxies'] ?? env.LOCALBASE_TRUSTED_PROXIES)?.split(',').map((x) => x.trim()).filter(Boolean),
+    clientIpHeader: v['client-ip-header'] ?? (env.LOCALBASE_CLIENT_IP_HEADER || undefined),
+    sbForwardedFor: !(v['no-sb-forwarded-for'] ?? offFlag(env.LOCALBASE_SB_FORWARDED_FOR)),
+    accountProtection: Object.fromEntries(
+      Object.entries({
+        freeFailures: num('--account-free-failures', v['account-free-failures'] ?? env.LOCALBASE_ACCOUNT_FREE_FAILURES),
+        maxDelaySeconds: num('--account-max-delay', v['account-max-delay'] ?? env.LOCALBASE_ACCOUNT_MAX_DELAY),
+        failureWindowSeconds: num(
+          '--account-failure-window',
+          v['account-failure-window'] ?? env.LOCALBASE_ACCOUNT_FAILURE_WINDOW,
+        ),
+        otpMaxAttempts: num('--otp-max-attempts', v['otp-max-attempts'] ?? env.LOCALBASE_OTP_MAX_ATTEMPTS),
       }).filter(([, x]) => x !== undefined),
     ),
     maxRows: num('--max-rows', v['max-rows'] ?? env.LOCALBASE_MAX_ROWS),

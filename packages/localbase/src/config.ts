@@ -31,6 +31,30 @@ export const DEFAULT_RATE_LIMITS: RateLimits = {
   windowSeconds: 300,
 };
 
+/**
+ * Per-account protection against distributed guessing (docs/decisions/017-account-guessing-defence.md).
+ * Failures are counted per account (and, separately, per address that signed in to it before): after
+ * `freeFailures` consecutive failures each further failure blocks the next attempt for 1 s, 2 s, 4 s … up to
+ * `maxDelaySeconds`.
+ */
+export interface AccountProtection {
+  /** consecutive failures per account before the delays start */
+  freeFailures: number;
+  /** cap of the growing delay in seconds; 0 turns the per-account delays off */
+  maxDelaySeconds: number;
+  /** an account's failures are forgotten after this many seconds without a new one */
+  failureWindowSeconds: number;
+  /** wrong email codes per recipient before the recipient's pending codes and links are deleted; 0 = never */
+  otpMaxAttempts: number;
+}
+
+export const DEFAULT_ACCOUNT_PROTECTION: AccountProtection = {
+  freeFailures: 5,
+  maxDelaySeconds: 60,
+  failureWindowSeconds: 900,
+  otpMaxAttempts: 5,
+};
+
 export interface ResolvedConfig {
   host: string;
   port: number;
@@ -49,6 +73,15 @@ export interface ResolvedConfig {
   siteUrl: string;
   additionalRedirectUrls: string[];
   rateLimits: RateLimits;
+  /** Proxies whose client-IP header is believed (IPs and CIDRs); empty = every peer is a client. */
+  trustedProxies: string[];
+  /** The header a trusted proxy puts the client's address in (default X-Forwarded-For). */
+  clientIpHeader: string;
+  /** Honour Sb-Forwarded-For on requests made with a secret / service_role apikey. */
+  sbForwardedFor: boolean;
+  accountProtection: AccountProtection;
+  /** Clock of the per-account delays (ms since the epoch); tests inject one. */
+  clock: () => number;
   /** Per-request statement timeout of /rest/v1 in ms (0 = none). */
   statementTimeoutMs: number;
   /** PGlite in a worker thread (statement timeout enforced) rather than on the main thread. */

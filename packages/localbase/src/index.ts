@@ -4,13 +4,15 @@ import http from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { getRequestListener } from '@hono/node-server';
 import {
+  DEFAULT_ACCOUNT_PROTECTION,
   DEFAULT_ANON_KEY,
   DEFAULT_JWT_SECRET,
   DEFAULT_RATE_LIMITS,
   DEFAULT_SERVICE_ROLE_KEY,
   findRepoRoot,
 } from './config.ts';
-import type { RateLimits, ResolvedConfig } from './config.ts';
+import type { AccountProtection, RateLimits, ResolvedConfig } from './config.ts';
+import { DEFAULT_CLIENT_IP_HEADER, isHeaderName, parseTrustedProxies } from './http/ip.ts';
 import type { Database } from './db/types.ts';
 import { isInitialisedDataDir, loadOrBuildTemplate, openPGlite } from './db/pglite.ts';
 import { openPGliteWorker, PGliteWorkerDatabase } from './db/pglite-worker-client.ts';
@@ -26,11 +28,14 @@ import { createUserFastPath } from './http/fastpath.ts';
 import { createRestService } from './rest/service.ts';
 
 export type { Database, Queryable, QueryResult, Row } from './db/types.ts';
+export type { AccountProtection, RateLimits } from './config.ts';
 export { DataDirLockedError } from './db/lock.ts';
 export { MigrationError } from './db/migrations.ts';
 export {
+  DEFAULT_ACCOUNT_PROTECTION,
   DEFAULT_ANON_KEY,
   DEFAULT_JWT_SECRET,
+  DEFAULT_RATE_LIMITS,
   DEFAULT_SERVICE_ROLE_KEY,
   DEFAULT_PUBLISHABLE_KEY,
   DEFAULT_SECRET_KEY,
@@ -55,6 +60,19 @@ export interface LocalbaseOptions {
   siteUrl?: string;
   additionalRedirectUrls?: string[];
   rateLimits?: Partial<RateLimits>;
+  /**
+   * Addresses of reverse proxies / gateways (IPs and CIDRs, IPv4 and IPv6) whose client-IP header is believed.
+   * Default none: every TCP peer is a client. See packages/localbase/README.md "Client addresses".
+   */
+  trustedProxies?: string[];
+  /** The header trusted proxies put the client's address in (default X-Forwarded-For). */
+  clientIpHeader?: string;
+  /** Honour Sb-Forwarded-For on requests whose apikey is a secret / service_role key (default true). */
+  sbForwardedFor?: boolean;
+  /** Per-account delays after failed sign-ins and codes, and the wrong-code limit of email codes. */
+  accountProtection?: Partial<AccountProtection>;
+  /** Clock of the per-account delays, ms since the epoch (tests; default Date.now). */
+  clock?: () => number;
   /**
    * /rest/v1 statement timeout in ms (default 8000; 0 = none). A PostgreSQL server cancels the statement; PGlite
    * (run in a worker thread) is stopped and reopened from its data folder. Both answer SQLSTATE 57014.
@@ -92,6 +110,10 @@ export interface Localbase {
 
 export function resolveConfig(opts: LocalbaseOptions = {}): ResolvedConfig {
   const repoRoot = findRepoRoot();
+  // Settings that would make the server count clients wrongly fail at start, before the database opens.
+  parseTrustedProxies(opts.trustedProxies ?? []);
+  if (opts.clientIpHeader !== undefined && !isHeaderName(opts.clientIpHeader))
+    throw new Error(`client IP header: "${opts.clientIpHeader}" is not a header name`);
   return {
     host: opts.host ?? '127.0.0.1',
     port: opts.port ?? 54321,
@@ -111,6 +133,11 @@ export function resolveConfig(opts: LocalbaseOptions = {}): ResolvedConfig {
     siteUrl: opts.siteUrl ?? 'http://127.0.0.1:3000',
     additionalRedirectUrls: opts.additionalRedirectUrls ?? [],
     rateLimits: { ...DEFAULT_RATE_LIMITS, ...(opts.rateLimits ?? {}) },
+    trustedProxies: opts.trustedProxies ?? [],
+    clientIpHeader: opts.clientIpHeader ?? DEFAULT_CLIENT_IP_HEADER,
+    sbForwardedFor: opts.sbForwardedFor ?? true,
+    accountProtection: { ...DEFAULT_ACCOUNT_PROTECTION, ...(opts.accountProtection ?? {}) },
+    clock: opts.clock ?? Date.now,
     statementTimeoutMs: opts.statementTimeoutMs ?? 8000,
     pgliteWorker: opts.pgliteWorker ?? true,
     maxRows: opts.maxRows === null || opts.maxRows === 0 ? null : (opts.maxRows ?? 1000),

@@ -1,8 +1,9 @@
 // The `localbase start` command as a developer sees it: the banner, one log line per request and per mail,
 // --quiet, and a clean exit on SIGINT.
 import { afterAll, describe, expect, it } from 'vitest';
-import { DEMO_ANON_KEY, DEMO_SERVICE_KEY, freePort, spawnCli, stopCli, waitReady, type CliProcess } from './cli.ts';
-import { uniqueEmail } from './helpers.ts';
+import { spawnSync } from 'node:child_process';
+import { DEMO_ANON_KEY, DEMO_SERVICE_KEY, cliPath, freePort, nodeBin, spawnCli, stopCli, waitReady, type CliProcess } from './cli.ts';
+import { fetchFrom, uniqueEmail } from './helpers.ts';
 
 const running: CliProcess[] = [];
 
@@ -74,6 +75,60 @@ describe('localbase start', () => {
     const exit = await proc.exited;
     expect(exit.code).toBe(0);
   }, 120_000);
+
+  it('client-address and account-protection settings reach the server (flags and env); bad ones stop it', async () => {
+    const env = {
+      LOCALBASE_CLIENT_IP_HEADER: 'X-Real-IP',
+      LOCALBASE_ACCOUNT_MAX_DELAY: '0',
+      LOCALBASE_TRUSTED_PROXIES: '127.0.0.2',
+      LOCALBASE_RATE_LIMIT_REFRESH: '1',
+    };
+    const configured = spawnCli(['--memory', '--quiet'], await freePort(), env);
+    running.push(configured);
+    await waitReady(configured, 90_000);
+    const proxy = fetchFrom('127.0.0.2');
+    const email = uniqueEmail('cli-proxy');
+    const signUp = await fetch(`${configured.url}/auth/v1/signup`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ email, password: 'cli-password-1' }),
+    });
+    let refreshToken = ((await signUp.json()) as { refresh_token: string }).refresh_token;
+    const refresh = async (ip: string) => {
+      const res = await proxy(`${configured.url}/auth/v1/token?grant_type=refresh_token`, {
+        method: 'POST',
+        headers: { ...headers, 'x-real-ip': ip },
+        body: JSON.stringify({ refresh_token: refreshToken }),
+      });
+      if (res.status === 200) refreshToken = ((await res.json()) as { refresh_token: string }).refresh_token;
+      return res.status;
+    };
+    // One refresh per client address, read from X-Real-IP of the trusted proxy.
+    expect([await refresh('198.51.100.1'), await refresh('198.51.100.1'), await refresh('198.51.100.2')]).toEqual([200, 429, 200]);
+    // LOCALBASE_ACCOUNT_MAX_DELAY=0: no per-account delays.
+    const statuses: number[] = [];
+    for (let i = 0; i < 7; i++) {
+      const res = await fetch(`${configured.url}/auth/v1/token?grant_type=password`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ email, password: `wrong-${i}` }),
+      });
+      statuses.push(res.status);
+    }
+    expect(statuses).toEqual(Array<number>(7).fill(400));
+    configured.child.kill('SIGTERM');
+    expect((await configured.exited).code).toBe(0);
+
+    const bad = spawnCli(['--memory', '--trusted-proxies', '10.0.0.0/33'], await freePort());
+    running.push(bad);
+    expect((await bad.exited).code).toBe(1);
+    expect(bad.output()).toContain('"10.0.0.0/33" is not an IP address or CIDR');
+
+    const help = spawnSync(nodeBin, [cliPath, 'start', '--help'], { encoding: 'utf8' });
+    for (const flag of ['--trusted-proxies', '--client-ip-header', '--no-sb-forwarded-for', 'LOCALBASE_SB_FORWARDED_FOR=0',
+      '--account-free-failures', '--account-max-delay', '--account-failure-window', '--otp-max-attempts'])
+      expect(help.stdout).toContain(flag);
+  }, 180_000);
 
   it('--quiet prints the banner but no request lines', async () => {
     const proc = await start(['--memory', '--quiet']);

@@ -1,6 +1,8 @@
 // Shared test helpers: start localbase in-process, make supabase-js clients, read the mailbox,
 // generate unique e-mails and TOTP codes, and send raw HTTP requests.
 import { randomBytes } from 'node:crypto';
+import http from 'node:http';
+import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { createClient, type SupabaseClient } from '@supabase/supabase-js';
 import * as OTPAuth from 'otpauth';
@@ -160,6 +162,78 @@ export interface RawRequest {
   /** Adds X-Supabase-Api-Version: 2024-01-01 like auth-js does (default true). */
   apiVersion?: boolean;
   redirect?: RequestRedirect;
+  /**
+   * Local address of the client's socket (e.g. '127.0.0.2'): the server sees this peer address. All of 127.0.0.0/8
+   * is loopback on Linux, so tests act as a proxy on 127.0.0.2 and as a direct client on 127.0.0.1.
+   */
+  localAddress?: string;
+}
+
+export interface HttpResult {
+  status: number;
+  statusText: string;
+  headers: IncomingHttpHeaders;
+  /** name, value, name, value … as received (repeated headers stay separate) */
+  rawHeaders: string[];
+  body: Buffer;
+}
+
+/**
+ * One request with node:http on a new connection, optionally from a given local address. Headers given as arrays
+ * are sent as several header lines.
+ */
+export function httpRequest(
+  url: string,
+  opts: { method?: string; headers?: OutgoingHttpHeaders; body?: string | Buffer; localAddress?: string; signal?: AbortSignal } = {},
+): Promise<HttpResult> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, {
+      method: opts.method ?? 'GET',
+      headers: opts.headers,
+      localAddress: opts.localAddress,
+      agent: false,
+      signal: opts.signal,
+    });
+    req.on('error', reject);
+    req.on('response', (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('error', reject);
+      res.on('end', () =>
+        resolve({
+          status: res.statusCode ?? 0,
+          statusText: res.statusMessage ?? '',
+          headers: res.headers,
+          rawHeaders: res.rawHeaders,
+          body: Buffer.concat(chunks),
+        }),
+      );
+    });
+    req.end(opts.body);
+  });
+}
+
+/** A fetch that connects from `localAddress` (for supabase-js's `global.fetch`, or raw requests). */
+export function fetchFrom(localAddress: string): typeof fetch {
+  return async (input, init) => {
+    const request = new Request(input, init);
+    const body = request.body ? Buffer.from(await request.arrayBuffer()) : undefined;
+    const headers: OutgoingHttpHeaders = {};
+    request.headers.forEach((value, name) => {
+      headers[name] = value;
+    });
+    const res = await httpRequest(request.url, {
+      method: request.method,
+      headers,
+      body,
+      localAddress,
+      signal: init?.signal ?? undefined,
+    });
+    const received = new Headers();
+    for (let i = 0; i + 1 < res.rawHeaders.length; i += 2) received.append(res.rawHeaders[i]!, res.rawHeaders[i + 1]!);
+    const empty = res.status === 204 || res.status === 304 || request.method === 'HEAD';
+    return new Response(empty ? null : new Uint8Array(res.body), { status: res.status, statusText: res.statusText, headers: received });
+  };
 }
 
 /** A raw HTTP request against the server (path starts with '/'). */
@@ -175,7 +249,8 @@ export async function raw(lb: Localbase, path: string, req: RawRequest = {}): Pr
     headers['content-type'] = 'application/json;charset=UTF-8';
   }
   Object.assign(headers, req.headers ?? {});
-  const res = await fetch(lb.url + path, {
+  const send = req.localAddress ? fetchFrom(req.localAddress) : fetch;
+  const res = await send(lb.url + path, {
     method: req.method ?? (body === undefined ? 'GET' : 'POST'),
     headers,
     body,

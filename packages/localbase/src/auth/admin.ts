@@ -261,6 +261,7 @@ export function adminRoutes(svc: AuthService): Hono {
       }
       const otp = newOtp();
       const hashed = tokenHash(to, otp);
+      svc.newCodeFor(to);
       await tx.query(
         `insert into auth.one_time_tokens (user_id, token_type, token_hash, relates_to, created_at, updated_at)
          values ($1, $2, $3, $4, now(), now())

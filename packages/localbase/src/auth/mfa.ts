@@ -139,7 +139,9 @@ export function mfaRoutes(svc: AuthService): Hono {
     const userId = String(ctx.user.id);
     const sessionId = String(ctx.session.id);
     const ip = clientIp(c);
-    const outcome = await svc.db.transaction(async (tx) => {
+    // Per account: wrong TOTP codes hold further tries back (refused before the code is looked at).
+    const attempt = svc.attempts.begin('totp', userId, ip, svc.attempts.isKnownAddress(userId, ip));
+    const transaction = svc.db.transaction(async (tx) => {
       const f = UUID_RE.test(factorId)
         ? (await tx.query('select * from auth.mfa_factors where id = $1 and user_id = $2 for update', [factorId, userId]))
             .rows[0]
@@ -173,7 +175,11 @@ export function mfaRoutes(svc: AuthService): Hono {
       const totp = makeTotp(String(f.secret), 'localbase', String(ctx.user.email ?? ''));
       const last = f.last_used_step === null || f.last_used_step === undefined ? null : Number(f.last_used_step);
       const step = matchTotpStep(totp, code, last);
-      if (step === null) return { error: new ApiError(422, 'mfa_verification_failed', 'Invalid TOTP code entered') };
+      if (step === null) {
+        attempt.failed();
+        return { error: new ApiError(422, 'mfa_verification_failed', 'Invalid TOTP code entered') };
+      }
+      attempt.succeeded();
       await tx.query('update auth.mfa_challenges set verified_at = now() where id = $1', [challengeId]);
       const firstVerification = f.status !== 'verified';
       await tx.query(
@@ -204,6 +210,7 @@ export function mfaRoutes(svc: AuthService): Hono {
       const rt = await svc.insertRefreshToken(tx, userId, sessionId, active.rows[0]?.token ?? null);
       return { tokens: await svc.tokenResponse(tx, userId, sessionId, rt) };
     });
+    const outcome = await transaction.finally(() => attempt.release()); // no-op once failed/succeeded was reported
     if ('error' in outcome) throw outcome.error;
     return c.json(outcome.tokens);
   });

@@ -8,9 +8,10 @@ import type { Body } from '../http/body.ts';
 import { userJson } from './format.ts';
 import { AuthService, checkPassword, pkceMatches, readPkce, validateEmail } from './service.ts';
 import type { OtpTokenType, TokenResponse } from './service.ts';
+import type { Attempt } from './attempts.ts';
 import { mfaRoutes } from './mfa.ts';
 import { adminRoutes } from './admin.ts';
-import { clientIp } from '../http/ip.ts';
+import { clientIp, useClientAddresses } from '../http/ip.ts';
 
 export const GOTRUE_VERSION = 'v2.189.0-localbase';
 
@@ -45,6 +46,9 @@ type VerifyOutcome =
 export function authRoutes(svc: AuthService): Hono {
   const app = new Hono();
   const cfg = svc.cfg;
+
+  // clientIp(c) below: the TCP peer, a trusted proxy's client-IP header, or Sb-Forwarded-For (src/http/ip.ts).
+  app.use('*', useClientAddresses(svc.clientAddresses));
 
   // Any request that may write invalidates the GET /user read cache, before and after it runs.
   const READS = /^\/(user|health|settings|\.well-known\/jwks\.json)$/;
@@ -209,8 +213,21 @@ export function authRoutes(svc: AuthService): Hono {
       svc.limit('signIn', ip);
       const email = rawEmail.trim().toLowerCase();
       const user = await svc.findUserByEmail(svc.db, email);
-      const ok = await svc.passwordMatches(user ? (user.encrypted_password as string | null) : null, password);
-      if (!user || !ok) throw new ApiError(400, 'invalid_credentials', 'Invalid login credentials');
+      // Per account (unknown emails too, so that the answers do not tell them apart): refused before the
+      // password is checked while the account's failures hold it back.
+      const attempt = svc.attempts.begin('password', email, ip, user ? svc.attempts.isKnownAddress(String(user.id), ip) : false);
+      let ok: boolean;
+      try {
+        ok = await svc.passwordMatches(user ? (user.encrypted_password as string | null) : null, password);
+      } catch (err) {
+        attempt.release();
+        throw err;
+      }
+      if (!user || !ok) {
+        attempt.failed();
+        throw new ApiError(400, 'invalid_credentials', 'Invalid login credentials');
+      }
+      attempt.succeeded();
       if (svc.isBanned(user)) throw new ApiError(400, 'user_banned', 'User is banned');
       // As GoTrue: an unconfirmed address cannot sign in with a password, whatever the confirmation setting
       // (with confirmations off every sign-up is confirmed at once; admin-created users may not be).
@@ -288,14 +305,17 @@ export function authRoutes(svc: AuthService): Hono {
     const aal2 = ctx.session.aal === 'aal2';
     const nonce = optString(body, 'nonce');
     if (nonce) {
-      await svc.db.transaction(async (tx) => {
+      // Returned, not thrown: a wrong nonce is counted and may delete the pending codes, which must commit.
+      const valid = await svc.db.transaction(async (tx) => {
         try {
           await svc.consumeOtp(tx, ['reauthentication_token'], { email: String(ctx.user.email ?? ''), otp: nonce.trim() });
+          return true;
         } catch (err) {
-          if (err instanceof ApiError) throw new ApiError(400, 'reauthentication_not_valid', 'Requires reauthentication');
+          if (err instanceof ApiError) return false;
           throw err;
         }
       });
+      if (!valid) throw new ApiError(400, 'reauthentication_not_valid', 'Requires reauthentication');
     }
     let newHash: string | undefined;
     if (password !== undefined) {
@@ -485,15 +505,26 @@ export function authRoutes(svc: AuthService): Hono {
   ): Promise<VerifyOutcome> {
     const types = VERIFY_TYPES[type];
     if (!types) throw validationFailed(`Verify requires a verification type`);
-    svc.limit('verify', clientIp(c));
-    const outcome = await svc.db.transaction(async (tx): Promise<VerifyOutcome | { error: ApiError }> => {
+    const ip = clientIp(c);
+    svc.limit('verify', ip);
+    // A 6-digit code can be guessed: per recipient, wrong codes hold further tries back (a token_hash cannot).
+    let attempt: Attempt | undefined;
+    if ('email' in by) {
+      const owner = await svc.findUserByEmail(svc.db, by.email);
+      attempt = svc.attempts.begin('otp', by.email, ip, owner ? svc.attempts.isKnownAddress(String(owner.id), ip) : false);
+    }
+    const transaction = svc.db.transaction(async (tx): Promise<VerifyOutcome | { error: ApiError }> => {
       let consumed;
       try {
         consumed = await svc.consumeOtp(tx, types, by);
       } catch (err) {
-        if (err instanceof ApiError) return { error: err };
+        if (err instanceof ApiError) {
+          attempt?.failed();
+          return { error: err };
+        }
         throw err;
       }
+      attempt?.succeeded();
       const user = await svc.findUserById(tx, consumed.userId);
       if (!user) return { error: new ApiError(403, 'otp_expired', 'Token has expired or is invalid') };
       if (svc.isBanned(user)) return { error: new ApiError(403, 'user_banned', 'User is banned') };
@@ -553,6 +584,7 @@ export function authRoutes(svc: AuthService): Hono {
       const tokens = await svc.issueSession(tx, userId, amrMethod, meta(c));
       return { kind: 'session', tokens, type };
     });
+    const outcome = await transaction.finally(() => attempt?.release()); // no-op once failed/succeeded was reported
     if ('error' in outcome) throw outcome.error;
     return outcome;
   }

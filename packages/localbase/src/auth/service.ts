@@ -4,6 +4,8 @@ import type { Database, Queryable, Row } from '../db/types.ts';
 import type { ResolvedConfig } from '../config.ts';
 import { ApiError, validationFailed } from '../http/errors.ts';
 import { RateLimiter } from './ratelimit.ts';
+import { AttemptGuard } from './attempts.ts';
+import { ClientAddressResolver, rateLimitKey } from '../http/ip.ts';
 import { JwtKeys, newOtp, newRefreshToken, tokenHash, UUID_RE } from './tokens.ts';
 import type { AccessTokenClaims, AmrEntry } from './tokens.ts';
 import { USER_SELECT, userJson } from './format.ts';
@@ -110,6 +112,12 @@ export class AuthService {
     verify: RateLimiter;
     email: RateLimiter;
   };
+  /** Per-account delays after failed sign-ins and codes (docs/decisions/017-account-guessing-defence.md). */
+  readonly attempts: AttemptGuard;
+  /** Who the client of a request is (trusted proxies, Sb-Forwarded-For): see src/http/ip.ts. */
+  readonly clientAddresses: ClientAddressResolver;
+  /** Wrong email codes per recipient since its last code was sent. */
+  readonly #otpWrongTries = new Map<string, number>();
 
   constructor(db: Database, cfg: ResolvedConfig, apiUrl: string) {
     this.db = db;
@@ -125,21 +133,25 @@ export class AuthService {
       verify: new RateLimiter(cfg.rateLimits.tokenVerifications, w),
       email: new RateLimiter(cfg.rateLimits.emailSent, w),
     };
+    this.attempts = new AttemptGuard(cfg.accountProtection, cfg.clock);
+    this.clientAddresses = new ClientAddressResolver(cfg);
   }
 
   // ---------- rate limits ----------
 
+  /** Counts one request of the client address `ip` (IPv6 clients by their /64). */
   limit(kind: 'signIn' | 'refresh' | 'verify', ip: string): void {
-    if (!this.limits[kind].take(ip)) {
+    const key = rateLimitKey(ip);
+    if (!this.limits[kind].take(key)) {
       const err = new ApiError(429, 'over_request_rate_limit', 'Request rate limit reached');
-      err.retryAfter = this.limits[kind].retryAfter(ip);
+      err.retryAfter = this.limits[kind].retryAfter(key);
       throw err;
     }
   }
 
   /** Counts one email for the sender IP and for the recipient. */
   limitEmail(ip: string, email: string): void {
-    const keys = [`ip:${ip}`, `to:${email}`];
+    const keys = [`ip:${rateLimitKey(ip)}`, `to:${email}`];
     for (const key of keys) {
       if (!this.limits.email.take(key)) {
         const err = new ApiError(429, 'over_email_send_rate_limit', 'email rate limit exceeded');
@@ -301,6 +313,7 @@ export class AuthService {
   ): Promise<void> {
     const otp = newOtp();
     const userId = String(p.user.id);
+    this.newCodeFor(p.to);
     let hash = tokenHash(p.to, otp);
     if (p.pkce) {
       // PKCE: the link's token is marked, and GET /verify answers with ?code= for this flow.
@@ -361,10 +374,35 @@ export class AuthService {
     const t = r.rows[0];
     if (!t || !t.fresh) {
       if (t) await q.query('delete from auth.one_time_tokens where id = $1', [t.id]);
+      else if ('email' in by) await this.#countWrongCode(q, by.email);
       throw new ApiError(403, 'otp_expired', 'Token has expired or is invalid');
     }
     await q.query('delete from auth.one_time_tokens where id = $1', [t.id]);
     return { userId: t.user_id, tokenType: t.token_type, relatesTo: t.relates_to, pkce: t.token_hash.startsWith('pkce_') };
+  }
+
+  /** A new code was issued to `email`: it gets the full number of tries. */
+  newCodeFor(email: string): void {
+    this.#otpWrongTries.delete(normaliseEmail(email));
+  }
+
+  /**
+   * One wrong 6-digit code for `email`. After otpMaxAttempts of them (counted per recipient, from any address,
+   * since its last code was sent) every pending code and link of that recipient is deleted: the user asks for a
+   * new one. The caller must commit `q` even though it answers otp_expired.
+   */
+  async #countWrongCode(q: Queryable, email: string): Promise<void> {
+    const max = this.cfg.accountProtection.otpMaxAttempts;
+    if (max <= 0) return;
+    const key = normaliseEmail(email);
+    const tries = (this.#otpWrongTries.get(key) ?? 0) + 1;
+    this.#otpWrongTries.delete(key);
+    if (tries < max) {
+      if (this.#otpWrongTries.size >= 100_000) this.#otpWrongTries.delete(this.#otpWrongTries.keys().next().value!);
+      this.#otpWrongTries.set(key, tries);
+      return;
+    }
+    await q.query('delete from auth.one_time_tokens where lower(relates_to) = $1', [key]);
   }
 
   // ---------- sessions and tokens ----------
@@ -382,6 +420,8 @@ export class AuthService {
       [sessionId, userId, meta.userAgent ?? null, meta.ip ?? null],
     );
     await this.addAmr(q, sessionId, method);
+    // The address signed in to this account: from now on it has its own budget of failed attempts.
+    if (meta.ip) this.attempts.rememberAddress(userId, meta.ip);
     const refreshToken = await this.insertRefreshToken(q, userId, sessionId, null);
     await q.query('update auth.users set last_sign_in_at = now(), updated_at = now() where id = $1', [userId]);
     await q.query(
@@ -546,11 +586,15 @@ export class AuthService {
     this.#userCache.clear();
   }
 
-  /** Like verify(), but remembers tokens that verified (their expiry is still checked on every use). */
+  /**
+   * Verifies a user's access token: signature, and an `exp` that is present and in the future (a token without
+   * one is refused: docs/decisions/018-tokens-without-exp.md). Remembers tokens that passed; only those are ever
+   * served from this cache or by the GET /user fast path, and their expiry is checked again on every use.
+   */
   async verifyCached(token: string): Promise<Partial<AccessTokenClaims>> {
     const hit = this.#jwtCache.get(token);
     if (hit && typeof hit.exp === 'number' && hit.exp > Date.now() / 1000) return hit;
-    const payload = (await this.keys.verify(token)) as Partial<AccessTokenClaims>;
+    const payload = (await this.keys.verify(token, { requireExp: true })) as Partial<AccessTokenClaims>;
     if (this.#jwtCache.size >= 10_000) this.#jwtCache.clear();
     this.#jwtCache.set(token, payload);
     return payload;

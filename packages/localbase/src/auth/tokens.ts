@@ -35,14 +35,23 @@ export class JwtKeys {
     return new SignJWT(claims as JWTPayload).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).sign(this.secret);
   }
 
-  /** Verifies an HS256 token signed with our secret; anything else (alg none, other keys, expired) throws bad_jwt. */
-  async verify(token: string): Promise<JWTPayload> {
+  /**
+   * Verifies an HS256 token signed with our secret; anything else (alg none, other keys, expired) throws bad_jwt.
+   * `requireExp`: a token without a numeric `exp` is refused too (user access tokens must expire; API keys may
+   * omit it — docs/decisions/018-tokens-without-exp.md).
+   */
+  async verify(token: string, opts: { requireExp?: boolean } = {}): Promise<JWTPayload> {
     try {
-      const { payload } = await jwtVerify(token, this.secret, { algorithms: ['HS256'] });
+      const { payload } = await jwtVerify(token, this.secret, {
+        algorithms: ['HS256'],
+        requiredClaims: opts.requireExp ? ['exp'] : undefined,
+      });
       return payload;
     } catch (err) {
       let detail = 'signature is invalid';
       if (err instanceof joseErrors.JWTExpired) detail = 'token has invalid claims: token is expired';
+      else if (err instanceof joseErrors.JWTClaimValidationFailed && err.claim === 'exp' && err.reason === 'missing')
+        detail = 'token has invalid claims: token is missing required claim: exp claim is required';
       else if (err instanceof joseErrors.JWTClaimValidationFailed) detail = `token has invalid claims: ${err.message}`;
       else if (err instanceof joseErrors.JOSEAlgNotAllowed) detail = 'signing method none is invalid';
       else if (err instanceof joseErrors.JWSInvalid || err instanceof joseErrors.JWTInvalid)

@@ -146,6 +146,16 @@ export async function createRestService(opts: RestServiceOptions): Promise<RestS
       verified.set(token, claims);
     }
     const role = typeof claims.role === 'string' && claims.role !== '' ? claims.role : 'anon';
+    // PostgREST checks exp only when present. Here a token that acts for a user (any role but the API keys' anon
+    // and service_role) must carry one, or a leaked token would never expire: docs/decisions/018-tokens-without-exp.md.
+    if (claims.exp === undefined && role !== 'anon' && role !== 'service_role')
+      throw new RestError(
+        401,
+        'PGRST303',
+        'JWT has no "exp" claim',
+        null,
+        'A token for a user or a custom role must expire; only anon and service_role API keys may omit "exp"',
+      );
     return { role, claims };
   }
 

@@ -1,0 +1,110 @@
+// Tokens without `exp` (docs/decisions/018-tokens-without-exp.md): a user's access token must expire. /auth/v1
+// refuses one without exp everywhere (also GET /user's cache and fast path); /rest/v1 refuses it for users and
+// custom roles and, like PostgREST, still accepts API keys (role anon / service_role) that carry none.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SignJWT } from 'jose';
+import { DEFAULT_PUBLISHABLE_KEY, DEFAULT_SECRET_KEY } from '../src/index.ts';
+import { codeOf, jwtPayload, raw, type RawResponse } from './helpers.ts';
+import { codeOfBody, restFixture, restRaw, type RestFixture } from './rest-helpers.ts';
+
+let f: RestFixture;
+
+beforeAll(async () => {
+  f = await restFixture();
+});
+
+afterAll(async () => {
+  await f?.lb.stop();
+});
+
+/** Signs claims with the server's JWT secret (what anyone holding the secret can do). */
+function sign(claims: Record<string, unknown>): Promise<string> {
+  return new SignJWT(claims).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).sign(new TextEncoder().encode(f.lb.jwtSecret));
+}
+
+/** Alice's real access token with its exp removed, signed again. */
+async function aliceWithoutExp(): Promise<string> {
+  const { exp: _exp, ...claims } = jwtPayload(f.alice.token);
+  expect(_exp).toBeTypeOf('number');
+  return sign(claims);
+}
+
+function expectBadJwt(res: RawResponse): void {
+  expect([res.status, codeOf(res)], res.text).toEqual([403, 'bad_jwt']);
+  expect((res.json as { message: string }).message).toMatch(/exp claim is required/);
+}
+
+describe('/auth/v1', () => {
+  it('GET /user refuses a user token without exp, every time: never from the cache or the fast path', async () => {
+    // Alice's real token first: her user is now in the GET /user cache (and the fast path answers it).
+    for (let i = 0; i < 2; i++) expect((await raw(f.lb, '/auth/v1/user', { bearer: f.alice.token })).status).toBe(200);
+    const noExp = await aliceWithoutExp();
+    for (const apikey of [f.lb.anonKey, f.lb.serviceRoleKey, DEFAULT_PUBLISHABLE_KEY, DEFAULT_SECRET_KEY]) {
+      for (const path of ['/auth/v1/user', '/auth/v1/user?x=1']) {
+        for (let i = 0; i < 2; i++) expectBadJwt(await raw(f.lb, path, { apikey, bearer: noExp }));
+      }
+    }
+    // supabase-js sees the refusal as an error, not a user.
+    const { data, error } = await f.anon.auth.getUser(noExp);
+    expect(data.user).toBeNull();
+    expect(error?.code).toBe('bad_jwt');
+    // The real token is unaffected.
+    expect((await raw(f.lb, '/auth/v1/user', { bearer: f.alice.token })).status).toBe(200);
+  });
+
+  it('PUT /user, POST /logout and the MFA endpoints refuse it too, and nothing changes', async () => {
+    const noExp = await aliceWithoutExp();
+    expectBadJwt(await raw(f.lb, '/auth/v1/user', { method: 'PUT', bearer: noExp, body: { data: { hacked: true } } }));
+    expectBadJwt(await raw(f.lb, '/auth/v1/logout?scope=global', { bearer: noExp, body: {} }));
+    expectBadJwt(await raw(f.lb, '/auth/v1/factors', { bearer: noExp, body: { factor_type: 'totp' } }));
+    const me = await raw(f.lb, '/auth/v1/user?fresh=1', { bearer: f.alice.token });
+    expect(me.status).toBe(200);
+    expect((me.json as { user_metadata: Record<string, unknown> }).user_metadata.hacked).toBeUndefined();
+  });
+
+  it('a token whose exp is not a number is refused', async () => {
+    const claims = { ...jwtPayload(f.alice.token), exp: String(Math.floor(Date.now() / 1000) + 3600) };
+    const res = await raw(f.lb, '/auth/v1/user', { bearer: await sign(claims) });
+    expect([res.status, codeOf(res)]).toEqual([403, 'bad_jwt']);
+  });
+
+  it('service_role API keys without exp still work (as apikey and as the admin bearer)', async () => {
+    const serviceKey = await sign({ iss: 'supabase-demo', role: 'service_role' });
+    const users = await raw(f.lb, '/auth/v1/admin/users', { apikey: serviceKey, bearer: serviceKey });
+    expect(users.status, users.text).toBe(200);
+  });
+});
+
+describe('/rest/v1', () => {
+  const mine = () => `rt_profiles?select=id&id=eq.${f.alice.id}`;
+
+  it("a user's token without exp → 401 PGRST303; with exp the same request reads her row", async () => {
+    const ok = await restRaw(f.lb, mine(), { bearer: f.alice.token });
+    expect([ok.status, ok.json]).toEqual([200, [{ id: f.alice.id }]]);
+    for (let i = 0; i < 2; i++) {
+      const res = await restRaw(f.lb, mine(), { bearer: await aliceWithoutExp() });
+      expect([res.status, codeOfBody(res.json)], res.text).toEqual([401, 'PGRST303']);
+      expect((res.json as { message: string }).message).toMatch(/exp/);
+      expect(res.headers.get('www-authenticate')).toMatch(/invalid_token/);
+    }
+    // Writes are refused the same way.
+    const write = await restRaw(f.lb, `rt_profiles?id=eq.${f.alice.id}`, {
+      method: 'PATCH',
+      bearer: await aliceWithoutExp(),
+      body: JSON.stringify({ display_name: 'mallory' }),
+    });
+    expect(write.status).toBe(401);
+  });
+
+  it('a custom role without exp is refused as well', async () => {
+    const res = await restRaw(f.lb, mine(), { bearer: await sign({ role: 'authenticated', sub: f.alice.id }) });
+    expect([res.status, codeOfBody(res.json)]).toEqual([401, 'PGRST303']);
+  });
+
+  it('API keys without exp are accepted as PostgREST does (role anon / service_role)', async () => {
+    const anon = await restRaw(f.lb, mine(), { bearer: await sign({ role: 'anon' }) });
+    expect([anon.status, anon.json]).toEqual([200, [{ id: f.alice.id }]]);
+    const service = await restRaw(f.lb, 'rt_secrets?select=*', { bearer: await sign({ role: 'service_role' }) });
+    expect(service.status, service.text).toBe(200);
+  });
+});
