@@ -252,6 +252,21 @@ describe('secrets', () => {
 });
 
 describe('accounts', () => {
+  test('repeated wrong passwords hold the account for a moment, and the form says how long', async () => {
+    const email = uniqueEmail('held');
+    await createAccount(email);
+    const page = await fixture.newPage();
+    await gotoHydrated(page, '/sign-in');
+    const held = page.getByText(/^Too many failed attempts for this account\. Wait \d+ seconds?, then try again\.$/);
+    for (let attempt = 1; attempt <= 12 && !(await held.isVisible()); attempt++) {
+      await signInViaUI(page, email, `wrong-password-${attempt}`);
+      await page.getByText(/do not match|Too many failed attempts/).first().waitFor({ timeout: 15_000 });
+      await page.waitForTimeout(100);
+    }
+    await held.waitFor({ timeout: 5_000 });
+    expect(await page.getByLabel('Email').inputValue()).toBe(email); // nothing typed is lost
+  });
+
   test('signing up from the app keeps working under the policy (no violation on the auth screens)', async () => {
     const email = uniqueEmail('csp-signup');
     await createAccount(email);

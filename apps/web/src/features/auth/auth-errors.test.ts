@@ -37,6 +37,12 @@ describe('readableAuthError', () => {
     expect(readable.field).toBe(field)
   })
 
+  it('tells how long an account is held after repeated failures (too_many_failed_attempts)', () => {
+    const held = new AuthApiError('Too many failed attempts for this account: try again in 8 seconds.', 429, 'too_many_failed_attempts')
+    expect(readableAuthError(held).message).toBe('Too many failed attempts for this account. Wait 8 seconds, then try again.')
+    expect(readableAuthError(new AuthApiError('held', 429, 'too_many_failed_attempts')).message).toMatch(/Wait a minute/)
+  })
+
   it('falls back on the status for unknown codes', () => {
     expect(readableAuthError(new AuthApiError('slow down', 429, 'something_new')).message).toMatch(/Too many attempts/)
     expect(readableAuthError(new AuthApiError('boom', 503, 'unexpected_failure')).message).toMatch(/had a problem/)

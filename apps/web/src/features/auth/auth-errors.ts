@@ -82,6 +82,12 @@ export function readableAuthError(error: unknown): ReadableAuthError {
       field: 'password',
     }
   }
+  if (code === 'too_many_failed_attempts') {
+    // localbase's per-account defence: the server's message says how long to wait ("… in 4 seconds.").
+    const wait = typeof e.message === 'string' ? /(\d+)\s*seconds?/.exec(e.message)?.[1] : undefined
+    const when = wait === undefined ? 'a minute' : wait === '1' ? '1 second' : `${wait} seconds`
+    return { message: `Too many failed attempts for this account. Wait ${when}, then try again.` }
+  }
   if (code !== undefined) {
     const known = BY_CODE[code]
     if (known) return known
