@@ -20,6 +20,7 @@ import type { DirLock } from './db/lock.ts';
 import { BOOTSTRAP_HASH, BOOTSTRAP_SQL } from './db/bootstrap.ts';
 import { runMigrations } from './db/migrations.ts';
 import { AuthService } from './auth/service.ts';
+import { defaultPasswordHashConcurrency } from './auth/password.ts';
 import { JwtKeys } from './auth/tokens.ts';
 import { createApp, knownApiKeys } from './http/app.ts';
 import { createUserFastPath } from './http/fastpath.ts';
@@ -71,6 +72,12 @@ export interface LocalbaseOptions {
   /** /rest/v1 exposed schemas (default ['public']); the first is the default for requests without a profile header. */
   restSchemas?: string[];
   smtp?: { host: string; port: number; from: string };
+  /**
+   * How many bcrypt computations (sign-in checks, new password hashes) run at once in libuv's thread pool; the rest
+   * wait in line. Default: one fewer than the CPU cores (at least 1, at most 3), so the HTTP thread and the database
+   * keep a core while sign-ins are hashing.
+   */
+  passwordHashConcurrency?: number;
 }
 
 export interface Localbase {
@@ -116,6 +123,7 @@ export function resolveConfig(opts: LocalbaseOptions = {}): ResolvedConfig {
     maxRows: opts.maxRows === null || opts.maxRows === 0 ? null : (opts.maxRows ?? 1000),
     restSchemas: opts.restSchemas && opts.restSchemas.length > 0 ? opts.restSchemas : ['public'],
     smtp: opts.smtp,
+    passwordHashConcurrency: opts.passwordHashConcurrency ?? defaultPasswordHashConcurrency(),
     repoRoot,
     cacheDir: path.join(repoRoot, 'node_modules', '.cache', 'localbase'),
     otpExpiry: 3600,
