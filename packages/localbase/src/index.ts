@@ -24,6 +24,7 @@ import { defaultPasswordHashConcurrency } from './auth/password.ts';
 import { JwtKeys } from './auth/tokens.ts';
 import { createApp, knownApiKeys } from './http/app.ts';
 import { createUserFastPath } from './http/fastpath.ts';
+import { drainAfterAnswer, installClientErrorHandler } from './http/connection.ts';
 import { createRestService } from './rest/service.ts';
 
 export type { Database, Queryable, QueryResult, Row } from './db/types.ts';
@@ -239,14 +240,20 @@ export async function startLocalbase(opts: LocalbaseOptions = {}): Promise<Local
       app?: ReturnType<typeof createApp>;
       fastPath?: (req: IncomingMessage, res: ServerResponse) => boolean;
     } = {};
-    const listener = getRequestListener((req, env) => {
-      if (!ready.app) return new Response('starting', { status: 503 });
-      return ready.app.fetch(req, env);
-    });
+    const listener = getRequestListener(
+      (req, env) => {
+        if (!ready.app) return new Response('starting', { status: 503 });
+        return ready.app.fetch(req, env);
+      },
+      // Unread request bodies are drained by drainAfterAnswer (bounded in bytes and time), not by the adapter.
+      { autoCleanupIncoming: false },
+    );
     const s = http.createServer((req, res) => {
+      drainAfterAnswer(req, res);
       if (ready.fastPath?.(req, res)) return;
       void listener(req, res);
     });
+    installClientErrorHandler(s);
     server = s;
     const address = await new Promise<AddressInfo>((resolve, reject) => {
       s.once('error', reject);
