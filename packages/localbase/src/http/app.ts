@@ -10,6 +10,7 @@ import { CLIENT_CLOSED_REQUEST, clientGone, closesAfterAnswer, discardRest, node
 import type { AuthService } from '../auth/service.ts';
 import { authRoutes } from '../auth/routes.ts';
 import { mailboxRoutes } from '../mail/routes.ts';
+import { mailboxGuard } from '../mail/guard.ts';
 import type { RestService } from '../rest/service.ts';
 
 export const API_VERSION = '2024-01-01';
@@ -80,8 +81,14 @@ export function createApp(cfg: ResolvedConfig, auth: AuthService, rest?: RestSer
     }
   });
 
-  // CORS: any origin, the headers the Supabase clients send, exposing what they read.
+  // The mailbox is same-origin only (decision 021): its own guard, and no CORS headers at all.
+  const isMailbox = (path: string): boolean => path === '/mailbox' || path.startsWith('/mailbox/');
+  app.use('/mailbox', mailboxGuard(cfg.host));
+  app.use('/mailbox/*', mailboxGuard(cfg.host));
+
+  // CORS for the Supabase APIs: any origin, the headers the Supabase clients send, exposing what they read.
   app.use('*', async (c, next) => {
+    if (isMailbox(c.req.path)) return next();
     const origin = c.req.header('origin');
     if (c.req.method === 'OPTIONS') {
       return new Response(null, {
