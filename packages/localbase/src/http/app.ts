@@ -83,8 +83,7 @@ export function createApp(cfg: ResolvedConfig, auth: AuthService, rest?: RestSer
 
   // The mailbox is same-origin only (decision 021): its own guard, and no CORS headers at all.
   const isMailbox = (path: string): boolean => path === '/mailbox' || path.startsWith('/mailbox/');
-  app.use('/mailbox', mailboxGuard(cfg.host));
-  app.use('/mailbox/*', mailboxGuard(cfg.host));
+  app.use('/mailbox/*', mailboxGuard(cfg.host)); // also matches /mailbox itself
 
   // CORS for the Supabase APIs: any origin, the headers the Supabase clients send, exposing what they read.
   app.use('*', async (c, next) => {
