@@ -52,6 +52,10 @@ Options (environment variable in brackets):
   --pglite-main-thread          run PGlite on the main thread instead of a worker thread: no statement timeout, and
                                 a long query stalls every request; --memory then keeps the data in WASM memory
                                 instead of a throwaway temp folder [LOCALBASE_PGLITE_MAIN_THREAD=1]
+  --password-hash-concurrency N
+                                bcrypt computations (sign-ins, new passwords) run at once off the HTTP thread, the
+                                rest wait in line; default: CPU cores - 1, between 1 and 3
+                                [LOCALBASE_PASSWORD_HASH_CONCURRENCY]
   --schemas A,B                 /rest/v1: exposed schemas, the first is the default, default public [LOCALBASE_SCHEMAS]
   --quiet                       no request log lines [LOCALBASE_QUIET=1]
   -h, --help
@@ -66,6 +70,12 @@ function num(name: string, v: string | undefined): number | undefined {
   if (v === undefined || v === '') return undefined;
   const n = Number(v);
   if (!Number.isFinite(n) || n < 0) fail(`${name} must be a non-negative number, got "${v}"`);
+  return n;
+}
+
+function positiveInt(name: string, v: string | undefined): number | undefined {
+  const n = num(name, v);
+  if (n !== undefined && (!Number.isInteger(n) || n < 1)) fail(`${name} must be a whole number ≥ 1, got "${v}"`);
   return n;
 }
 
@@ -111,6 +121,7 @@ async function main(): Promise<void> {
         'max-rows': { type: 'string' },
         'statement-timeout': { type: 'string' },
         'pglite-main-thread': { type: 'boolean' },
+        'password-hash-concurrency': { type: 'string' },
         schemas: { type: 'string' },
         quiet: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
@@ -170,6 +181,10 @@ async function main(): Promise<void> {
     maxRows: num('--max-rows', v['max-rows'] ?? env.LOCALBASE_MAX_ROWS),
     statementTimeoutMs: num('--statement-timeout', v['statement-timeout'] ?? env.LOCALBASE_STATEMENT_TIMEOUT),
     pgliteWorker: !(v['pglite-main-thread'] ?? flag(env.LOCALBASE_PGLITE_MAIN_THREAD)),
+    passwordHashConcurrency: positiveInt(
+      '--password-hash-concurrency',
+      v['password-hash-concurrency'] ?? env.LOCALBASE_PASSWORD_HASH_CONCURRENCY,
+    ),
     restSchemas: (v.schemas ?? env.LOCALBASE_SCHEMAS)?.split(',').map((x) => x.trim()).filter(Boolean),
     quiet: v.quiet ?? flag(env.LOCALBASE_QUIET),
   };

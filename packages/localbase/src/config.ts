@@ -91,6 +91,8 @@ export interface ResolvedConfig {
   /** /rest/v1: exposed schemas, the first is the default profile (PostgREST's db-schemas). */
   restSchemas: string[];
   smtp?: { host: string; port: number; from: string };
+  /** How many bcrypt hashes/comparisons run at once, off the HTTP thread (the rest wait in line). */
+  passwordHashConcurrency: number;
   repoRoot: string;
   /** Folder for the template snapshot cache. */
   cacheDir: string;

@@ -22,9 +22,11 @@ import type { DirLock } from './db/lock.ts';
 import { BOOTSTRAP_HASH, BOOTSTRAP_SQL } from './db/bootstrap.ts';
 import { runMigrations } from './db/migrations.ts';
 import { AuthService } from './auth/service.ts';
+import { defaultPasswordHashConcurrency } from './auth/password.ts';
 import { JwtKeys } from './auth/tokens.ts';
 import { createApp, knownApiKeys } from './http/app.ts';
 import { createUserFastPath } from './http/fastpath.ts';
+import { drainAfterAnswer, installClientErrorHandler } from './http/connection.ts';
 import { createRestService } from './rest/service.ts';
 
 export type { Database, Queryable, QueryResult, Row } from './db/types.ts';
@@ -89,6 +91,12 @@ export interface LocalbaseOptions {
   /** /rest/v1 exposed schemas (default ['public']); the first is the default for requests without a profile header. */
   restSchemas?: string[];
   smtp?: { host: string; port: number; from: string };
+  /**
+   * How many bcrypt computations (sign-in checks, new password hashes) run at once in libuv's thread pool; the rest
+   * wait in line. Default: one fewer than the CPU cores (at least 1, at most 3), so the HTTP thread and the database
+   * keep a core while sign-ins are hashing.
+   */
+  passwordHashConcurrency?: number;
 }
 
 export interface Localbase {
@@ -143,6 +151,7 @@ export function resolveConfig(opts: LocalbaseOptions = {}): ResolvedConfig {
     maxRows: opts.maxRows === null || opts.maxRows === 0 ? null : (opts.maxRows ?? 1000),
     restSchemas: opts.restSchemas && opts.restSchemas.length > 0 ? opts.restSchemas : ['public'],
     smtp: opts.smtp,
+    passwordHashConcurrency: opts.passwordHashConcurrency ?? defaultPasswordHashConcurrency(),
     repoRoot,
     cacheDir: path.join(repoRoot, 'node_modules', '.cache', 'localbase'),
     otpExpiry: 3600,
@@ -258,14 +267,20 @@ export async function startLocalbase(opts: LocalbaseOptions = {}): Promise<Local
       app?: ReturnType<typeof createApp>;
       fastPath?: (req: IncomingMessage, res: ServerResponse) => boolean;
     } = {};
-    const listener = getRequestListener((req, env) => {
-      if (!ready.app) return new Response('starting', { status: 503 });
-      return ready.app.fetch(req, env);
-    });
+    const listener = getRequestListener(
+      (req, env) => {
+        if (!ready.app) return new Response('starting', { status: 503 });
+        return ready.app.fetch(req, env);
+      },
+      // Unread request bodies are drained by drainAfterAnswer (bounded in bytes and time), not by the adapter.
+      { autoCleanupIncoming: false },
+    );
     const s = http.createServer((req, res) => {
+      drainAfterAnswer(req, res);
       if (ready.fastPath?.(req, res)) return;
       void listener(req, res);
     });
+    installClientErrorHandler(s);
     server = s;
     const address = await new Promise<AddressInfo>((resolve, reject) => {
       s.once('error', reject);

@@ -1,22 +1,22 @@
 import crypto from 'node:crypto';
-import bcrypt from 'bcryptjs';
 import type { Database, Queryable, Row } from '../db/types.ts';
 import type { ResolvedConfig } from '../config.ts';
 import { ApiError, validationFailed } from '../http/errors.ts';
 import { RateLimiter } from './ratelimit.ts';
 import { AttemptGuard } from './attempts.ts';
 import { ClientAddressResolver, rateLimitKey } from '../http/ip.ts';
+import { PasswordHasher } from './password.ts';
 import { JwtKeys, newOtp, newRefreshToken, tokenHash, UUID_RE } from './tokens.ts';
 import type { AccessTokenClaims, AmrEntry } from './tokens.ts';
 import { USER_SELECT, userJson } from './format.ts';
 import { composeMail, Mailbox } from '../mail/mailer.ts';
 import type { MailType } from '../mail/mailer.ts';
 
-export const BCRYPT_COST = 10;
 export const MAX_PASSWORD_LENGTH = 72;
 const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-// A hash to compare against when the email is unknown, so both paths cost one bcrypt comparison.
-const DUMMY_HASH = bcrypt.hashSync('localbase-dummy-password', BCRYPT_COST);
+// A hash to compare against when the email is unknown, so both paths cost one bcrypt comparison (cost 10, as the
+// real ones). A constant: no account has it, and computing it at start-up would block the thread for one hash.
+const DUMMY_HASH = '$2a$10$Uz7iofOgX75.jTMgjzol9eety6v5HwEJGNIcPhEkEkqElsUvDKbsS';
 
 export type OtpTokenType =
   | 'confirmation_token'
@@ -106,6 +106,8 @@ export class AuthService {
   readonly mailbox: Mailbox;
   readonly apiUrl: string;
   readonly issuer: string;
+  /** bcrypt off the HTTP thread (libuv's thread pool), at most cfg.passwordHashConcurrency at once. */
+  readonly passwords: PasswordHasher;
   readonly limits: {
     signIn: RateLimiter;
     refresh: RateLimiter;
@@ -126,6 +128,7 @@ export class AuthService {
     this.mailbox = new Mailbox({ quiet: cfg.quiet, smtp: cfg.smtp });
     this.apiUrl = apiUrl;
     this.issuer = `${apiUrl}/auth/v1`;
+    this.passwords = new PasswordHasher(cfg.passwordHashConcurrency);
     const w = cfg.rateLimits.windowSeconds;
     this.limits = {
       signIn: new RateLimiter(cfg.rateLimits.signInSignUps, w),
@@ -210,19 +213,15 @@ export class AuthService {
   }
 
   hashPassword(password: string): Promise<string> {
-    return bcrypt.hash(password, BCRYPT_COST);
+    return this.passwords.hash(password);
   }
 
   async passwordMatches(hash: string | null | undefined, password: string): Promise<boolean> {
     if (!hash) {
-      await bcrypt.compare(password, DUMMY_HASH);
+      await this.passwords.verify(password, DUMMY_HASH);
       return false;
     }
-    try {
-      return await bcrypt.compare(password, hash);
-    } catch {
-      return false;
-    }
+    return this.passwords.verify(password, hash);
   }
 
   /** Inserts a user and its email identity. */

@@ -2,12 +2,15 @@ import { Hono } from 'hono';
 import type { Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
+import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import type { ResolvedConfig } from '../config.ts';
 import { DEFAULT_PUBLISHABLE_KEY, DEFAULT_SECRET_KEY } from '../config.ts';
 import { ApiError } from './errors.ts';
+import { CLIENT_CLOSED_REQUEST, clientGone, closesAfterAnswer, discardRest, nodeOf } from './connection.ts';
 import type { AuthService } from '../auth/service.ts';
 import { authRoutes } from '../auth/routes.ts';
 import { mailboxRoutes } from '../mail/routes.ts';
+import { mailboxGuard } from '../mail/guard.ts';
 import type { RestService } from '../rest/service.ts';
 
 export const API_VERSION = '2024-01-01';
@@ -49,18 +52,42 @@ export function createApp(cfg: ResolvedConfig, auth: AuthService, rest?: RestSer
   const app = new Hono();
   const keys = knownApiKeys(cfg);
 
-  // Request log: method, path (no query: it may carry tokens), status, ms.
+  // The connection around each request (decision 020), and the request log: method, path (no query: it may carry
+  // tokens), status, ms.
   app.use('*', async (c, next) => {
     const started = performance.now();
+    const node = nodeOf(c);
     await next();
+    // An answer that is ready before the request body has all arrived (413, 401, 404, a preflight …) on a connection
+    // that closes after it (the client sent `Connection: close`): Node would close the socket with the rest of the
+    // body unread, and a client that writes its whole body before it reads (curl, undici) would get a reset instead
+    // of the answer. Read and discard the rest first, within bounds. (On a keep-alive connection the answer goes out
+    // at once and drainAfterAnswer, installed on the server, reads the rest.)
+    if (node && !node.incoming.complete && !clientGone(node) && closesAfterAnswer(node.incoming)) {
+      await discardRest(node.incoming);
+    }
+    // A client that went away (aborted mid-body, closed before the answer) is not a server error: one log line with
+    // status 499 "client closed request", and nothing is written to the closed connection.
+    const gone = node !== undefined && clientGone(node);
     if (!cfg.quiet) {
       const ms = (performance.now() - started).toFixed(1);
-      console.log(`${c.req.method} ${logPath(c.req.url)} ${c.res.status} ${ms}ms`);
+      const status = gone ? `${CLIENT_CLOSED_REQUEST} (client closed the connection)` : String(c.res.status);
+      console.log(`${c.req.method} ${logPath(c.req.url)} ${status} ${ms}ms`);
+    }
+    if (gone) {
+      // Assigning over an existing response would merge the two (hono copies the old headers into a new one).
+      c.res = undefined;
+      c.res = RESPONSE_ALREADY_SENT;
     }
   });
 
-  // CORS: any origin, the headers the Supabase clients send, exposing what they read.
+  // The mailbox is same-origin only (decision 021): its own guard, and no CORS headers at all.
+  const isMailbox = (path: string): boolean => path === '/mailbox' || path.startsWith('/mailbox/');
+  app.use('/mailbox/*', mailboxGuard(cfg.host)); // also matches /mailbox itself
+
+  // CORS for the Supabase APIs: any origin, the headers the Supabase clients send, exposing what they read.
   app.use('*', async (c, next) => {
+    if (isMailbox(c.req.path)) return next();
     const origin = c.req.header('origin');
     if (c.req.method === 'OPTIONS') {
       return new Response(null, {
@@ -90,13 +117,9 @@ export function createApp(cfg: ResolvedConfig, auth: AuthService, rest?: RestSer
     '*',
     bodyLimit({
       maxSize: MAX_BODY_BYTES,
-      // The rest of the body is not read: ask the client not to reuse this connection.
+      // The rest of the body is read and discarded (bounded, decision 020), so the connection stays usable.
       onError: (c) =>
-        c.json(
-          { code: 'request_too_large', message: `Request body is larger than ${MAX_BODY_BYTES} bytes` },
-          413,
-          { Connection: 'close' },
-        ),
+        errorResponse(c, new ApiError(413, 'request_too_large', `Request body is larger than ${MAX_BODY_BYTES} bytes`)),
     }),
   );
 
@@ -170,6 +193,10 @@ export function createApp(cfg: ResolvedConfig, auth: AuthService, rest?: RestSer
   });
 
   app.onError((err, c) => {
+    // The client closed the connection (reading its body failed with "aborted"): nobody to answer, nothing to log
+    // here (the first middleware logs the request as 499).
+    const node = nodeOf(c);
+    if (node && clientGone(node)) return RESPONSE_ALREADY_SENT;
     if (err instanceof ApiError) return errorResponse(c, err);
     if (err instanceof HTTPException) {
       const status = err.status;
