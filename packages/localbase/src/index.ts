@@ -238,6 +238,11 @@ function describeTimeout(cfg: ResolvedConfig): string {
   return `${ms} ms (PGlite in a worker thread: stopped and reopened from its data on timeout)`;
 }
 
+/** Largest request head accepted, in bytes (the web app's server accepts the same). */
+export const MAX_HEADER_BYTES = 64 * 1024;
+/** How long an idle keep-alive connection stays open, in ms. */
+export const KEEP_ALIVE_TIMEOUT_MS = 65_000;
+
 export async function startLocalbase(opts: LocalbaseOptions = {}): Promise<Localbase> {
   const t0 = performance.now();
   const cfg = resolveConfig(opts);
@@ -275,11 +280,16 @@ export async function startLocalbase(opts: LocalbaseOptions = {}): Promise<Local
       // Unread request bodies are drained by drainAfterAnswer (bounded in bytes and time), not by the adapter.
       { autoCleanupIncoming: false },
     );
-    const s = http.createServer((req, res) => {
+    // Request heads up to 64 KiB (Node: 16 KiB): a browser's email-link navigation carries the app's session cookies
+    // (cookies ignore ports), and a user with large metadata has a large token. Idle keep-alive connections stay
+    // open 65 s, longer than clients in front keep theirs, so none sends a request into a connection being closed.
+    const s = http.createServer({ maxHeaderSize: MAX_HEADER_BYTES }, (req, res) => {
       drainAfterAnswer(req, res);
       if (ready.fastPath?.(req, res)) return;
       void listener(req, res);
     });
+    s.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+    s.headersTimeout = KEEP_ALIVE_TIMEOUT_MS + 5_000;
     installClientErrorHandler(s);
     server = s;
     const address = await new Promise<AddressInfo>((resolve, reject) => {

@@ -211,3 +211,26 @@ describe('a malformed request pipelined behind valid ones', () => {
     expect(JSON.parse(last.slice(last.indexOf('\r\n\r\n') + 4))).toMatchObject({ code: 'bad_request' });
   });
 });
+
+describe('request heads and idle connections', () => {
+  it('accepts a 40 kB request head (a large session cookie) and refuses one over 64 KiB with 431', async () => {
+    const ok = await fetch(`${lb.url}/`, { headers: { cookie: `sb-127-auth-token.0=${'a'.repeat(40_000)}` } });
+    expect(ok.status).toBe(200);
+    const conn = new RawConn();
+    conn.socket.write(`GET / HTTP/1.1\r\nHost: x\r\nCookie: ${'a'.repeat(70_000)}\r\n\r\n`);
+    await until(() => conn.closed, 'the connection to end');
+    expect(conn.received.toString('latin1')).toMatch(/^HTTP\/1\.1 431 /);
+  });
+
+  it('keeps an idle keep-alive connection open past 6 s, so a client reusing it is answered, not reset', async () => {
+    const conn = new RawConn();
+    conn.socket.write('GET / HTTP/1.1\r\nHost: x\r\n\r\n');
+    await until(() => conn.received.includes('localbase'), 'the first answer');
+    await sleep(6_000);
+    expect(conn.closed).toBe(false);
+    const before = conn.received.length;
+    conn.socket.write('GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    await until(() => conn.closed, 'the second answer');
+    expect(conn.received.subarray(before).toString('latin1')).toMatch(/^HTTP\/1\.1 200 /);
+  }, 15_000);
+});
