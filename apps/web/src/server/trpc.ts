@@ -11,6 +11,7 @@ import superjson from 'superjson'
 import { z, ZodError } from 'zod'
 
 import { createServerSupabase, needsSecondFactorFor } from '../lib/supabase/server'
+import { SecondFactorRequired, secondFactorRequiredError } from './second-factor'
 
 /* ------------------------------------------------------------------------------------------------
  * 1. CONTEXT
@@ -79,6 +80,8 @@ const t = initTRPC.context<Context>().create({
       data: {
         ...shape.data,
         zodError,
+        /** True when finishing two-factor sign-in (/mfa) would let the call through. */
+        secondFactorRequired: error.cause instanceof SecondFactorRequired,
       },
     }
   },
@@ -102,6 +105,6 @@ export const publicProcedure = t.procedure
 export const protectedProcedure = t.procedure.use(async ({ ctx, next }) => {
   const user = await ctx.getUser()
   if (!user || !ctx.supabase) throw new TRPCError({ code: 'UNAUTHORIZED', message: 'Sign in to do this.' })
-  if (await needsSecondFactorFor(ctx.supabase, user)) throw new TRPCError({ code: 'FORBIDDEN', message: 'Finish two-factor sign-in' })
+  if (await needsSecondFactorFor(ctx.supabase, user)) throw secondFactorRequiredError()
   return next({ ctx: { ...ctx, user, supabase: ctx.supabase } })
 })
