@@ -26,9 +26,11 @@ export interface ToastViewProps {
   toast: ToastItem
   paused: boolean
   registerCloser: (id: number, close: (() => void) | null) => void
+  /** Called once when the toast starts to close, with its element (the viewport moves focus out of it). */
+  onClosing: (id: number, element: HTMLElement | null) => void
 }
 
-export default function ToastView({ toast, paused, registerCloser }: ToastViewProps) {
+export default function ToastView({ toast, paused, registerCloser, onClosing }: ToastViewProps) {
   const [phase, setPhase] = useState<Phase>('open')
   const [offset, setOffset] = useState(0)
   const [dragging, setDragging] = useState(false)
@@ -41,11 +43,12 @@ export default function ToastView({ toast, paused, registerCloser }: ToastViewPr
     (exitOffset?: number) => {
       if (closing.current) return
       closing.current = true
+      onClosing(toast.id, elementRef.current)
       if (exitOffset !== undefined) setOffset(exitOffset)
       setPhase('closing')
       window.setTimeout(() => toastStore.getState().remove(toast.id), TOAST_ANIMATION_MS)
     },
-    [toast.id],
+    [toast.id, onClosing],
   )
 
   useEffect(() => {
