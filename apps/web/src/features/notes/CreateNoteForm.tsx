@@ -1,5 +1,4 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query'
-import { useRouter } from 'next/router'
 import { useState } from 'react'
 import { XStack } from 'tamagui'
 
@@ -17,7 +16,6 @@ import { checkNote, NoteFields, serverFieldErrors, type NoteFieldErrors } from '
 export function CreateNoteForm({ onDone }: { onDone: () => void }) {
   const trpc = useTRPC()
   const queryClient = useQueryClient()
-  const router = useRouter()
   const { draft, setDraft, clear } = useNoteDraft()
   const [errors, setErrors] = useState<NoteFieldErrors>({})
   const [tried, setTried] = useState(false)
@@ -29,7 +27,7 @@ export function CreateNoteForm({ onDone }: { onDone: () => void }) {
         setTried(false)
         onDone()
         toast.success('Note created', note.title, {
-          action: { label: 'Open', onAction: () => void router.push(`/notes/${note.id}`) },
+          action: { label: 'Open', href: `/notes/${note.id}` },
         })
         await queryClient.invalidateQueries({ queryKey: trpc.notes.list.pathKey() })
       },

@@ -1,6 +1,7 @@
 // One toast: icon, title, description, an optional action, the close button; its own timer (paused with the
 // region), swipe up to dismiss, and the enter/exit animation. Loaded on demand (see ToastViewport), since no
 // page shows a toast on its first paint.
+import Link from 'next/link'
 import { useCallback, useEffect, useRef, useState, type PointerEvent as ReactPointerEvent } from 'react'
 import { Button, Text, Theme, XStack, YStack } from 'tamagui'
 
@@ -69,7 +70,7 @@ export default function ToastView({ toast, paused, registerCloser, onClosing }: 
 
   const onPointerDown = (event: ReactPointerEvent<HTMLDivElement>) => {
     if (event.button !== 0 || phase === 'closing') return
-    if ((event.target as Element).closest('button')) return
+    if ((event.target as Element).closest('button, a')) return
     drag.current = { pointerId: event.pointerId, startY: event.clientY, active: false }
   }
   const onPointerMove = (event: ReactPointerEvent<HTMLDivElement>) => {
@@ -160,7 +161,11 @@ export default function ToastView({ toast, paused, registerCloser, onClosing }: 
             </Text>
           ) : null}
         </YStack>
-        {toast.action ? (
+        {toast.action && 'href' in toast.action ? (
+          <Link href={toast.action.href} className="toast-action" onClick={(event) => !event.defaultPrevented && close()}>
+            {toast.action.label}
+          </Link>
+        ) : toast.action ? (
           <Button
             size="$2"
             alignSelf="center"
@@ -169,7 +174,8 @@ export default function ToastView({ toast, paused, registerCloser, onClosing }: 
             borderColor="$borderColor"
             backgroundColor="$background"
             onPress={() => {
-              toast.action?.onAction()
+              const action = toast.action
+              if (action && 'onAction' in action) action.onAction()
               close()
             }}
             focusVisibleStyle={{ outlineColor: '$color8', outlineWidth: 2, outlineStyle: 'solid' }}
