@@ -2,6 +2,7 @@ import type { AuthChangeEvent, Session, User } from '@supabase/supabase-js'
 import Router from 'next/router'
 import { createContext, useContext, useEffect, useMemo, useRef, useState, type ReactNode } from 'react'
 
+import { sessionNeedsSecondFactor } from '../../lib/supabase/assurance'
 import { loadBrowserSupabase } from '../../lib/supabase/browser'
 
 export interface SessionState {
@@ -9,6 +10,11 @@ export interface SessionState {
   user: User | null
   /** True while the session is being read from the auth client (no server-verified session was passed in). */
   isLoading: boolean
+  /**
+   * True while the session is at aal1 and its user has a verified factor: two-factor sign-in is not finished, the
+   * user's data stays closed (the server sends such a session to /mfa), so the UI offers nothing that needs it.
+   */
+  needsSecondFactor: boolean
 }
 
 const SessionContext = createContext<SessionState | null>(null)
@@ -97,7 +103,15 @@ export function SessionProvider({ initialSession, children }: { initialSession?:
     }
   }, [])
 
-  const value = useMemo<SessionState>(() => ({ session, user: session?.user ?? null, isLoading }), [session, isLoading])
+  const value = useMemo<SessionState>(
+    () => ({
+      session,
+      user: session?.user ?? null,
+      isLoading,
+      needsSecondFactor: session ? sessionNeedsSecondFactor(session.access_token, session.user) : false,
+    }),
+    [session, isLoading],
+  )
   return <SessionContext.Provider value={value}>{children}</SessionContext.Provider>
 }
 

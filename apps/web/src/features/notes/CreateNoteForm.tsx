@@ -3,7 +3,7 @@ import { useState } from 'react'
 import { XStack } from 'tamagui'
 
 import { useTRPC } from '../../lib/trpc'
-import { AuthForm, SecondaryButton, SubmitButton } from '../auth'
+import { AuthForm, SecondaryButton, SubmitButton, toastApiError } from '../auth'
 import { toast } from '../toast'
 import { useNoteDraft } from './draft-store'
 import { checkNote, NoteFields, serverFieldErrors, type NoteFieldErrors } from './NoteForm'
@@ -34,7 +34,7 @@ export function CreateNoteForm({ onDone }: { onDone: () => void }) {
       onError: (error) => {
         const fieldErrors = serverFieldErrors(error.data)
         setErrors(fieldErrors)
-        toast.error('The note was not saved', error.message && !error.data?.zodError ? error.message : 'Check the fields marked below.')
+        toastApiError('The note was not saved', error, error.message && !error.data?.zodError ? error.message : 'Check the fields marked below.')
       },
     }),
   )
