@@ -5,7 +5,7 @@ import { useEffect, useId, useRef, useState } from 'react'
 import { Button, H1, Paragraph, Text, XStack, YStack, useMedia } from 'tamagui'
 
 import { useTRPC, type RouterOutputs } from '../../lib/trpc'
-import { ArrowDownIcon, ArrowUpIcon, CloseIcon, NoteIcon, PinIcon, PlusIcon, RefreshIcon, SearchIcon } from '../../ui/icons'
+import { ArrowDownIcon, ArrowUpIcon, CloseIcon, NoteIcon, PinIcon, PlusIcon, RefreshIcon, SearchIcon, SpinnerIcon } from '../../ui/icons'
 import { isSecondFactorRequired, secondFactorPath, toastApiError } from '../auth'
 import { useCreateModal } from '../create-modal'
 import { toast } from '../toast'
@@ -325,7 +325,7 @@ function SortControls({ params, onSort, onDir }: { params: ListParams; onSort: (
  * The list could not be loaded: what happened and the way on — "Try again" when another attempt may work, or, when
  * two-factor sign-in is not finished (the app is taking the user to /mfa already), the link there.
  */
-function ListError({ error, onRetry }: { error: { message: string }; onRetry: () => void }) {
+function ListError({ error, retrying, onRetry }: { error: { message: string }; retrying: boolean; onRetry: () => void }) {
   const needsCode = isSecondFactorRequired(error)
   return (
     <YStack
@@ -349,9 +349,22 @@ function ListError({ error, onRetry }: { error: { message: string }; onRetry: ()
           Enter a code
         </Link>
       ) : (
-        <Button size="$3" icon={<RefreshIcon size={15} />} onPress={onRetry}>
+        <Button
+          size="$3"
+          gap="$1.5"
+          paddingHorizontal="$3"
+          borderWidth={1}
+          borderColor="$borderColor"
+          backgroundColor="$background"
+          disabled={retrying}
+          aria-disabled={retrying || undefined}
+          opacity={retrying ? 0.75 : 1}
+          icon={retrying ? <SpinnerIcon size={15} className="spin" /> : <RefreshIcon size={15} />}
+          onPress={onRetry}
+          focusVisibleStyle={{ outlineColor: '$color8', outlineWidth: 2, outlineStyle: 'solid', outlineOffset: 2 }}
+        >
           <Text fontSize="$3" fontWeight="600" color="$color12">
-            Try again
+            {retrying ? 'Trying again…' : 'Try again'}
           </Text>
         </Button>
       )}
@@ -419,6 +432,13 @@ export function NotesScreen() {
 
   const showSkeleton = list.isPending
   const stale = list.isPlaceholderData
+  // "Try again" after an error keeps the error on screen, saying it is trying: while it runs the query shows the
+  // previous search's notes as a placeholder, which are no answer to this one.
+  const [retryOf, setRetryOf] = useState<{ message: string } | null>(null)
+  const retry = (error: { message: string }) => {
+    setRetryOf(error)
+    void list.refetch().finally(() => setRetryOf(null))
+  }
 
   return (
     <YStack gap="$5">
@@ -443,11 +463,13 @@ export function NotesScreen() {
       <YStack
         gap="$4"
         aria-busy={showSkeleton || list.isFetching}
-        opacity={stale ? 0.6 : 1}
+        opacity={stale && !retryOf ? 0.6 : 1}
         transition="quickest"
         id="notes-list"
       >
-        {showSkeleton ? (
+        {retryOf ? (
+          <ListError error={retryOf} retrying onRetry={() => {}} />
+        ) : showSkeleton ? (
           <>
             <span className={styles.visuallyHidden} role="status">
               Loading notes…
@@ -455,7 +477,7 @@ export function NotesScreen() {
             <ListSkeleton />
           </>
         ) : list.isError && !data ? (
-          <ListError error={list.error} onRetry={() => void list.refetch()} />
+          <ListError error={list.error} retrying={false} onRetry={() => retry(list.error)} />
         ) : data && data.items.length === 0 && data.total === 0 ? (
           <EmptyState q={params.q.trim()} onClear={clearSearch} />
         ) : data ? (
