@@ -209,6 +209,35 @@ describe('cookie session', () => {
     expect(log[log.length - 1]).toEqual(['/', true]);
   });
 
+  test('signing in in one tab moves another tab off its sign-in form, header and page together', async () => {
+    const email = uniqueEmail('tabs-in');
+    await createAccount(email);
+    const context = await fixture.newContext();
+    await context.addInitScript(() => {
+      const log: Array<[string, boolean]> = [];
+      Object.assign(window, { __headerLog: log });
+      new MutationObserver(() => {
+        const header = document.querySelector('header');
+        if (!header) return;
+        const signedIn = header.querySelector('[aria-label^="Account:"]') !== null;
+        const last = log[log.length - 1];
+        if (!last || last[0] !== location.pathname || last[1] !== signedIn) log.push([location.pathname, signedIn]);
+      }).observe(document, { childList: true, subtree: true, attributes: true });
+    });
+    const other = await context.newPage();
+    await gotoHydrated(other, '/sign-in');
+    const first = await context.newPage();
+    await gotoHydrated(first, '/sign-in');
+    await signInViaUI(first, email);
+    await waitForPath(first, '/');
+
+    await waitForPath(other, '/');
+    await other.getByRole('heading', { name: 'Notes', level: 1 }).waitFor({ timeout: 20_000 });
+    await other.getByRole('button', { name: /^Account: / }).waitFor();
+    const log = await other.evaluate(() => (window as unknown as { __headerLog: Array<[string, boolean]> }).__headerLog);
+    expect(log.filter(([path, signedIn]) => path === '/sign-in' && signedIn), JSON.stringify(log)).toEqual([]);
+  });
+
   test('signing out in one tab sends the other tab to /sign-in', async () => {
     const context = await fixture.newContext();
     const first = await context.newPage();
