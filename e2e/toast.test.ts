@@ -340,6 +340,25 @@ describe('toast timer after closing one from inside, and focus', () => {
     await expect.poll(() => isFocused(signUpLink), { timeout: 2000 }).toBe(true);
   });
 
+  test('a toast that closes under the resting mouse: once the mouse moves away, the other toasts close by themselves', async () => {
+    const page = await homeWithToast();
+    await page.route('**/api/trpc/system.clockSkew**', (route) =>
+      route.fulfill({ status: 200, contentType: 'application/json', body: '{"not":"trpc"}' }),
+    );
+    await page.getByRole('button', { name: 'Check connection' }).click();
+    const errorToast = toasts(page).filter({ hasText: 'Unable to transform response from server' });
+    await errorToast.waitFor({ state: 'visible', timeout: 10_000 });
+    // The mouse rests on the newer toast (its text, no button); Escape closes it, so it leaves from under the mouse.
+    await page.getByRole('heading', { name: 'Welcome to Foyer', level: 1 }).click();
+    await errorToast.getByText('Unable to transform response from server').hover();
+    await page.keyboard.press('Escape');
+    await expectClosed(errorToast);
+    const leftAt = Date.now();
+    await parkPointer(page);
+    await expectClosed(connectedToast(page), 7500);
+    expect(Date.now() - leftAt, 'its timer ran again once the mouse had left').toBeLessThanOrEqual(7500);
+  });
+
   test('after Undo on "Note deleted", "Note restored" closes by itself after about 6 s', async () => {
     const { page, id } = await signedInUser(fixture);
     const [note] = await seedNotes(id, [{ title: 'Throw away' }]);

@@ -21,7 +21,8 @@ const ToastView = dynamic(loadToastView, { ssr: false })
  * elsewhere unless something else uses that Escape (an open dialog or menu, a select, a search box with text).
  *
  * "Holds focus" is read from `document.activeElement`, not only from focus events: a focused button that leaves the
- * DOM with its toast fires no blur. When the toast that holds focus closes, focus goes back where the user was
+ * DOM with its toast fires no blur. Likewise "hovered" is checked again where the mouse is when a toast leaves, and
+ * by the next mouse move anywhere. When the toast that holds focus closes, focus goes back where the user was
  * before it entered the region (F8, a click, Tab); a keyboard user who closes one of several toasts stays in the
  * region, on its container, to go on with Tab or Escape.
  */
@@ -34,6 +35,12 @@ export function ToastViewport() {
   const returnFocusTo = useRef<HTMLElement | null>(null)
   const [hovered, setHovered] = useState(false)
   const [focusWithin, setFocusWithin] = useState(false)
+  /** Where the mouse was last seen while over the region (to re-check "hovered" when a toast leaves under it). */
+  const pointerAt = useRef<{ x: number; y: number } | null>(null)
+  const hoveredRef = useRef(false)
+  useEffect(() => {
+    hoveredRef.current = hovered
+  }, [hovered])
 
   usePrefetchWhenIdle(loadToastView)
 
@@ -99,14 +106,31 @@ export function ToastViewport() {
     return () => window.removeEventListener('keydown', onKeyDown)
   }, [closeNewest])
 
-  // After every change of the toasts (one removed with the element that had focus, one added), read where focus
-  // really is; with no toast left the region cannot be hovered, and a focused empty region gives focus back.
+  // While hovered, follow the mouse over the whole page: when the toast under it is removed, the region gets no
+  // pointerleave once the mouse moves away.
+  useEffect(() => {
+    if (!hovered) return
+    const onMove = (event: PointerEvent) => {
+      if (event.pointerType !== 'mouse') return
+      pointerAt.current = { x: event.clientX, y: event.clientY }
+      const region = regionRef.current
+      if (region && !(event.target instanceof Node && region.contains(event.target))) setHovered(false)
+    }
+    document.addEventListener('pointermove', onMove, { passive: true })
+    return () => document.removeEventListener('pointermove', onMove)
+  }, [hovered])
+
+  // After every change of the toasts (one removed with the element that had focus or the mouse, one added), read
+  // where focus and the mouse really are; a focused region with no toast left gives focus back.
   useEffect(() => {
     const region = regionRef.current
     if (!region) return
     if (toasts.length === 0) {
       setHovered(false)
       if (document.activeElement === region) giveFocusBack()
+    } else if (hoveredRef.current && pointerAt.current) {
+      const under = document.elementFromPoint(pointerAt.current.x, pointerAt.current.y)
+      setHovered(under !== null && region.contains(under))
     }
     setFocusWithin(region.contains(document.activeElement))
   }, [toasts, giveFocusBack])
@@ -117,7 +141,14 @@ export function ToastViewport() {
       role="region"
       aria-label="Notifications (F8)"
       tabIndex={-1}
-      onPointerEnter={(e) => e.pointerType === 'mouse' && setHovered(true)}
+      onPointerEnter={(e) => {
+        if (e.pointerType !== 'mouse') return
+        pointerAt.current = { x: e.clientX, y: e.clientY }
+        setHovered(true)
+      }}
+      onPointerMove={(e) => {
+        if (e.pointerType === 'mouse') pointerAt.current = { x: e.clientX, y: e.clientY }
+      }}
       onPointerLeave={(e) => e.pointerType === 'mouse' && setHovered(false)}
       onFocus={(event) => {
         const from = event.relatedTarget
