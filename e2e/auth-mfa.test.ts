@@ -4,6 +4,9 @@
 // redirect to /mfa and protected tRPC procedures answer 403 FORBIDDEN. An email sign-in link (PKCE `code` or
 // `token_hash`) for such a user goes straight to /mfa, keeping `next`. Removing an active factor needs aal2: a
 // user who removes the authenticator the session was verified with, then another one, is asked for a code first.
+// The notes on `/` are behind the second factor too: at aal1 `/` goes to /mfa on the server, and a "finish
+// two-factor sign-in" answer of the API (the session dropped to aal1 in another tab) leads there from the open list
+// at once, or from a refused save through a toast's "Enter a code" link, keeping the text typed.
 // Also axe + screenshots of both screens.
 import { createHash } from 'node:crypto';
 import * as OTPAuth from 'otpauth';
@@ -23,6 +26,7 @@ import {
   waitForMail,
 } from './auth-helpers.ts';
 import { gotoHydrated, htmlThemeClasses, screenshotPath, sleep, useBrowser } from './browser.ts';
+import { seedNotes } from './notes-helpers.ts';
 
 const fixture = useBrowser();
 
@@ -77,16 +81,24 @@ async function authFetch(path: string, token: string, body?: unknown): Promise<R
   return json;
 }
 
-/** An account with a verified TOTP factor, set up through the auth API; the code used goes into `used`. */
-async function accountWithTotp(email: string, used = new Set<string>()): Promise<string> {
-  await createAccount(email);
+/**
+ * Adds a verified TOTP factor to an existing account through the auth API, in a session of its own (as the user
+ * would on another device); the code used goes into `used`. Returns the secret and the user's id.
+ */
+async function addTotpElsewhere(email: string, used = new Set<string>()): Promise<{ secret: string; userId: string }> {
   const session = await authFetch('/token?grant_type=password', ANON_KEY, { email, password: PASSWORD });
   const token = String(session.access_token);
   const factor = await authFetch('/factors', token, { factor_type: 'totp', friendly_name: 'Phone' });
   const secret = String((factor.totp as { secret: string }).secret);
   const challenge = await authFetch(`/factors/${String(factor.id)}/challenge`, token);
   await authFetch(`/factors/${String(factor.id)}/verify`, token, { challenge_id: challenge.id, code: freshCode(secret, used) });
-  return secret;
+  return { secret, userId: String((session.user as { id: string }).id) };
+}
+
+/** An account with a verified TOTP factor, set up through the auth API; the code used goes into `used`. */
+async function accountWithTotp(email: string, used = new Set<string>()): Promise<string> {
+  await createAccount(email);
+  return (await addTotpElsewhere(email, used)).secret;
 }
 
 /** Enrols an authenticator app at /settings/security the way a user does; returns its secret. */
@@ -108,6 +120,34 @@ async function passChallenge(page: Page, secret: string, used: Set<string>, next
   await page.getByLabel('Code', { exact: true }).fill(freshCode(secret, used));
   await page.getByRole('button', { name: 'Verify' }).click();
   await page.waitForURL((url) => url.pathname === next, { timeout: 20_000 });
+}
+
+/**
+ * A new user, signed up in a fresh context, with two authenticator apps enrolled at /settings/security: the session
+ * is at aal2, verified with "Authenticator app 2". Returns the security tab and the first app's secret.
+ */
+async function twoAppsSignedIn(
+  label: string,
+): Promise<{ context: BrowserContext; security: Page; phone: string; used: Set<string>; userId: string }> {
+  const context = await fixture.newContext();
+  const security = await context.newPage();
+  await signUpViaUI(security, uniqueEmail(label));
+  await gotoHydrated(security, '/settings/security');
+  await security.getByText('Two-factor sign-in is off.').waitFor({ timeout: 15_000 });
+  const used = new Set<string>();
+  const phone = await enrolViaUI(security, used);
+  await enrolViaUI(security, used);
+  const me = await trpcMe(context);
+  const userId = (JSON.parse(me.body) as { result: { data: { json: { id: string } } } }).result.data.json.id;
+  return { context, security, phone, used, userId };
+}
+
+/** Removes "Authenticator app 2" at /settings/security: the session, verified with it, drops to aal1. */
+async function removeApp2(security: Page): Promise<void> {
+  await security.bringToFront();
+  await security.getByRole('button', { name: 'Remove Authenticator app 2', exact: true }).click();
+  await security.getByRole('button', { name: 'Yes, remove it' }).click();
+  await security.getByTestId('toast').filter({ hasText: 'Authenticator removed' }).waitFor({ timeout: 15_000 });
 }
 
 describe('two-factor sign-in (TOTP)', () => {
@@ -384,6 +424,105 @@ describe('two-factor sign-in (TOTP)', () => {
     await page.getByText('Two-factor sign-in is off.').waitFor({ timeout: 15_000 });
     expect(await rows.count()).toBe(0);
     expect((await trpcMe(context)).status).toBe(200);
+  });
+
+  test('at aal1, / goes to /mfa on the server (no notes skeleton, no "New"); after the code it shows the notes', async () => {
+    const email = uniqueEmail('mfa-home');
+    await createAccount(email);
+    const used = new Set<string>();
+    const { secret, userId } = await addTotpElsewhere(email, used);
+    await seedNotes(userId, [{ title: 'Behind the second factor' }]);
+    const context = await fixture.newContext();
+    const page = await context.newPage();
+    await gotoHydrated(page, '/sign-in');
+    await signInViaUI(page, email);
+    await page.waitForURL((url) => url.pathname === '/mfa', { timeout: 20_000 });
+    await page.getByRole('heading', { name: 'Two-factor sign-in', level: 1 }).waitFor();
+
+    // The server sends the aal1 session from / to /mfa, as it does from every protected page.
+    const answer = await context.request.get('/', { maxRedirects: 0 });
+    expect(answer.status()).toBe(307);
+    expect(answer.headers().location).toMatch(/^\/mfa(\?next=%2F)?$/);
+    await gotoHydrated(page, '/');
+    expect(new URL(page.url()).pathname).toBe('/mfa');
+    expect(await page.getByTestId('notes-skeleton').count()).toBe(0);
+    // Nothing in the header offers what this session cannot do yet: no "New", and n opens nothing.
+    expect(await page.getByRole('banner').getByRole('button', { name: 'New', exact: true }).count()).toBe(0);
+    await page.getByRole('heading', { name: 'Two-factor sign-in', level: 1 }).click();
+    await page.keyboard.press('n');
+    await sleep(500);
+    expect(await page.getByRole('dialog', { name: 'New note' }).count()).toBe(0);
+
+    await passChallenge(page, secret, used, '/');
+    await page.getByRole('link', { name: /Behind the second factor/ }).waitFor({ timeout: 15_000 });
+    await page.getByRole('banner').getByRole('button', { name: 'New', exact: true }).waitFor();
+  });
+
+  test('removing (in another tab) the authenticator this session was verified with: the open notes list leads to /mfa and back', async () => {
+    const { context, security, phone, used, userId } = await twoAppsSignedIn('mfa-list');
+    await seedNotes(userId, [{ title: 'Shopping list' }, { title: 'Holiday plans' }]);
+    const list = await context.newPage();
+    await gotoHydrated(list, '/?q=Shop');
+    await list.getByRole('link', { name: /Shopping list/ }).waitFor({ timeout: 15_000 });
+
+    // The session all tabs share drops to aal1 while another app still protects the account. The list tab hears of
+    // it, asks for its notes again and is refused: no retries of a refusal that cannot change, no "Try again" that
+    // cannot succeed, but /mfa, keeping where the user was.
+    await removeApp2(security);
+    const removedAt = Date.now();
+    await list.waitForURL((url) => url.pathname === '/mfa', { timeout: 10_000 });
+    expect(Date.now() - removedAt, 'no 7 s of retries first').toBeLessThan(5000);
+    expect(new URL(list.url()).searchParams.get('next')).toBe('/?q=Shop');
+    expect(await list.getByRole('link', { name: /Shopping list/ }).count()).toBe(0);
+    expect(await list.getByRole('button', { name: 'Try again' }).count()).toBe(0);
+
+    await passChallenge(list, phone, used, '/');
+    expect(new URL(list.url()).searchParams.get('q')).toBe('Shop');
+    await list.getByRole('link', { name: /Shopping list/ }).waitFor({ timeout: 15_000 });
+    expect(await list.getByRole('link', { name: /Holiday plans/ }).count()).toBe(0);
+  });
+
+  test('…and on an open note, a refused save says why, keeps the text, and "Enter a code" (asking first) leads to /mfa and back', async () => {
+    const { context, security, phone, used, userId } = await twoAppsSignedIn('mfa-note');
+    const [note] = await seedNotes(userId, [{ title: 'Shopping list', body: 'Milk' }]);
+    const notePage = await context.newPage();
+    await gotoHydrated(notePage, `/notes/${note!.id}`);
+    const body = notePage.getByLabel('Note', { exact: true });
+    await body.fill('Milk, eggs, bread');
+    const newButton = notePage.getByRole('banner').getByRole('button', { name: 'New', exact: true });
+    await newButton.waitFor();
+
+    await removeApp2(security);
+    // Nothing offers what the session cannot do any more.
+    await expect.poll(() => newButton.count(), { timeout: 10_000 }).toBe(0);
+
+    await notePage.bringToFront();
+    await notePage.getByRole('button', { name: 'Save changes' }).click();
+    const refused = notePage.getByTestId('toast').filter({ hasText: 'Your changes were not saved' });
+    await refused.waitFor({ timeout: 15_000 });
+    expect(await refused.innerText()).toMatch(/two-factor sign-in/i);
+    expect(await body.inputValue(), 'every character typed is still there').toBe('Milk, eggs, bread');
+
+    // "Enter a code" is a link away from unsaved text: the page asks first; "Cancel" keeps the user here.
+    const asked: string[] = [];
+    notePage.once('dialog', (dialog) => {
+      asked.push(dialog.message());
+      void dialog.dismiss();
+    });
+    const enterCode = refused.getByRole('link', { name: 'Enter a code' });
+    await enterCode.click();
+    await expect.poll(() => asked.length).toBe(1);
+    expect(asked[0]).toMatch(/not saved/);
+    expect(new URL(notePage.url()).pathname).toBe(`/notes/${note!.id}`);
+    expect(await body.inputValue()).toBe('Milk, eggs, bread');
+
+    notePage.once('dialog', (dialog) => void dialog.accept());
+    await enterCode.click();
+    await notePage.waitForURL((url) => url.pathname === '/mfa', { timeout: 20_000 });
+    expect(new URL(notePage.url()).searchParams.get('next')).toBe(`/notes/${note!.id}`);
+    await passChallenge(notePage, phone, used, `/notes/${note!.id}`);
+    await notePage.getByRole('button', { name: 'Pin', exact: true }).click();
+    await notePage.getByTestId('toast').filter({ hasText: /^Pinned/ }).waitFor({ timeout: 15_000 });
   });
 
   for (const scheme of ['light', 'dark'] as const) {

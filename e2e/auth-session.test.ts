@@ -169,6 +169,75 @@ describe('cookie session', () => {
     }
   });
 
+  test('the header turns signed-in together with the page: never while the sign-up or the sign-in form is shown', async () => {
+    const context = await fixture.newContext();
+    // From the first byte on, at every change of the document: the address and whether the header is signed in
+    // (the account menu or "New" in it). Consecutive duplicates are dropped.
+    await context.addInitScript(() => {
+      const log: Array<[string, boolean]> = [];
+      Object.assign(window, { __headerLog: log });
+      const record = (): void => {
+        const header = document.querySelector('header');
+        if (!header) return;
+        const signedIn = header.querySelector('[aria-label^="Account:"], [aria-keyshortcuts="N"]') !== null;
+        const last = log[log.length - 1];
+        if (!last || last[0] !== location.pathname || last[1] !== signedIn) log.push([location.pathname, signedIn]);
+      };
+      new MutationObserver(record).observe(document, { childList: true, subtree: true, attributes: true, characterData: true });
+    });
+    const headerLog = (page: Page) => page.evaluate(() => (window as unknown as { __headerLog: Array<[string, boolean]> }).__headerLog);
+    const page = await context.newPage();
+    const email = uniqueEmail('header-flash');
+    await signUpViaUI(page, email);
+    await waitForPath(page, '/');
+    await page.getByRole('heading', { name: 'Notes', level: 1 }).waitFor();
+    let log = await headerLog(page);
+    expect(log, 'the sign-up form was shown signed out').toContainEqual(['/sign-up', false]);
+    expect(log.filter(([path, signedIn]) => path === '/sign-up' && signedIn), JSON.stringify(log)).toEqual([]);
+    expect(log[log.length - 1]).toEqual(['/', true]);
+
+    await page.getByRole('button', { name: /^Account: / }).click();
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await waitForPath(page, '/sign-in');
+    await gotoHydrated(page, '/sign-in');
+    await signInViaUI(page, email);
+    await waitForPath(page, '/');
+    await page.getByRole('button', { name: /^Account: / }).waitFor({ timeout: 20_000 });
+    log = await headerLog(page);
+    expect(log, 'the sign-in form was shown signed out').toContainEqual(['/sign-in', false]);
+    expect(log.filter(([path, signedIn]) => path === '/sign-in' && signedIn), JSON.stringify(log)).toEqual([]);
+    expect(log[log.length - 1]).toEqual(['/', true]);
+  });
+
+  test('signing in in one tab moves another tab off its sign-in form, header and page together', async () => {
+    const email = uniqueEmail('tabs-in');
+    await createAccount(email);
+    const context = await fixture.newContext();
+    await context.addInitScript(() => {
+      const log: Array<[string, boolean]> = [];
+      Object.assign(window, { __headerLog: log });
+      new MutationObserver(() => {
+        const header = document.querySelector('header');
+        if (!header) return;
+        const signedIn = header.querySelector('[aria-label^="Account:"]') !== null;
+        const last = log[log.length - 1];
+        if (!last || last[0] !== location.pathname || last[1] !== signedIn) log.push([location.pathname, signedIn]);
+      }).observe(document, { childList: true, subtree: true, attributes: true });
+    });
+    const other = await context.newPage();
+    await gotoHydrated(other, '/sign-in');
+    const first = await context.newPage();
+    await gotoHydrated(first, '/sign-in');
+    await signInViaUI(first, email);
+    await waitForPath(first, '/');
+
+    await waitForPath(other, '/');
+    await other.getByRole('heading', { name: 'Notes', level: 1 }).waitFor({ timeout: 20_000 });
+    await other.getByRole('button', { name: /^Account: / }).waitFor();
+    const log = await other.evaluate(() => (window as unknown as { __headerLog: Array<[string, boolean]> }).__headerLog);
+    expect(log.filter(([path, signedIn]) => path === '/sign-in' && signedIn), JSON.stringify(log)).toEqual([]);
+  });
+
   test('signing out in one tab sends the other tab to /sign-in', async () => {
     const context = await fixture.newContext();
     const first = await context.newPage();

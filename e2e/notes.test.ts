@@ -221,6 +221,50 @@ describe('the list', () => {
 
   });
 
+  test('with localbase stopped the list says so; "Try again" (icon beside its label, outlined) says it is trying and loads the notes once it is back', async () => {
+    if (!backendControllable()) throw new Error('this test needs the localbase started by the e2e global setup (not E2E_BASE_URL)');
+    const { page, id } = await signedInUser(fixture);
+    await seedNotes(id, [{ title: 'Groceries' }, { title: 'Holiday plans' }]);
+    await page.reload();
+    await listSettled(page);
+
+    await stopBackend();
+    let running = false;
+    try {
+      await page.getByRole('searchbox', { name: 'Search notes by title' }).fill('Gro');
+      const failed = page.getByRole('alert').filter({ hasText: 'Your notes could not be loaded' });
+      await failed.waitFor({ timeout: 20_000 }); // after TanStack's 3 retries (1 s, 2 s, 4 s): the server may come back
+      expect(await failed.innerText()).toMatch(/can't reach the server/i);
+      const tryAgain = failed.getByRole('button', { name: 'Try again' });
+      const look = await tryAgain.evaluate((button) => {
+        const icon = button.querySelector('svg')!.getBoundingClientRect();
+        const label = Array.from(button.querySelectorAll('*')).find((el) => el.children.length === 0 && el.textContent?.trim() === 'Try again')!;
+        const text = label.getBoundingClientRect();
+        const style = getComputedStyle(button);
+        return { gap: text.left - icon.right, middle: Math.abs(text.top + text.height / 2 - (icon.top + icon.height / 2)), border: style.borderTopWidth, borderColor: style.borderTopColor };
+      });
+      expect(look.gap, 'the icon sits just before its label').toBeGreaterThanOrEqual(0);
+      expect(look.gap, 'the icon sits just before its label').toBeLessThanOrEqual(12);
+      expect(look.middle, 'icon and label on one line').toBeLessThanOrEqual(3);
+      expect(look.border, 'outlined like the other buttons').toBe('1px');
+      expect(look.borderColor).not.toBe('rgba(0, 0, 0, 0)');
+
+      await tryAgain.click();
+      const trying = failed.getByRole('button', { name: 'Trying again…' });
+      await trying.waitFor({ timeout: 2000 });
+      expect(await trying.isDisabled()).toBe(true);
+      await startBackend();
+      running = true;
+      // The retries run on while localbase starts; should they all have failed before it was up, once more by hand.
+      const row = page.getByTestId('note-row').first();
+      await Promise.race([row.waitFor({ timeout: 20_000 }), tryAgain.waitFor({ timeout: 20_000 })]);
+      if (!(await row.isVisible())) await tryAgain.click();
+      await expect.poll(() => listedTitles(page), { timeout: 20_000 }).toEqual(['Groceries']);
+    } finally {
+      if (!running) await startBackend();
+    }
+  });
+
   test('the list arrives as one batched GET to /api/trpc', async () => {
     const { page, id } = await signedInUser(fixture);
     await seedNotes(id, numberedNotes(3));

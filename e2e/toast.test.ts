@@ -1,8 +1,11 @@
 // Toasts: position (top, 10 px inset), 6 s auto-close, pause on hover, Escape, close button, F8 focus,
-// swipe up to dismiss (past 20 px) and snap back (below).
+// swipe up to dismiss (past 20 px) and snap back (below). The timer keeps working after a toast was closed from
+// inside (its close button, Undo) and focus goes back where it was; Escape closes the newest toast from anywhere,
+// unless an open dialog, menu or the search box uses it.
 import type { Locator, Page } from 'playwright-core';
 import { describe, expect, test } from 'vitest';
 import { gotoHydrated, openConnectedToast, sleep, useBrowser, visibleViewportWidth } from './browser.ts';
+import { listSettled, seedNotes, signedInUser } from './notes-helpers.ts';
 
 const fixture = useBrowser();
 
@@ -27,6 +30,63 @@ async function parkPointer(page: Page): Promise<void> {
 async function expectClosed(toast: Locator, timeout = 1500): Promise<void> {
   await toast.waitFor({ state: 'hidden', timeout });
 }
+
+/**
+ * Starts recording, in the page, when the next toast containing `text` appears and when it leaves the document.
+ * Returns a function that waits for it to close and gives its lifetime in ms (measured by the browser, so a slow
+ * test runner does not blur it).
+ */
+async function recordToastLifetime(page: Page, text: string): Promise<() => Promise<number>> {
+  const key = `${text}-${Date.now()}`;
+  await page.evaluate(
+    ({ text: wanted, key: id }) => {
+      const records = ((window as unknown as { __toastLife?: Record<string, { shown?: number; closed?: number }> }).__toastLife ??= {});
+      const entry: { shown?: number; closed?: number } = {};
+      records[id] = entry;
+      let toast: Element | undefined;
+      const observer = new MutationObserver(() => {
+        toast ??= Array.from(document.querySelectorAll('[data-testid="toast"]')).find((el) => el.textContent?.includes(wanted));
+        if (toast && entry.shown === undefined) entry.shown = performance.now();
+        if (toast && !toast.isConnected) {
+          entry.closed = performance.now();
+          observer.disconnect();
+        }
+      });
+      observer.observe(document.body, { childList: true, subtree: true });
+    },
+    { text, key },
+  );
+  return async () => {
+    const life = () =>
+      page.evaluate((id) => {
+        const entry = (window as unknown as { __toastLife: Record<string, { shown?: number; closed?: number }> }).__toastLife[id];
+        return entry?.shown !== undefined && entry.closed !== undefined ? entry.closed - entry.shown : null;
+      }, key);
+    try {
+      await page.waitForFunction(
+        (id) => (window as unknown as { __toastLife: Record<string, { closed?: number }> }).__toastLife[id]?.closed !== undefined,
+        key,
+        { timeout: 12_000 },
+      );
+    } catch {
+      // Why not: the region's pause state and where focus is.
+      const state = await page.evaluate(() => ({
+        paused: document.querySelector('[aria-label="Notifications (F8)"]')?.getAttribute('data-paused'),
+        focus: document.activeElement?.outerHTML.slice(0, 120),
+      }));
+      throw new Error(`"${text}" did not close by itself within 12 s: ${JSON.stringify(state)}`);
+    }
+    return (await life()) ?? Number.NaN;
+  };
+}
+
+/** The toast closed by itself after its 6 s (plus the 100 ms exit), not before and not much after. */
+function expectSixSeconds(lifetime: number): void {
+  expect(lifetime, `open for ${Math.round(lifetime)} ms`).toBeGreaterThanOrEqual(5900);
+  expect(lifetime, `open for ${Math.round(lifetime)} ms`).toBeLessThanOrEqual(7500);
+}
+
+const isFocused = (locator: Locator): Promise<boolean> => locator.evaluate((el) => el === document.activeElement);
 
 function translateY(transform: string): number {
   if (transform === 'none' || transform === '') return 0;
@@ -220,5 +280,176 @@ describe('toast', () => {
     expect(during?.y).toBeCloseTo(box.y, 0);
     await page.mouse.up();
     expect(await toast.isVisible()).toBe(true);
+  });
+});
+
+describe('toast timer after closing one from inside, and focus', () => {
+  test('after a toast is closed with its "Close notification" button, the next one still closes by itself after about 6 s', async () => {
+    const page = await homeWithToast();
+    await connectedToast(page).getByRole('button', { name: 'Close notification' }).click();
+    await expectClosed(connectedToast(page));
+    await parkPointer(page);
+    const lifetime = await recordToastLifetime(page, 'Connected');
+    await page.getByRole('button', { name: 'Check connection' }).click();
+    await connectedToast(page).waitFor({ state: 'visible', timeout: 15_000 });
+    await parkPointer(page);
+    expectSixSeconds(await lifetime());
+  });
+
+  test('closed from the keyboard (F8, Tab, Enter), focus goes back where it was and the next toast closes by itself', async () => {
+    const page = await homeWithToast();
+    await parkPointer(page);
+    const signUpLink = page.getByRole('link', { name: 'Create an account' });
+    await signUpLink.focus();
+    await page.keyboard.press('F8');
+    await page.keyboard.press('Tab');
+    const close = connectedToast(page).getByRole('button', { name: 'Close notification' });
+    expect(await isFocused(close), 'Tab from the region reaches the toast').toBe(true);
+    await page.keyboard.press('Enter');
+    await expectClosed(connectedToast(page));
+    await expect.poll(() => isFocused(signUpLink), { timeout: 2000 }).toBe(true);
+
+    const lifetime = await recordToastLifetime(page, 'Connected');
+    await page.getByRole('button', { name: 'Check connection' }).click();
+    await connectedToast(page).waitFor({ state: 'visible', timeout: 15_000 });
+    await parkPointer(page);
+    expectSixSeconds(await lifetime());
+  });
+
+  test('with two toasts, closing the focused one from the keyboard keeps focus in the region; the last one gives it back', async () => {
+    const page = await homeWithToast();
+    await page.route('**/api/trpc/system.clockSkew**', (route) =>
+      route.fulfill({ status: 200, contentType: 'application/json', body: '{"not":"trpc"}' }),
+    );
+    await page.getByRole('button', { name: 'Check connection' }).click();
+    const errorToast = toasts(page).filter({ hasText: 'Unable to transform response from server' });
+    await errorToast.waitFor({ state: 'visible', timeout: 10_000 });
+    await parkPointer(page);
+    const signUpLink = page.getByRole('link', { name: 'Create an account' });
+    await signUpLink.focus();
+    await page.keyboard.press('F8');
+    await page.keyboard.press('Tab'); // the older toast's close button…
+    await page.keyboard.press('Tab'); // …then the newer one's
+    const close = errorToast.getByRole('button', { name: 'Close notification' });
+    expect(await isFocused(close)).toBe(true);
+    await page.keyboard.press('Enter');
+    await expectClosed(errorToast);
+    await expect.poll(() => isFocused(viewportRegion(page)), { timeout: 2000 }).toBe(true);
+    await page.keyboard.press('Escape');
+    await expectClosed(connectedToast(page));
+    await expect.poll(() => isFocused(signUpLink), { timeout: 2000 }).toBe(true);
+  });
+
+  test('a toast that closes under the resting mouse: once the mouse moves away, the other toasts close by themselves', async () => {
+    const page = await homeWithToast();
+    await page.route('**/api/trpc/system.clockSkew**', (route) =>
+      route.fulfill({ status: 200, contentType: 'application/json', body: '{"not":"trpc"}' }),
+    );
+    await page.getByRole('button', { name: 'Check connection' }).click();
+    const errorToast = toasts(page).filter({ hasText: 'Unable to transform response from server' });
+    await errorToast.waitFor({ state: 'visible', timeout: 10_000 });
+    // The mouse rests on the newer toast (its text, no button); Escape closes it, so it leaves from under the mouse.
+    await page.getByRole('heading', { name: 'Welcome to Foyer', level: 1 }).click();
+    await errorToast.getByText('Unable to transform response from server').hover();
+    await page.keyboard.press('Escape');
+    await expectClosed(errorToast);
+    const leftAt = Date.now();
+    await parkPointer(page);
+    await expectClosed(connectedToast(page), 7500);
+    expect(Date.now() - leftAt, 'its timer ran again once the mouse had left').toBeLessThanOrEqual(7500);
+  });
+
+  test('after Undo on "Note deleted", "Note restored" closes by itself after about 6 s', async () => {
+    const { page, id } = await signedInUser(fixture);
+    const [note] = await seedNotes(id, [{ title: 'Throw away' }]);
+    await gotoHydrated(page, `/notes/${note!.id}`);
+    await page.getByRole('button', { name: 'Delete', exact: true }).click();
+    await page.getByRole('dialog', { name: 'Delete this note?' }).getByRole('button', { name: 'Delete note' }).click();
+    await page.waitForURL((url) => url.pathname === '/', { timeout: 20_000 });
+    const deleted = toasts(page).filter({ hasText: 'Note deleted' });
+    const lifetime = await recordToastLifetime(page, 'Note restored');
+    await deleted.getByRole('button', { name: 'Undo' }).click();
+    await toasts(page).filter({ hasText: 'Note restored' }).waitFor({ state: 'visible', timeout: 15_000 });
+    await parkPointer(page);
+    expectSixSeconds(await lifetime());
+  });
+});
+
+describe('Escape', () => {
+  test('with focus on the page, Escape closes the newest toast, and only that one', async () => {
+    const page = await homeWithToast();
+    await page.route('**/api/trpc/system.clockSkew**', (route) =>
+      route.fulfill({ status: 200, contentType: 'application/json', body: '{"not":"trpc"}' }),
+    );
+    await page.getByRole('button', { name: 'Check connection' }).click();
+    const errorToast = toasts(page).filter({ hasText: 'Unable to transform response from server' });
+    await errorToast.waitFor({ state: 'visible', timeout: 10_000 });
+    // Focus on the page itself (a click on text), the pointer over the toasts so that no timer runs out meanwhile.
+    await page.getByRole('heading', { name: 'Welcome to Foyer', level: 1 }).click();
+    expect(await page.evaluate(() => document.activeElement === document.body)).toBe(true);
+    await errorToast.hover();
+    await page.keyboard.press('Escape');
+    await expectClosed(errorToast);
+    expect(await connectedToast(page).isVisible(), 'the older toast stays').toBe(true);
+    await page.keyboard.press('Escape');
+    await expectClosed(connectedToast(page));
+  });
+
+  test('signed in: Escape closes the create modal, the user menu, the delete confirmation or clears the search first; the toast stays', async () => {
+    const { page, id } = await signedInUser(fixture);
+    const [note] = await seedNotes(id, [{ title: 'Groceries' }]);
+    await page.reload();
+    await listSettled(page);
+    const pinButton = page.getByRole('button', { name: /^(Pin|Unpin) “Groceries”$/ });
+    const pinToast = async (): Promise<Locator> => {
+      const before = await pinButton.getAttribute('aria-pressed');
+      await pinButton.click();
+      const toast = toasts(page).filter({ hasText: before === 'true' ? /^Unpinned/ : /^Pinned/ }).last();
+      await toast.waitFor({ state: 'visible', timeout: 15_000 });
+      return toast;
+    };
+
+    // The create modal: its Escape closes it; the next Escape (focus back on the page) closes the toast.
+    let toast = await pinToast();
+    await page.getByRole('heading', { name: 'Notes', level: 1 }).click();
+    await page.keyboard.press('n');
+    const modal = page.getByRole('dialog', { name: 'New note' });
+    await modal.waitFor();
+    await page.keyboard.press('Escape');
+    await modal.waitFor({ state: 'hidden' });
+    expect(await toast.isVisible(), 'the modal took the Escape, not the toast').toBe(true);
+    await page.keyboard.press('Escape');
+    await expectClosed(toast);
+
+    // The user menu: its Escape closes it (focus back on its button); the next one closes the toast.
+    toast = await pinToast();
+    const account = page.getByRole('button', { name: /^Account: / });
+    await account.click();
+    await page.getByRole('button', { name: 'Sign out' }).waitFor();
+    await page.keyboard.press('Escape');
+    await expect.poll(() => account.getAttribute('aria-expanded')).toBe('false');
+    expect(await toast.isVisible(), 'the menu took the Escape, not the toast').toBe(true);
+    await page.keyboard.press('Escape');
+    await expectClosed(toast);
+
+    // The search box with text: Escape clears it.
+    toast = await pinToast();
+    const search = page.getByRole('searchbox', { name: 'Search notes by title' });
+    await search.fill('Gro');
+    await page.keyboard.press('Escape');
+    expect(await search.inputValue()).toBe('');
+    expect(await toast.isVisible(), 'the search box took the Escape, not the toast').toBe(true);
+
+    // The delete confirmation (a modal <dialog>) on the note page.
+    await gotoHydrated(page, `/notes/${note!.id}`);
+    await page.getByRole('button', { name: /^(Pin|Unpin)$/ }).click();
+    toast = toasts(page).filter({ hasText: /^(Pinned|Unpinned)/ }).last();
+    await toast.waitFor({ state: 'visible', timeout: 15_000 });
+    await page.getByRole('button', { name: 'Delete', exact: true }).click();
+    const confirm = page.getByRole('dialog', { name: 'Delete this note?' });
+    await confirm.waitFor();
+    await page.keyboard.press('Escape');
+    await confirm.waitFor({ state: 'hidden' });
+    expect(await toast.isVisible(), 'the confirmation took the Escape, not the toast').toBe(true);
   });
 });

@@ -74,6 +74,49 @@ describe('query client defaults', () => {
     unsubscribe()
   })
 
+  it('does not retry an answer that cannot change (4xx other than 408 and 429), and shows it at once', async () => {
+    for (const [code, httpStatus] of [
+      ['UNAUTHORIZED', 401],
+      ['FORBIDDEN', 403],
+      ['NOT_FOUND', 404],
+      ['BAD_REQUEST', 400],
+    ] as const) {
+      const client = createQueryClient()
+      let calls = 0
+      const observer = new QueryObserver(client, {
+        queryKey: ['refused', code],
+        queryFn: async () => {
+          calls += 1
+          throw Object.assign(new Error(code), { data: { code, httpStatus } })
+        },
+      })
+      const unsubscribe = observer.subscribe(() => {})
+      await vi.advanceTimersByTimeAsync(0)
+      expect(observer.getCurrentResult().status, code).toBe('error')
+      await vi.advanceTimersByTimeAsync(60_000)
+      expect(calls, code).toBe(1)
+      unsubscribe()
+    }
+  })
+
+  it('keeps the default 3 retries for server errors, network failures, 408 and 429', async () => {
+    for (const data of [{ httpStatus: 500 }, { httpStatus: 503 }, { httpStatus: 408 }, { httpStatus: 429 }, undefined]) {
+      const client = createQueryClient()
+      let calls = 0
+      const observer = new QueryObserver(client, {
+        queryKey: ['retried', data?.httpStatus ?? 'network'],
+        queryFn: async () => {
+          calls += 1
+          throw Object.assign(new Error('down'), data ? { data } : {})
+        },
+      })
+      const unsubscribe = observer.subscribe(() => {})
+      await vi.advanceTimersByTimeAsync(60_000)
+      expect(calls, String(data?.httpStatus ?? 'network')).toBe(4)
+      unsubscribe()
+    }
+  })
+
   it('does not retry mutations', async () => {
     const client = createQueryClient()
     let calls = 0

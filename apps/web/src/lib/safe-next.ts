@@ -56,8 +56,11 @@ export function signInPathFor(path: string): string {
   return next && next !== '/' ? `/sign-in?next=${encodeURIComponent(next)}` : '/sign-in'
 }
 
+/** The two-factor sign-in step. */
+export const MFA_PATH = '/mfa'
+
 /** `/mfa?next=<path>` for a path that needs the second factor first. */
 export function mfaPathFor(path: string): string {
   const next = safeNextPath(path)
-  return next && next !== '/' ? `/mfa?next=${encodeURIComponent(next)}` : '/mfa'
+  return next && next !== '/' ? `${MFA_PATH}?next=${encodeURIComponent(next)}` : MFA_PATH
 }

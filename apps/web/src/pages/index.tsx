@@ -1,5 +1,6 @@
 import { StartScreen } from '../features/home'
 import { withSession } from '../server/with-session'
 
-export const getServerSideProps = withSession()
+// Signed in, `/` is the notes list: a session that has not finished two-factor sign-in goes to /mfa first.
+export const getServerSideProps = withSession({ secondFactorWhenSignedIn: true })
 export default StartScreen

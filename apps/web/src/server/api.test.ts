@@ -1,14 +1,17 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 
-import { TRPCClientError } from '@trpc/client'
+import { createTRPCClient, httpBatchLink, TRPCClientError } from '@trpc/client'
+import { TRPCError } from '@trpc/server'
 import { createHTTPHandler } from '@trpc/server/adapters/standalone'
+import superjson from 'superjson'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { createApiClient } from '../lib/trpc'
 import packageJson from '../../package.json'
 import { appRouter, createCaller, type AppRouter } from './root'
-import { createInnerContext } from './trpc'
+import { secondFactorRequiredError } from './second-factor'
+import { createInnerContext, createTRPCRouter, publicProcedure } from './trpc'
 
 interface Seen {
   method: string
@@ -86,6 +89,31 @@ describe('tRPC API over HTTP (real client, real handler)', () => {
     expect(clientError.data?.httpStatus).toBe(400)
     expect(clientError.data?.zodError?.fieldErrors.clientTime?.[0]).toMatch(/date/i)
     expect(clientError.message).toMatch(/clientTime/)
+  })
+
+  it('marks a refusal that two-factor sign-in would lift with data.secondFactorRequired (and no other error)', async () => {
+    const probeRouter = createTRPCRouter({
+      secondFactor: publicProcedure.query(() => {
+        throw secondFactorRequiredError()
+      }),
+      otherwise: publicProcedure.query(() => {
+        throw new TRPCError({ code: 'FORBIDDEN', message: 'Not yours.' })
+      }),
+    })
+    const server = createServer(createHTTPHandler({ router: probeRouter, createContext: () => createInnerContext(), basePath: '/api/trpc/' }))
+    const probeBase = await listen(server)
+    try {
+      const client = createTRPCClient<typeof probeRouter>({ links: [httpBatchLink({ url: `${probeBase}/api/trpc`, transformer: superjson })] })
+      const [needsCode, other] = (await Promise.all([
+        client.secondFactor.query().catch((e: unknown) => e),
+        client.otherwise.query().catch((e: unknown) => e),
+      ])) as TRPCClientError<typeof probeRouter>[]
+      expect(needsCode?.data).toMatchObject({ code: 'FORBIDDEN', httpStatus: 403, secondFactorRequired: true })
+      expect(needsCode?.message).toBe('Finish two-factor sign-in')
+      expect(other?.data).toMatchObject({ code: 'FORBIDDEN', secondFactorRequired: false })
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()))
+    }
   })
 
   it('leaves zodError empty for errors that are not input validation', async () => {

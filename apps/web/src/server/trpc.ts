@@ -13,6 +13,7 @@ import { z, ZodError } from 'zod'
 import { clientAddress } from '../lib/client-address'
 import { createServerSupabase, needsSecondFactorFor } from '../lib/supabase/server'
 import { API_RATE_LIMITS, crossSiteReason, RateLimiter, readRateLimitRule } from './request-guards'
+import { SecondFactorRequired, secondFactorRequiredError } from './second-factor'
 
 /* ------------------------------------------------------------------------------------------------
  * 1. CONTEXT
@@ -120,6 +121,8 @@ const t = initTRPC.context<Context>().create({
       data: {
         ...shape.data,
         zodError,
+        /** True when finishing two-factor sign-in (/mfa) would let the call through. */
+        secondFactorRequired: error.cause instanceof SecondFactorRequired,
       },
     }
   },
@@ -176,6 +179,6 @@ export const protectedProcedure = baseProcedure.use(async ({ ctx, type, next }) 
     throw new TRPCError({ code: 'UNAUTHORIZED', message: 'Sign in to do this.' })
   }
   spendBudget(ctx.limits, type, `user:${user.id}`)
-  if (await needsSecondFactorFor(ctx.supabase, user)) throw new TRPCError({ code: 'FORBIDDEN', message: 'Finish two-factor sign-in' })
+  if (await needsSecondFactorFor(ctx.supabase, user)) throw secondFactorRequiredError()
   return next({ ctx: { ...ctx, user, supabase: ctx.supabase } })
 })

@@ -23,6 +23,12 @@ export interface WithSessionOptions<P = object> {
   /** Signed-in visitors are redirected here (e.g. the sign-in page sends them on). */
   signedInRedirect?: (ctx: GetServerSidePropsContext) => string
   /**
+   * The page is public but shows the user's own data when signed in (`/`: the welcome page signed out, the notes
+   * signed in): like a protected page, it sends a session that still needs its second factor to
+   * `/mfa?next=<this path>` first. Signed-out visitors stay.
+   */
+  secondFactorWhenSignedIn?: boolean
+  /**
    * The page opens at aal1 even when the user has a verified factor (the `/mfa` challenge itself). Otherwise a
    * protected page sends such a session to `/mfa?next=<this path>`.
    */
@@ -66,7 +72,7 @@ export function withSession<P extends object = object>(
     if (!initialSession && options.protected) {
       return { redirect: { destination: signInPathFor(ctx.resolvedUrl), permanent: false } }
     }
-    if (initialSession && needsMfa && options.protected && !options.allowAal1) {
+    if (initialSession && needsMfa && (options.protected || options.secondFactorWhenSignedIn) && !options.allowAal1) {
       return { redirect: { destination: mfaPathFor(ctx.resolvedUrl), permanent: false } }
     }
     if (initialSession && !needsMfa && options.redirectUnlessMfaNeeded) {

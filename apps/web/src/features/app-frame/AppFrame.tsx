@@ -54,11 +54,13 @@ function NewButton() {
 }
 
 /**
- * The default layout: a header (brand, New when signed in, theme toggle, the user menu or a Sign in link), the route/mutation
- * progress bar and the page in <main>. Mobile-first on the min-width breakpoints 2xs…2xl.
+ * The default layout: a header (brand, New when signed in and past two-factor sign-in, theme toggle, the user menu
+ * or a Sign in link), the route/mutation progress bar and the page in <main>. Mobile-first on the min-width
+ * breakpoints 2xs…2xl.
  */
 export function AppFrame({ children }: { children: ReactNode }) {
-  const { user } = useSession()
+  // "New" only for a session that may write notes (not one that still owes its second factor).
+  const { user, needsSecondFactor } = useSession()
   return (
     <YStack minHeight="100vh" backgroundColor="$background">
       <ProgressBar />
@@ -91,7 +93,7 @@ export function AppFrame({ children }: { children: ReactNode }) {
             <span>Foyer</span>
           </Link>
           <XStack render="nav" aria-label="Actions" alignItems="center" gap="$2" $sm={{ gap: '$2.5' }}>
-            {user ? <NewButton /> : null}
+            {user && !needsSecondFactor ? <NewButton /> : null}
             <ThemeToggle />
             <UserMenu />
           </XStack>

@@ -2,6 +2,7 @@ import type { AuthChangeEvent, Session, User } from '@supabase/supabase-js'
 import Router from 'next/router'
 import { createContext, useContext, useEffect, useMemo, useRef, useState, type ReactNode } from 'react'
 
+import { sessionNeedsSecondFactor } from '../../lib/supabase/assurance'
 import { loadBrowserSupabase } from '../../lib/supabase/browser'
 
 export interface SessionState {
@@ -9,6 +10,11 @@ export interface SessionState {
   user: User | null
   /** True while the session is being read from the auth client (no server-verified session was passed in). */
   isLoading: boolean
+  /**
+   * True while the session is at aal1 and its user has a verified factor: two-factor sign-in is not finished, the
+   * user's data stays closed (the server sends such a session to /mfa), so the UI offers nothing that needs it.
+   */
+  needsSecondFactor: boolean
 }
 
 const SessionContext = createContext<SessionState | null>(null)
@@ -18,11 +24,19 @@ const UPDATE_EVENTS = new Set<AuthChangeEvent>(['SIGNED_IN', 'TOKEN_REFRESHED', 
 
 export const SIGN_IN_PATH = '/sign-in'
 
+const userIdOf = (session: Session | null | undefined): string | null => session?.user.id ?? null
+
 /**
  * Holds the signed-in session. Seeded from `pageProps.initialSession` (verified on the server), then driven by
  * the auth client: updated on SIGNED_IN, TOKEN_REFRESHED, USER_UPDATED and MFA_CHALLENGE_VERIFIED, cleared on
  * SIGNED_OUT — which also replaces the current history entry with /sign-in, including when the sign-out
  * happened in another tab (supabase-js relays auth events between tabs over a BroadcastChannel).
+ *
+ * A session of another user than the page was rendered for (the first one, after signing in or up here or in
+ * another tab) does not change the header of the page on screen, which was made for the previous user (the sign-in
+ * form, the welcome page): it waits for the next page, whose server-verified `initialSession` brings it, so the
+ * header and the page change in the same render. The form that signed in is already on its way there; otherwise
+ * (another tab) the current page is loaded again for the new user.
  *
  * The auth client is not in the first-load bundle: it is imported after hydration (`loadBrowserSupabase()`), when
  * the browser is idle if the server already rendered the session, at once if the page waits for it. Until then
@@ -31,21 +45,52 @@ export const SIGN_IN_PATH = '/sign-in'
 export function SessionProvider({ initialSession, children }: { initialSession?: Session | null; children: ReactNode }) {
   const [session, setSession] = useState<Session | null>(initialSession ?? null)
   const [isLoading, setIsLoading] = useState(initialSession === undefined)
+  /** The session of another user, waiting for its page (see above). */
+  const [waiting, setWaiting] = useState<Session | null>(null)
   const initialRef = useRef(initialSession)
   const sessionRef = useRef(session)
+  const loadingRef = useRef(isLoading)
+  /** The current page's own `initialSession` (undefined: a page rendered without one, e.g. the static 404). */
+  const pageSessionRef = useRef(initialSession)
+  const navigatingRef = useRef(false)
   useEffect(() => {
     sessionRef.current = session
-  }, [session])
+    loadingRef.current = isLoading
+  }, [session, isLoading])
+  useEffect(() => {
+    pageSessionRef.current = initialSession
+  }, [initialSession])
 
-  // A page that verified a session on the server wins over "no session yet" (e.g. after /auth/confirm).
+  // A page that verified a session on the server wins over "no session yet" (e.g. after /auth/confirm), and takes
+  // the place of a waiting one; a page rendered without a session (the static 404) shows the waiting one.
   const [seenInitial, setSeenInitial] = useState(initialSession)
   if (initialSession !== seenInitial) {
     setSeenInitial(initialSession)
-    if (initialSession) {
-      setSession(initialSession)
+    const shown = initialSession ?? waiting
+    if (shown) {
+      setSession(shown)
       setIsLoading(false)
+      setWaiting(null)
     }
   }
+
+  // Whether a route change is under way: its page will bring the session, no need to load this one again.
+  useEffect(() => {
+    const started = () => {
+      navigatingRef.current = true
+    }
+    const ended = () => {
+      navigatingRef.current = false
+    }
+    Router.events.on('routeChangeStart', started)
+    Router.events.on('routeChangeComplete', ended)
+    Router.events.on('routeChangeError', ended)
+    return () => {
+      Router.events.off('routeChangeStart', started)
+      Router.events.off('routeChangeComplete', ended)
+      Router.events.off('routeChangeError', ended)
+    }
+  }, [])
 
   useEffect(() => {
     let cancelled = false
@@ -59,15 +104,27 @@ export function SessionProvider({ initialSession, children }: { initialSession?:
             // it finds no session in the cookies. That ends the session the server rendered, like SIGNED_OUT.
             const endedBeforeLoad = event === 'INITIAL_SESSION' && !next && sessionRef.current !== null
             if (event === 'SIGNED_OUT' || endedBeforeLoad) {
+              setWaiting(null)
               setSession(null)
               setIsLoading(false)
               if (Router.pathname !== SIGN_IN_PATH) void Router.replace(SIGN_IN_PATH)
               return
             }
-            if (UPDATE_EVENTS.has(event)) {
-              setSession(next)
-              setIsLoading(false)
+            if (!UPDATE_EVENTS.has(event)) return
+            const anotherUser = userIdOf(next) !== userIdOf(sessionRef.current)
+            if (anotherUser && !loadingRef.current && pageSessionRef.current !== undefined) {
+              setWaiting(next)
+              // After the current task: the form that signed in starts its own navigation right away.
+              window.setTimeout(() => {
+                if (!navigatingRef.current) void Router.replace(Router.asPath, undefined, { scroll: false })
+              }, 0)
+              return
             }
+            // The same user (a refreshed token, a changed profile, a verified second factor), or a page that
+            // waits for the session: shown at once.
+            setWaiting(null)
+            setSession(next)
+            setIsLoading(false)
           })
           unsubscribe = () => data.subscription.unsubscribe()
         },
@@ -97,7 +154,15 @@ export function SessionProvider({ initialSession, children }: { initialSession?:
     }
   }, [])
 
-  const value = useMemo<SessionState>(() => ({ session, user: session?.user ?? null, isLoading }), [session, isLoading])
+  const value = useMemo<SessionState>(
+    () => ({
+      session,
+      user: session?.user ?? null,
+      isLoading,
+      needsSecondFactor: session ? sessionNeedsSecondFactor(session.access_token, session.user) : false,
+    }),
+    [session, isLoading],
+  )
   return <SessionContext.Provider value={value}>{children}</SessionContext.Provider>
 }
 

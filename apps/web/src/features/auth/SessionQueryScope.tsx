@@ -1,22 +1,38 @@
 import { useQueryClient } from '@tanstack/react-query'
+import Router from 'next/router'
 import { useEffect, useRef } from 'react'
 
+import { MFA_PATH } from '../../lib/safe-next'
+import { isSecondFactorRequired, secondFactorPath } from './second-factor'
 import { useSession } from './SessionProvider'
 
 /**
- * Cached API answers belong to one user: when the signed-in user changes (sign-out, another account) the query
- * cache is reset, so nothing of the previous user is shown and active queries load again as the new one.
- * Render it inside the QueryClientProvider.
+ * Ties the query cache to the session. Cached API answers belong to one user at one level of sign-in: when the
+ * signed-in user changes (sign-out, another account) or the session drops below its second factor (the authenticator
+ * it was verified with was removed, in this tab or another), the cache is reset, so nothing is shown that the
+ * session may no longer read and active queries load again. A query refused because two-factor sign-in is not
+ * finished leads to `/mfa?next=<this page>`, as the server does for a page: a read holds nothing the user typed,
+ * and no retry could succeed. Render it inside the QueryClientProvider.
  */
 export function SessionQueryScope() {
-  const { user, isLoading } = useSession()
+  const { user, isLoading, needsSecondFactor } = useSession()
   const queryClient = useQueryClient()
-  const userId = isLoading ? undefined : (user?.id ?? null)
-  const previous = useRef<string | null | undefined>(undefined)
+  const scope = isLoading ? undefined : `${user?.id ?? ''}:${needsSecondFactor ? 'aal1' : 'full'}`
+  const previous = useRef<string | undefined>(undefined)
   useEffect(() => {
-    if (userId === undefined) return
-    if (previous.current !== undefined && previous.current !== userId) void queryClient.resetQueries()
-    previous.current = userId
-  }, [userId, queryClient])
+    if (scope === undefined) return
+    if (previous.current !== undefined && previous.current !== scope) void queryClient.resetQueries()
+    previous.current = scope
+  }, [scope, queryClient])
+
+  useEffect(
+    () =>
+      queryClient.getQueryCache().subscribe((event) => {
+        if (event.type !== 'updated' || event.action.type !== 'error') return
+        if (!isSecondFactorRequired(event.action.error) || Router.pathname === MFA_PATH) return
+        void Router.replace(secondFactorPath())
+      }),
+    [queryClient],
+  )
   return null
 }

@@ -8,6 +8,7 @@ import { toast } from '../toast'
 import { readableAuthError, type AuthField } from './auth-errors'
 import { Field } from './fields'
 import { AuthCard, AuthForm, FormMessage, isEmail, SecondaryButton, SubmitButton } from './form'
+import { sessionNeedsSecondFactor } from '../../lib/supabase/assurance'
 import { loadBrowserSupabase } from '../../lib/supabase/browser'
 
 type Errors = Partial<Record<AuthField, string>>
@@ -60,9 +61,9 @@ export function SignInScreen() {
       const supabase = await loadBrowserSupabase()
       const { data, error } = await supabase.auth.signInWithPassword({ email: email.trim(), password })
       if (error) return show(error)
-      // A user with a verified authenticator app signs in at aal1: the code comes next, at /mfa.
-      const { data: level } = await supabase.auth.mfa.getAuthenticatorAssuranceLevel(data.session?.access_token)
-      const needsCode = level?.currentLevel === 'aal1' && level.nextLevel === 'aal2'
+      // A user with a verified authenticator app signs in at aal1: the code comes next, at /mfa. Read from the new
+      // session itself (its token's level, its user's factors), so the page changes at once (the header waits for it).
+      const needsCode = data.session ? sessionNeedsSecondFactor(data.session.access_token, data.session.user) : false
       await Router.replace(needsCode ? mfaPathFor(resolveNext(next)) : resolveNext(next))
     } catch (error) {
       show(error)

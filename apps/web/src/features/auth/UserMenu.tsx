@@ -36,6 +36,7 @@ export function UserMenu() {
     }
     const onKey = (event: KeyboardEvent) => {
       if (event.key === 'Escape') {
+        event.preventDefault() // this Escape closes the menu, nothing else (e.g. not a toast)
         setOpen(false)
         buttonRef.current?.focus()
       }

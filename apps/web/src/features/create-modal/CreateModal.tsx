@@ -2,7 +2,7 @@ import Link from 'next/link'
 import { Button, Dialog, XStack } from 'tamagui'
 
 import { CloseIcon } from '../../ui/icons'
-import { useSession } from '../auth'
+import { secondFactorPath, useSession } from '../auth'
 import { CreateNoteForm } from '../notes'
 import { takeCreateModalOpener, useCreateModal } from './create-modal-store'
 
@@ -13,7 +13,8 @@ import { takeCreateModalOpener, useCreateModal } from './create-modal-store'
 export default function CreateModal() {
   const open = useCreateModal((s) => s.open)
   const setOpen = useCreateModal((s) => s.setOpen)
-  const { user } = useSession()
+  const { user, needsSecondFactor } = useSession()
+  const canWrite = Boolean(user) && !needsSecondFactor
 
   return (
     <Dialog modal open={open} onOpenChange={setOpen}>
@@ -49,14 +50,18 @@ export default function CreateModal() {
             New note
           </Dialog.Title>
           <Dialog.Description fontSize="$4" lineHeight="$4" color="$color11">
-            {user ? 'A title, and anything you want to keep. Only you can read it.' : 'Sign in to write notes.'}
+            {canWrite
+              ? 'A title, and anything you want to keep. Only you can read it.'
+              : user
+                ? 'Finish two-factor sign-in to write notes. What you typed is kept.'
+                : 'Sign in to write notes.'}
           </Dialog.Description>
-          {user ? (
+          {canWrite ? (
             <CreateNoteForm onDone={() => setOpen(false)} />
           ) : (
             <XStack justifyContent="flex-end">
-              <Link href="/sign-in" className="button-link" onClick={() => setOpen(false)}>
-                Sign in
+              <Link href={user ? secondFactorPath() : '/sign-in'} className="button-link" onClick={() => setOpen(false)}>
+                {user ? 'Enter a code' : 'Sign in'}
               </Link>
             </XStack>
           )}

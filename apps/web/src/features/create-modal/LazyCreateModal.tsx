@@ -10,7 +10,7 @@ export const CREATE_SHORTCUT_KEY = 'n'
 
 /**
  * Toggles the create modal on `n` when focus is not in an editable field and no modifier is held — for signed-in
- * users (there is nothing to create signed out).
+ * users who may write notes (nothing to create signed out, or before two-factor sign-in is finished).
  */
 export function useCreateShortcut(enabled = true) {
   const toggleCreateModal = useCreateModal((s) => s.toggleCreateModal)
@@ -37,8 +37,8 @@ const CreateModal = dynamic(loadCreateModal, { ssr: false })
 export function LazyCreateModal() {
   const open = useCreateModal((s) => s.open)
   const [used, setUsed] = useState(false)
-  const { user } = useSession()
-  useCreateShortcut(Boolean(user))
+  const { user, needsSecondFactor } = useSession()
+  useCreateShortcut(Boolean(user) && !needsSecondFactor)
 
   useEffect(() => {
     if (open) setUsed(true)

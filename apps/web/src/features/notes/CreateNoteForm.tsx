@@ -1,10 +1,9 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query'
-import { useRouter } from 'next/router'
 import { useState } from 'react'
 import { XStack } from 'tamagui'
 
 import { useTRPC } from '../../lib/trpc'
-import { AuthForm, SecondaryButton, SubmitButton } from '../auth'
+import { AuthForm, SecondaryButton, SubmitButton, toastApiError } from '../auth'
 import { toast } from '../toast'
 import { useNoteDraft } from './draft-store'
 import { checkNote, NoteFields, serverFieldErrors, type NoteFieldErrors } from './NoteForm'
@@ -17,7 +16,6 @@ import { checkNote, NoteFields, serverFieldErrors, type NoteFieldErrors } from '
 export function CreateNoteForm({ onDone }: { onDone: () => void }) {
   const trpc = useTRPC()
   const queryClient = useQueryClient()
-  const router = useRouter()
   const { draft, setDraft, clear } = useNoteDraft()
   const [errors, setErrors] = useState<NoteFieldErrors>({})
   const [tried, setTried] = useState(false)
@@ -29,14 +27,14 @@ export function CreateNoteForm({ onDone }: { onDone: () => void }) {
         setTried(false)
         onDone()
         toast.success('Note created', note.title, {
-          action: { label: 'Open', onAction: () => void router.push(`/notes/${note.id}`) },
+          action: { label: 'Open', href: `/notes/${note.id}` },
         })
         await queryClient.invalidateQueries({ queryKey: trpc.notes.list.pathKey() })
       },
       onError: (error) => {
         const fieldErrors = serverFieldErrors(error.data)
         setErrors(fieldErrors)
-        toast.error('The note was not saved', error.message && !error.data?.zodError ? error.message : 'Check the fields marked below.')
+        toastApiError('The note was not saved', error, error.message && !error.data?.zodError ? error.message : 'Check the fields marked below.')
       },
     }),
   )

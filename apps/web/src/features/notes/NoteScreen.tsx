@@ -6,7 +6,7 @@ import { Button, Paragraph, Text, Theme, XStack, YStack } from 'tamagui'
 
 import { useTRPC, useTRPCClient, type RouterOutputs } from '../../lib/trpc'
 import { ArrowLeftIcon, PinIcon, TrashIcon } from '../../ui/icons'
-import { AuthForm, SubmitButton } from '../auth'
+import { AuthForm, SubmitButton, toastApiError } from '../auth'
 import { toast } from '../toast'
 import { formatFull, formatWhen } from './format'
 import { listUrl } from './list-url'
@@ -131,7 +131,7 @@ export function NoteScreen({ note: initial }: NoteScreenProps) {
       },
       onError: (error) => {
         setErrors(serverFieldErrors(error.data))
-        toast.error('Your changes were not saved', error.data?.zodError ? 'Check the fields marked below.' : error.message)
+        toastApiError('Your changes were not saved', error, error.data?.zodError ? 'Check the fields marked below.' : error.message)
       },
     }),
   )
@@ -143,7 +143,7 @@ export function NoteScreen({ note: initial }: NoteScreenProps) {
         toast.success(updated.pinned ? 'Pinned' : 'Unpinned', updated.title)
         await invalidateList()
       },
-      onError: (error) => toast.error('Could not change the pin', error.message),
+      onError: (error) => toastApiError('Could not change the pin', error),
     }),
   )
 
@@ -164,14 +164,14 @@ export function NoteScreen({ note: initial }: NoteScreenProps) {
                   toast.success('Note restored', restored.title)
                   await invalidateList()
                 })
-                .catch((error: Error) => toast.error('The note could not be restored', error.message))
+                .catch((error: Error) => toastApiError('The note could not be restored', error))
             },
           },
         })
       },
       onError: (error) => {
         dialogRef.current?.close()
-        toast.error('The note was not deleted', error.message)
+        toastApiError('The note was not deleted', error)
       },
     }),
   )

@@ -5,7 +5,8 @@ import { useEffect, useId, useRef, useState } from 'react'
 import { Button, H1, Paragraph, Text, XStack, YStack, useMedia } from 'tamagui'
 
 import { useTRPC, type RouterOutputs } from '../../lib/trpc'
-import { ArrowDownIcon, ArrowUpIcon, CloseIcon, NoteIcon, PinIcon, PlusIcon, RefreshIcon, SearchIcon } from '../../ui/icons'
+import { ArrowDownIcon, ArrowUpIcon, CloseIcon, NoteIcon, PinIcon, PlusIcon, RefreshIcon, SearchIcon, SpinnerIcon } from '../../ui/icons'
+import { isSecondFactorRequired, secondFactorPath, toastApiError } from '../auth'
 import { useCreateModal } from '../create-modal'
 import { toast } from '../toast'
 import { countNotes, formatFull, formatWhen } from './format'
@@ -46,7 +47,7 @@ function PinButton({ note }: { note: NoteListItem }) {
         toast.success(updated.pinned ? 'Pinned' : 'Unpinned', updated.title)
         return queryClient.invalidateQueries({ queryKey: trpc.notes.list.pathKey() })
       },
-      onError: (error) => toast.error('Could not change the pin', error.message),
+      onError: (error) => toastApiError('Could not change the pin', error),
     }),
   )
   const label = note.pinned ? `Unpin “${note.title}”` : `Pin “${note.title}”`
@@ -321,6 +322,57 @@ function SortControls({ params, onSort, onDir }: { params: ListParams; onSort: (
 }
 
 /**
+ * The list could not be loaded: what happened and the way on — "Try again" when another attempt may work, or, when
+ * two-factor sign-in is not finished (the app is taking the user to /mfa already), the link there.
+ */
+function ListError({ error, retrying, onRetry }: { error: { message: string }; retrying: boolean; onRetry: () => void }) {
+  const needsCode = isSecondFactorRequired(error)
+  return (
+    <YStack
+      role="alert"
+      gap="$3"
+      alignItems="flex-start"
+      padding="$5"
+      borderWidth={1}
+      borderColor="$borderColor"
+      borderRadius="$8"
+      backgroundColor="$color2"
+    >
+      <Text fontSize="$5" fontWeight="700" color="$color12">
+        {needsCode ? 'Finish two-factor sign-in to see your notes' : 'Your notes could not be loaded'}
+      </Text>
+      <Paragraph fontSize="$4" color="$color11">
+        {needsCode ? 'Enter a code from your authenticator app; you will come back here.' : error.message}
+      </Paragraph>
+      {needsCode ? (
+        <Link href={secondFactorPath()} className="button-link">
+          Enter a code
+        </Link>
+      ) : (
+        <Button
+          size="$3"
+          gap="$1.5"
+          paddingHorizontal="$3"
+          borderWidth={1}
+          borderColor="$borderColor"
+          backgroundColor="$background"
+          disabled={retrying}
+          aria-disabled={retrying || undefined}
+          opacity={retrying ? 0.75 : 1}
+          icon={retrying ? <SpinnerIcon size={15} className="spin" /> : <RefreshIcon size={15} />}
+          onPress={onRetry}
+          focusVisibleStyle={{ outlineColor: '$color8', outlineWidth: 2, outlineStyle: 'solid', outlineOffset: 2 }}
+        >
+          <Text fontSize="$3" fontWeight="600" color="$color12">
+            {retrying ? 'Trying again…' : 'Try again'}
+          </Text>
+        </Button>
+      )}
+    </YStack>
+  )
+}
+
+/**
  * The signed-in home: the caller's notes, pinned first, sorted, searched (titles, debounced) and paginated by 20,
  * with the state in the URL. A table from the md breakpoint up, cards below it.
  */
@@ -380,6 +432,13 @@ export function NotesScreen() {
 
   const showSkeleton = list.isPending
   const stale = list.isPlaceholderData
+  // "Try again" after an error keeps the error on screen, saying it is trying: while it runs the query shows the
+  // previous search's notes as a placeholder, which are no answer to this one.
+  const [retryOf, setRetryOf] = useState<{ message: string } | null>(null)
+  const retry = (error: { message: string }) => {
+    setRetryOf(error)
+    void list.refetch().finally(() => setRetryOf(null))
+  }
 
   return (
     <YStack gap="$5">
@@ -404,11 +463,13 @@ export function NotesScreen() {
       <YStack
         gap="$4"
         aria-busy={showSkeleton || list.isFetching}
-        opacity={stale ? 0.6 : 1}
+        opacity={stale && !retryOf ? 0.6 : 1}
         transition="quickest"
         id="notes-list"
       >
-        {showSkeleton ? (
+        {retryOf ? (
+          <ListError error={retryOf} retrying onRetry={() => {}} />
+        ) : showSkeleton ? (
           <>
             <span className={styles.visuallyHidden} role="status">
               Loading notes…
@@ -416,28 +477,7 @@ export function NotesScreen() {
             <ListSkeleton />
           </>
         ) : list.isError && !data ? (
-          <YStack
-            role="alert"
-            gap="$3"
-            alignItems="flex-start"
-            padding="$5"
-            borderWidth={1}
-            borderColor="$borderColor"
-            borderRadius="$8"
-            backgroundColor="$color2"
-          >
-            <Text fontSize="$5" fontWeight="700" color="$color12">
-              Your notes could not be loaded
-            </Text>
-            <Paragraph fontSize="$4" color="$color11">
-              {list.error.message}
-            </Paragraph>
-            <Button size="$3" icon={<RefreshIcon size={15} />} onPress={() => void list.refetch()}>
-              <Text fontSize="$3" fontWeight="600" color="$color12">
-                Try again
-              </Text>
-            </Button>
-          </YStack>
+          <ListError error={list.error} retrying={false} onRetry={() => retry(list.error)} />
         ) : data && data.items.length === 0 && data.total === 0 ? (
           <EmptyState q={params.q.trim()} onClear={clearSearch} />
         ) : data ? (

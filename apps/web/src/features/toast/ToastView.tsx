@@ -1,6 +1,7 @@
 // One toast: icon, title, description, an optional action, the close button; its own timer (paused with the
 // region), swipe up to dismiss, and the enter/exit animation. Loaded on demand (see ToastViewport), since no
 // page shows a toast on its first paint.
+import Link from 'next/link'
 import { useCallback, useEffect, useRef, useState, type PointerEvent as ReactPointerEvent } from 'react'
 import { Button, Text, Theme, XStack, YStack } from 'tamagui'
 
@@ -26,9 +27,11 @@ export interface ToastViewProps {
   toast: ToastItem
   paused: boolean
   registerCloser: (id: number, close: (() => void) | null) => void
+  /** Called once when the toast starts to close, with its element (the viewport moves focus out of it). */
+  onClosing: (id: number, element: HTMLElement | null) => void
 }
 
-export default function ToastView({ toast, paused, registerCloser }: ToastViewProps) {
+export default function ToastView({ toast, paused, registerCloser, onClosing }: ToastViewProps) {
   const [phase, setPhase] = useState<Phase>('open')
   const [offset, setOffset] = useState(0)
   const [dragging, setDragging] = useState(false)
@@ -41,11 +44,12 @@ export default function ToastView({ toast, paused, registerCloser }: ToastViewPr
     (exitOffset?: number) => {
       if (closing.current) return
       closing.current = true
+      onClosing(toast.id, elementRef.current)
       if (exitOffset !== undefined) setOffset(exitOffset)
       setPhase('closing')
       window.setTimeout(() => toastStore.getState().remove(toast.id), TOAST_ANIMATION_MS)
     },
-    [toast.id],
+    [toast.id, onClosing],
   )
 
   useEffect(() => {
@@ -66,7 +70,7 @@ export default function ToastView({ toast, paused, registerCloser }: ToastViewPr
 
   const onPointerDown = (event: ReactPointerEvent<HTMLDivElement>) => {
     if (event.button !== 0 || phase === 'closing') return
-    if ((event.target as Element).closest('button')) return
+    if ((event.target as Element).closest('button, a')) return
     drag.current = { pointerId: event.pointerId, startY: event.clientY, active: false }
   }
   const onPointerMove = (event: ReactPointerEvent<HTMLDivElement>) => {
@@ -157,7 +161,11 @@ export default function ToastView({ toast, paused, registerCloser }: ToastViewPr
             </Text>
           ) : null}
         </YStack>
-        {toast.action ? (
+        {toast.action && 'href' in toast.action ? (
+          <Link href={toast.action.href} className="toast-action" onClick={(event) => !event.defaultPrevented && close()}>
+            {toast.action.label}
+          </Link>
+        ) : toast.action ? (
           <Button
             size="$2"
             alignSelf="center"
@@ -166,7 +174,8 @@ export default function ToastView({ toast, paused, registerCloser }: ToastViewPr
             borderColor="$borderColor"
             backgroundColor="$background"
             onPress={() => {
-              toast.action?.onAction()
+              const action = toast.action
+              if (action && 'onAction' in action) action.onAction()
               close()
             }}
             focusVisibleStyle={{ outlineColor: '$color8', outlineWidth: 2, outlineStyle: 'solid' }}

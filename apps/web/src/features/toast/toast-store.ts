@@ -2,11 +2,11 @@ import { createStore } from 'zustand/vanilla'
 
 export type ToastKind = 'success' | 'error' | 'info'
 
-/** One button on a toast (e.g. Undo). Pressing it runs `onAction` and closes the toast. */
-export interface ToastAction {
-  label: string
-  onAction: () => void
-}
+/**
+ * One action on a toast, which closes it: a button that runs `onAction` (e.g. Undo), or a link to `href` (e.g.
+ * "Enter a code" → /mfa), which is a real link, so a page's leave guard sees it like any other.
+ */
+export type ToastAction = { label: string; onAction: () => void } | { label: string; href: string }
 
 export interface ToastItem {
   id: number

@@ -5,7 +5,10 @@ import type { SupabaseClient, User } from '@supabase/supabase-js'
 
 import { clientAddress } from '../client-address'
 import { backendConfig } from '../env'
+import { sessionNeedsSecondFactor } from './assurance'
 import { SESSION_COOKIE_OPTIONS } from './cookie-options'
+
+export { accessTokenAal } from './assurance'
 
 export interface RequestResponse {
   req: Pick<IncomingMessage, 'headers'> & { socket?: { remoteAddress?: string | undefined } | null }
@@ -112,25 +115,10 @@ export async function needsSecondFactor(supabase: SupabaseClient): Promise<boole
 /**
  * needsSecondFactor without another round trip, for a user the auth server has just verified with `getUser()`:
  * that call checked the session's access token, so its `aal` claim can be read as is, and the verified user carries
- * its factors. The same computation as auth-js's getAuthenticatorAssuranceLevel (current level from the token,
- * next level aal2 when a verified factor exists). Saves one /auth/v1/user call per protected page or procedure.
+ * its factors. Saves one /auth/v1/user call per protected page or procedure.
  */
 export async function needsSecondFactorFor(supabase: SupabaseClient, user: User): Promise<boolean> {
   const { data } = await supabase.auth.getSession()
   const token = data.session?.access_token
-  if (!token) return false
-  const hasVerifiedFactor = (user.factors ?? []).some((factor) => factor.status === 'verified')
-  return hasVerifiedFactor && accessTokenAal(token) === 'aal1'
-}
-
-/** The `aal` claim of a JWT's payload (no signature check: only for a token the auth server has verified). */
-export function accessTokenAal(token: string): string | null {
-  const payload = token.split('.')[1]
-  if (!payload) return null
-  try {
-    const claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { aal?: unknown }
-    return typeof claims.aal === 'string' ? claims.aal : null
-  } catch {
-    return null
-  }
+  return token ? sessionNeedsSecondFactor(token, user) : false
 }

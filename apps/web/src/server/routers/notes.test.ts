@@ -9,6 +9,7 @@ import { anonClient, serviceClient, signedInClient, startTestServer, totpCode } 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { createCaller } from '../root'
+import { SecondFactorRequired } from '../second-factor'
 import { createInnerContext } from '../trpc'
 import { notesError } from './notes'
 
@@ -232,7 +233,9 @@ describe('isolation between users (RLS, decided by PostgreSQL)', () => {
 
     const aal1 = anonClient(lb)
     await aal1.auth.signInWithPassword({ email, password })
-    expect((await rejection(as({ client: aal1 }).list({}))).code).toBe('FORBIDDEN')
+    const refused = await rejection(as({ client: aal1 }).list({}))
+    expect(refused.code).toBe('FORBIDDEN')
+    expect(refused.cause, 'recognisable as "finish two-factor sign-in"').toBeInstanceOf(SecondFactorRequired)
     expect((await as({ client }).list({})).total).toBe(1)
   })
 })
@@ -258,6 +261,7 @@ describe('database errors as readable tRPC errors', () => {
     expect(notesError(pg('23514', 'violates check constraint "notes_body_length"')).message).toMatch(/20,000/)
     expect(notesError(pg('23505')).code).toBe('CONFLICT')
     expect(notesError(pg('42501')).code).toBe('FORBIDDEN')
+    expect(notesError(pg('42501')).cause, 'the AAL2 policy: finish two-factor sign-in').toBeInstanceOf(SecondFactorRequired)
     expect(notesError(pg('PGRST116')).code).toBe('NOT_FOUND')
     expect(notesError(pg('PGRST303')).code).toBe('UNAUTHORIZED')
     expect(notesError(pg('', 'TypeError: fetch failed'), 0).code).toBe('SERVICE_UNAVAILABLE')

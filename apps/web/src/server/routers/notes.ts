@@ -11,6 +11,7 @@ import {
   noteTitleSchema,
   noteUpdateSchema,
 } from '../../features/notes/schema'
+import { secondFactorRequiredError } from '../second-factor'
 import { createTRPCRouter, protectedProcedure } from '../trpc'
 
 /** A note as the app sees it. */
@@ -90,7 +91,9 @@ export function notesError(error: PostgrestError & { status?: number }, status?:
   // SQLSTATE class 22, "data exception": a value PostgreSQL cannot take (bad text, number out of range…).
   if (code.startsWith('22')) return new TRPCError({ code: 'BAD_REQUEST', message: 'A value has the wrong form.' })
   if (code === '23505') return new TRPCError({ code: 'CONFLICT', message: 'This note exists already.' })
-  if (code === '42501') return new TRPCError({ code: 'FORBIDDEN', message: 'You may not change this note. Finish two-factor sign-in if asked.' })
+  // The notes' only policy that refuses with an error (the others filter rows) is the AAL2 one: a write of a user
+  // with a second factor whose session is at aal1.
+  if (code === '42501') return secondFactorRequiredError('You may not change this note. Finish two-factor sign-in if asked.')
   if (code === 'PGRST301' || code === 'PGRST303') return new TRPCError({ code: 'UNAUTHORIZED', message: 'Your session ended. Sign in again.' })
   return new TRPCError({ code: 'INTERNAL_SERVER_ERROR', message: 'The notes could not be loaded or saved. Try again.' })
 }

@@ -1,0 +1,26 @@
+import Router from 'next/router'
+
+import { mfaPathFor } from '../../lib/safe-next'
+import { toast } from '../toast'
+
+/**
+ * True for an API error the server marks as "finish two-factor sign-in first" (`data.secondFactorRequired`, see
+ * server/second-factor.ts): the session is at aal1 and the user has a verified factor. Retrying cannot help; /mfa can.
+ */
+export function isSecondFactorRequired(error: unknown): boolean {
+  return (error as { data?: { secondFactorRequired?: unknown } } | null)?.data?.secondFactorRequired === true
+}
+
+/** Where to finish two-factor sign-in and come back to this very page: `/mfa?next=<current path>`. */
+export function secondFactorPath(): string {
+  return mfaPathFor(Router.asPath)
+}
+
+/**
+ * The error toast of a failed API call: the title, the server's message and, when the session must finish two-factor
+ * sign-in first, an "Enter a code" link to /mfa that comes back here. A link, not an automatic move: what the user
+ * typed stays on the page, and a page that guards unsaved input asks before the link leaves it.
+ */
+export function toastApiError(title: string, error: { message: string }, message: string = error.message): number {
+  return toast.error(title, message, isSecondFactorRequired(error) ? { action: { label: 'Enter a code', href: secondFactorPath() } } : {})
+}
