@@ -25,12 +25,12 @@
 // Exit code 1 when a target is missed.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import autocannon, { type AutocannonOptions, type AutocannonResult } from 'autocannon';
 import { args, argValue } from './lib/args.ts';
+import { ANON_KEY, API_VERSION, freePort, localbaseChildCode } from './lib/local.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const CLI = join(ROOT, 'packages/localbase/bin/localbase.ts');
@@ -47,25 +47,9 @@ const TARGET_RESTART_MS = 3_000;
 const TARGET_RSS_MB = 350;
 const TARGET_USER_RATIO = 1 / 3;
 const READY_LINE = /localbase started|API URL/i; // the banner's first line, "localbase started (ready in …)"
-const API_VERSION = '2024-01-01';
-/** The servers run with the defaults: the Supabase CLI demo anon key (protocol §E). */
-const ANON_KEY =
-  'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJpc3MiOiJzdXBhYmFzZS1kZW1vIiwicm9sZSI6ImFub24iLCJleHAiOjE5ODM4MTI5OTZ9.CRXP1A7WOeoJeXxjNni43kdQwgnWNReilDMblYTn_I0';
 
 function log(message: string): void {
   if (!asJson) console.error(message);
-}
-
-function freePort(): Promise<number> {
-  return new Promise((res, rej) => {
-    const srv = createServer();
-    srv.once('error', rej);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      const port = typeof addr === 'object' && addr ? addr.port : 0;
-      srv.close(() => res(port));
-    });
-  });
 }
 
 interface Child {
@@ -177,14 +161,7 @@ async function startLocalbaseChild(dataDir: string): Promise<Served> {
     rateLimits: { signInSignUps: high, tokenRefresh: high, tokenVerifications: high, emailSent: high },
     pgliteWorker: !MAIN_THREAD,
   };
-  const code = `
-import { startLocalbase } from ${JSON.stringify(pathToFileURL(SRC_INDEX).href)};
-const lb = await startLocalbase(${JSON.stringify(options)});
-console.log('BENCH_READY ' + lb.url);
-const stop = async () => { await lb.stop(); process.exit(0); };
-process.on('SIGTERM', stop);
-process.on('SIGINT', stop);
-`;
+  const code = localbaseChildCode(SRC_INDEX, options);
   const child = spawnChild(['--input-type=module', '-e', code], cliEnv());
   await waitForLine(child, /BENCH_READY /, performance.now(), 120_000);
   const url = /BENCH_READY (\S+)/.exec(child.output())![1]!;

@@ -20,10 +20,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
-import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { args, argValue } from './lib/args.ts';
+import { ANON_KEY, API_VERSION, freePort, localbaseChildCode } from './lib/local.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const SRC_INDEX = join(ROOT, 'packages/localbase/src/index.ts');
@@ -35,25 +35,9 @@ const IDLE_S = Number(argValue('--idle') ?? 3);
 const HASH_CONCURRENCY = argValue('--hash-concurrency');
 const asJson = args.includes('--json');
 const RAMP_UP_MS = 500;
-const API_VERSION = '2024-01-01';
-/** The Supabase CLI demo anon key (protocol §E): the server runs with the defaults. */
-const ANON_KEY =
-  'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJpc3MiOiJzdXBhYmFzZS1kZW1vIiwicm9sZSI6ImFub24iLCJleHAiOjE5ODM4MTI5OTZ9.CRXP1A7WOeoJeXxjNni43kdQwgnWNReilDMblYTn_I0';
 
 function log(message: string): void {
   if (!asJson) console.error(message);
-}
-
-function freePort(): Promise<number> {
-  return new Promise((res, rej) => {
-    const srv = createServer();
-    srv.once('error', rej);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      const port = typeof addr === 'object' && addr ? addr.port : 0;
-      srv.close(() => res(port));
-    });
-  });
 }
 
 interface Child {
@@ -77,14 +61,7 @@ async function startLocalbaseChild(): Promise<{ child: Child; url: string }> {
     rateLimits: { signInSignUps: 1_000_000_000 },
   };
   if (HASH_CONCURRENCY !== undefined) options.passwordHashConcurrency = Number(HASH_CONCURRENCY);
-  const code = `
-import { startLocalbase } from ${JSON.stringify(pathToFileURL(SRC_INDEX).href)};
-const lb = await startLocalbase(${JSON.stringify(options)});
-console.log('BENCH_READY ' + lb.url);
-const stop = async () => { await lb.stop(); process.exit(0); };
-process.on('SIGTERM', stop);
-process.on('SIGINT', stop);
-`;
+  const code = localbaseChildCode(SRC_INDEX, options);
   const proc = spawn(NODE, ['--input-type=module', '-e', code], { cwd: ROOT, env: cliEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   proc.stdout?.on('data', (d: Buffer) => (out += d.toString()));

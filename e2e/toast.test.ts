@@ -22,6 +22,17 @@ async function homeWithToast(width = 1280): Promise<Page> {
 }
 
 /** Parks the pointer away from the toast viewport so hovering cannot pause the timer by accident. */
+/** A second, different toast: the next connection check gets a malformed answer and reports an error. */
+async function openErrorToast(page: Page): Promise<Locator> {
+  await page.route('**/api/trpc/system.clockSkew**', (route) =>
+    route.fulfill({ status: 200, contentType: 'application/json', body: '{"not":"trpc"}' }),
+  );
+  await page.getByRole('button', { name: 'Check connection' }).click();
+  const errorToast = toasts(page).filter({ hasText: 'Unable to transform response from server' });
+  await errorToast.waitFor({ state: 'visible', timeout: 10_000 });
+  return errorToast;
+}
+
 async function parkPointer(page: Page): Promise<void> {
   const size = page.viewportSize() ?? { width: 1280, height: 800 };
   await page.mouse.move(size.width / 2, size.height - 5);
@@ -178,13 +189,7 @@ describe('toast', () => {
 
   test('with two toasts open, Escape closes the newest first', async () => {
     const page = await homeWithToast();
-    // A second, different toast: the next check gets a malformed answer and reports an error.
-    await page.route('**/api/trpc/system.clockSkew**', (route) =>
-      route.fulfill({ status: 200, contentType: 'application/json', body: '{"not":"trpc"}' }),
-    );
-    await page.getByRole('button', { name: 'Check connection' }).click();
-    const errorToast = toasts(page).filter({ hasText: 'Unable to transform response from server' });
-    await errorToast.waitFor({ state: 'visible', timeout: 10_000 });
+    const errorToast = await openErrorToast(page);
     expect(await toasts(page).count()).toBe(2);
     await page.keyboard.press('F8');
     await page.keyboard.press('Escape');
@@ -318,12 +323,7 @@ describe('toast timer after closing one from inside, and focus', () => {
 
   test('with two toasts, closing the focused one from the keyboard keeps focus in the region; the last one gives it back', async () => {
     const page = await homeWithToast();
-    await page.route('**/api/trpc/system.clockSkew**', (route) =>
-      route.fulfill({ status: 200, contentType: 'application/json', body: '{"not":"trpc"}' }),
-    );
-    await page.getByRole('button', { name: 'Check connection' }).click();
-    const errorToast = toasts(page).filter({ hasText: 'Unable to transform response from server' });
-    await errorToast.waitFor({ state: 'visible', timeout: 10_000 });
+    const errorToast = await openErrorToast(page);
     await parkPointer(page);
     const signUpLink = page.getByRole('link', { name: 'Create an account' });
     await signUpLink.focus();
@@ -342,12 +342,7 @@ describe('toast timer after closing one from inside, and focus', () => {
 
   test('a toast that closes under the resting mouse: once the mouse moves away, the other toasts close by themselves', async () => {
     const page = await homeWithToast();
-    await page.route('**/api/trpc/system.clockSkew**', (route) =>
-      route.fulfill({ status: 200, contentType: 'application/json', body: '{"not":"trpc"}' }),
-    );
-    await page.getByRole('button', { name: 'Check connection' }).click();
-    const errorToast = toasts(page).filter({ hasText: 'Unable to transform response from server' });
-    await errorToast.waitFor({ state: 'visible', timeout: 10_000 });
+    const errorToast = await openErrorToast(page);
     // The mouse rests on the newer toast (its text, no button); Escape closes it, so it leaves from under the mouse.
     await page.getByRole('heading', { name: 'Welcome to Foyer', level: 1 }).click();
     await errorToast.getByText('Unable to transform response from server').hover();
@@ -378,12 +373,7 @@ describe('toast timer after closing one from inside, and focus', () => {
 describe('Escape', () => {
   test('with focus on the page, Escape closes the newest toast, and only that one', async () => {
     const page = await homeWithToast();
-    await page.route('**/api/trpc/system.clockSkew**', (route) =>
-      route.fulfill({ status: 200, contentType: 'application/json', body: '{"not":"trpc"}' }),
-    );
-    await page.getByRole('button', { name: 'Check connection' }).click();
-    const errorToast = toasts(page).filter({ hasText: 'Unable to transform response from server' });
-    await errorToast.waitFor({ state: 'visible', timeout: 10_000 });
+    const errorToast = await openErrorToast(page);
     // Focus on the page itself (a click on text), the pointer over the toasts so that no timer runs out meanwhile.
     await page.getByRole('heading', { name: 'Welcome to Foyer', level: 1 }).click();
     expect(await page.evaluate(() => document.activeElement === document.body)).toBe(true);

@@ -1,24 +1,17 @@
 import { useIsMutating } from '@tanstack/react-query'
-import Router from 'next/router'
-import { useEffect, useState } from 'react'
+import { useState } from 'react'
+
+import { useRouteChange } from '../../lib/use-route-change'
 
 /** Route changes in flight (client-side navigation). */
 function useRouteChangePending(): boolean {
   const [pending, setPending] = useState(false)
-  useEffect(() => {
-    const start = (_url: string, { shallow }: { shallow: boolean }) => {
+  useRouteChange({
+    onStart: (_url, { shallow }) => {
       if (!shallow) setPending(true)
-    }
-    const done = () => setPending(false)
-    Router.events.on('routeChangeStart', start)
-    Router.events.on('routeChangeComplete', done)
-    Router.events.on('routeChangeError', done)
-    return () => {
-      Router.events.off('routeChangeStart', start)
-      Router.events.off('routeChangeComplete', done)
-      Router.events.off('routeChangeError', done)
-    }
-  }, [])
+    },
+    onEnd: () => setPending(false),
+  })
   return pending
 }
 

@@ -4,6 +4,7 @@ import { createContext, useContext, useEffect, useMemo, useRef, useState, type R
 
 import { sessionNeedsSecondFactor } from '../../lib/supabase/assurance'
 import { loadBrowserSupabase } from '../../lib/supabase/browser'
+import { useRouteChange } from '../../lib/use-route-change'
 
 export interface SessionState {
   session: Session | null
@@ -75,22 +76,14 @@ export function SessionProvider({ initialSession, children }: { initialSession?:
   }
 
   // Whether a route change is under way: its page will bring the session, no need to load this one again.
-  useEffect(() => {
-    const started = () => {
+  useRouteChange({
+    onStart: () => {
       navigatingRef.current = true
-    }
-    const ended = () => {
+    },
+    onEnd: () => {
       navigatingRef.current = false
-    }
-    Router.events.on('routeChangeStart', started)
-    Router.events.on('routeChangeComplete', ended)
-    Router.events.on('routeChangeError', ended)
-    return () => {
-      Router.events.off('routeChangeStart', started)
-      Router.events.off('routeChangeComplete', ended)
-      Router.events.off('routeChangeError', ended)
-    }
-  }, [])
+    },
+  })
 
   useEffect(() => {
     let cancelled = false
