@@ -257,10 +257,10 @@ describe('accounts', () => {
     await createAccount(email);
     const page = await fixture.newPage();
     await gotoHydrated(page, '/sign-in');
-    const held = page.getByText(/^Too many failed attempts for this account\. Wait \d+ seconds?, then try again\.$/);
+    const held = page.getByRole('form', { name: 'Sign in' }).getByText(/^Too many failed attempts for this account\. Wait \d+ seconds?, then try again\.$/);
     for (let attempt = 1; attempt <= 12 && !(await held.isVisible()); attempt++) {
       await signInViaUI(page, email, `wrong-password-${attempt}`);
-      await page.getByText(/do not match|Too many failed attempts/).first().waitFor({ timeout: 15_000 });
+      await page.getByRole('form', { name: 'Sign in' }).getByText(/do not match|Too many failed attempts/).first().waitFor({ timeout: 15_000 });
       await page.waitForTimeout(100);
     }
     await held.waitFor({ timeout: 5_000 });
