@@ -1,5 +1,5 @@
 // One toast: icon, title, description, an optional action, the close button; its own timer (paused with the
-// region), swipe up to dismiss, and the enter/exit animation. Loaded on demand (see ToastViewport), since no
+// region), swipe up to dismiss, and the enter/exit animation. Loaded on demand with ToastRegion, since no
 // page shows a toast on its first paint.
 import Link from 'next/link'
 import { useCallback, useEffect, useRef, useState, type PointerEvent as ReactPointerEvent } from 'react'
