@@ -33,6 +33,8 @@ export interface ReadRequest {
    * refers to `($1)[n]` — the form envelope.ts's one-call `exec` runs with EXECUTE … USING.
    */
   paramStyle?: 'positional' | 'array';
+  /** `csv`: body is PostgREST's CSV (header of the first row's keys, one record per line) instead of JSON. */
+  format?: 'json' | 'csv';
 }
 
 export interface BuiltStatement {
@@ -344,6 +346,8 @@ export class ReadBuilder {
     const cols = select.length > 0 ? select.join(', ') : 'NULL AS "_"';
     const page = `SELECT ${cols} ${from}${this.lateralSql(level)}${whereSql}${this.groupByOf(level, this.req.query.select)}${order}${this.rangeOf(level)}`;
     const total = this.req.count ? `(SELECT count(*) ${from}${whereSql})` : 'NULL::bigint';
+    this.countSource = `SELECT 1 ${from}${whereSql}`;
+    if (this.req.format === 'csv') return { sql: ReadBuilder.csvStatement(total, page), params: this.params };
     const body = select.length > 0 ? `coalesce(json_agg(_page), '[]')::text` : `coalesce(json_agg('{}'::json), '[]')::text`;
     return {
       sql: `SELECT ${total} AS total, count(*)::int AS page_count, ${body} AS body FROM (${page}) _page`,
@@ -360,6 +364,20 @@ export class ReadBuilder {
   private readonly laterals = new Map<string, string[]>();
   /** Output columns of each compiled spread (name, and whether the parent applies an aggregate to it). */
   private readonly spreadOutputs = new Map<SelectItem, Array<{ name: string; aggregated: boolean }>>();
+
+  /** After build(): `SELECT 1 FROM <root> WHERE <filters>`, the rows a count counts (for the planner's estimate). */
+  countSource = '';
+
+  /**
+   * PostgREST's CSV body: the keys of the first row as header, then each row's record text without its parentheses
+   * (PostgreSQL quotes fields holding commas, quotes, spaces or parentheses and doubles quotes; NULL is empty).
+   */
+  static csvStatement(total: string, page: string): string {
+    const header = `(SELECT coalesce(string_agg(k, ','), '') FROM json_object_keys((SELECT row_to_json(_h.*) FROM _csv _h LIMIT 1)) k)`;
+    // ROW(_r.*): the whole row even when a column is called _r
+    const rows = `(SELECT coalesce(string_agg(substring(ROW(_r.*)::text, 2, length(ROW(_r.*)::text) - 2), E'\\n'), '') FROM _csv _r)`;
+    return `WITH _csv AS MATERIALIZED (${page}) SELECT ${total} AS total, (SELECT count(*) FROM _csv)::int AS page_count, ${header} || E'\\n' || ${rows} AS body`;
+  }
 
   /** The name PostgreSQL reports for a level's columns: PostgREST aliases embedded tables `<table>_<depth>`. */
   static errorAlias(level: Level): string {
@@ -527,6 +545,13 @@ export class ReadBuilder {
       }
     }
   }
+}
+
+/** The statement whose planner estimate answers `count=planned` (`SELECT 1 FROM <table> WHERE <filters>`). */
+export function buildCountSource(req: ReadRequest): BuiltStatement {
+  const b = new ReadBuilder(req);
+  b.build();
+  return { sql: b.countSource, params: b.params };
 }
 
 /** Builds the statement for a read; throws RestError for unknown names and unsupported features. */
