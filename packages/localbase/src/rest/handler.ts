@@ -132,10 +132,8 @@ export async function handleRest(request: Request, deps: RestDeps): Promise<Resp
     const plan = planMediaType(request.headers.get('accept'));
     const rep = plan === null ? negotiateRepresentation(request.headers.get('accept')) : PLAN_REPRESENTATION;
     const tableRead = !rest.startsWith('rpc/') && (method === 'GET' || method === 'HEAD');
-    if ((rep.kind === 'csv' || (plan !== null && deps.planEnabled === true)) && !tableRead) {
-      throw new RestError(406, 'PGRST107', `None of these media types are available: ${request.headers.get('accept') ?? ''}`, null, null);
-    }
-    if (plan !== null && deps.planEnabled !== true) {
+    // plans only when db-plan-enabled; CSV and plans only for table reads (a plan of a write would run it)
+    if ((plan !== null && deps.planEnabled !== true) || ((plan !== null || rep.kind === 'csv') && !tableRead)) {
       throw new RestError(406, 'PGRST107', `None of these media types are available: ${request.headers.get('accept') ?? ''}`, null, null);
     }
     const headersJson: Record<string, string> = {};
