@@ -170,9 +170,9 @@ describe('order, ranges and counts', () => {
     expect([empty.status, empty.headers.get('content-range'), empty.json]).toEqual([200, '*/0', []]);
   });
 
-  it('planned / estimated counts are answered exactly', async () => {
+  it('planned counts are the planner\'s estimate, estimated ones exact below max rows', async () => {
     const r = await f.alice.client.from('rt_todos').select('title', { count: 'planned' }).eq('run', f.run);
-    expect(r.count).toBe(3);
+    expect(typeof r.count).toBe('number');
     const e = await f.alice.client.from('rt_todos').select('title', { count: 'estimated' }).eq('run', f.run);
     expect(e.count).toBe(3);
   });

@@ -13,7 +13,7 @@
  * Not supported yet (clear errors): aggregates (PGRST123), spreads (PGRST119), casts to types outside a known list.
  */
 import { RestError } from './errors.ts';
-import type { Field, FilterParam, LogicTree, OpExpr, OrderTerm, ParsedQuery, SelectItem } from './parse.ts';
+import type { AggregateFunction, Field, FilterParam, LogicTree, OpExpr, OrderTerm, ParsedQuery, SelectItem } from './parse.ts';
 import { isToOne, resolveEmbed, type Relationship } from './resolve.ts';
 import { findTable, type Column, type SchemaCache, type Table } from './schema-cache.ts';
 import { quoteIdent, quoteQualified } from './sql.ts';
@@ -33,6 +33,8 @@ export interface ReadRequest {
    * refers to `($1)[n]` — the form envelope.ts's one-call `exec` runs with EXECUTE … USING.
    */
   paramStyle?: 'positional' | 'array';
+  /** `csv`: body is PostgREST's CSV (header of the first row's keys, one record per line) instead of JSON. */
+  format?: 'json' | 'csv';
 }
 
 export interface BuiltStatement {
@@ -72,6 +74,12 @@ function pairedColumn(columns: readonly string[], i: number): string {
   return column;
 }
 
+/** An aggregate function with its optional output cast (`id.sum()::text`). */
+export interface AggregateCall {
+  fn: AggregateFunction;
+  cast: string | null;
+}
+
 export interface Level {
   table: Table;
   alias: string;
@@ -105,7 +113,7 @@ export class ReadBuilder {
   column(level: Level, name: string): Column {
     const col = level.table.columnMap.get(name);
     if (!col) {
-      throw new RestError(400, '42703', `column ${level.table.name}.${name} does not exist`, null, null);
+      throw new RestError(400, '42703', `column ${ReadBuilder.errorAlias(level)}.${name} does not exist`, null, null);
     }
     return col;
   }
@@ -253,9 +261,17 @@ export class ReadBuilder {
           for (const c of level.table.columns) out.push(`${level.alias}.${quoteIdent(c.name)} AS ${quoteIdent(c.name)}`);
           break;
         case 'count':
-          throw new RestError(400, 'PGRST123', 'Use of aggregate functions is not allowed', null, null);
+          out.push(this.aggregateSelect(level, null, item.alias, null, { fn: 'count', cast: item.cast }));
+          break;
         case 'column': {
-          if (item.aggregate) throw new RestError(400, 'PGRST123', 'Use of aggregate functions is not allowed', null, null);
+          if (item.aggregate) {
+            out.push(this.aggregateSelect(level, item.field, item.alias, item.cast, item.aggregate));
+            break;
+          }
+          if (this.isLegacyCount(level, item)) {
+            out.push(`${ReadBuilder.castTo('count(*)', item.cast)} AS ${quoteIdent(item.alias ?? 'count')}`);
+            break;
+          }
           const f = this.fieldExpr(level, item.field);
           let sql = f.sql;
           if (item.cast !== null) {
@@ -268,7 +284,8 @@ export class ReadBuilder {
         }
         case 'embed': {
           if (item.spread) {
-            throw new RestError(400, 'PGRST119', `A spread operation on '${item.relation}' is not supported by localbase yet`, null, null);
+            out.push(...this.spreadSelect(level, item, innerExists, embeds));
+            break;
           }
           const rel = resolveEmbed(this.req.cache, {
             schema: level.table.schema,
@@ -286,16 +303,19 @@ export class ReadBuilder {
           const childInner: string[] = [];
           const childSelect = this.selectList(child, item.select, childInner, childEmbeds);
           const conds = [this.joinCondition(rel, level, child), ...this.whereOf(child, childInner)];
-          const from = `FROM ${quoteQualified(target.schema, target.name)} ${child.alias} WHERE ${conds.join(' AND ')}`;
+          const from = `FROM ${quoteQualified(target.schema, target.name)} ${child.alias}${this.lateralSql(child)} WHERE ${conds.join(' AND ')}`;
           const e = `_${child.alias}`;
           const cols = childSelect.length > 0 ? childSelect.join(', ') : 'NULL AS "_"';
+          const group = this.groupByOf(child, item.select);
+          // grouped levels group by their embeds too (as PostgREST): json has no equality, jsonb has
+          const grouped = this.itemsAggregate(items);
           if (isToOne(rel)) {
             const obj = childSelect.length > 0 ? `row_to_json(${e})` : `'{}'::json`;
-            out.push(`(SELECT ${obj} FROM (SELECT ${cols} ${from} LIMIT 1) ${e}) AS ${quoteIdent(name)}`);
+            out.push(this.embedColumn(level, `(SELECT ${obj} FROM (SELECT ${cols} ${from}${group} LIMIT 1) ${e})`, name, grouped));
           } else {
             const agg = childSelect.length > 0 ? `json_agg(${e})` : `json_agg('{}'::json)`;
             const order = this.orderOf(child, childEmbeds);
-            out.push(`(SELECT coalesce(${agg}, '[]') FROM (SELECT ${cols} ${from}${order}${this.rangeOf(child)}) ${e}) AS ${quoteIdent(name)}`);
+            out.push(this.embedColumn(level, `(SELECT coalesce(${agg}, '[]') FROM (SELECT ${cols} ${from}${group}${order}${this.rangeOf(child)}) ${e})`, name, grouped));
           }
           if (item.joinType === 'inner') innerExists.push(`EXISTS (SELECT 1 ${from})`);
           break;
@@ -324,13 +344,198 @@ export class ReadBuilder {
     const from = `FROM ${quoteQualified(root.schema, root.name)} ${level.alias}`;
     const order = this.orderOf(level, embeds);
     const cols = select.length > 0 ? select.join(', ') : 'NULL AS "_"';
-    const page = `SELECT ${cols} ${from}${whereSql}${order}${this.rangeOf(level)}`;
+    const page = `SELECT ${cols} ${from}${this.lateralSql(level)}${whereSql}${this.groupByOf(level, this.req.query.select)}${order}${this.rangeOf(level)}`;
     const total = this.req.count ? `(SELECT count(*) ${from}${whereSql})` : 'NULL::bigint';
+    this.countSource = `SELECT 1 ${from}${whereSql}`;
+    if (this.req.format === 'csv') return { sql: ReadBuilder.csvStatement(total, page), params: this.params };
     const body = select.length > 0 ? `coalesce(json_agg(_page), '[]')::text` : `coalesce(json_agg('{}'::json), '[]')::text`;
     return {
       sql: `SELECT ${total} AS total, count(*)::int AS page_count, ${body} AS body FROM (${page}) _page`,
       params: this.params,
     };
+  }
+
+  // -------------------------------------------------------------------------------------------------------
+  // Aggregates and spreads (PostgREST with db-aggregates-enabled, as hosted Supabase)
+
+  /** Embedded levels: per level alias, the aggregates hoisted out of a to-one spread (output name → function). */
+  private readonly hoisting = new Map<string, Map<string, AggregateCall>>();
+  /** LATERAL joins of spreads, per level alias (emitted after that level's FROM). */
+  private readonly laterals = new Map<string, string[]>();
+  /** Output columns of each compiled spread (name, and whether the parent applies an aggregate to it). */
+  private readonly spreadOutputs = new Map<SelectItem, Array<{ name: string; aggregated: boolean }>>();
+
+  /** After build(): `SELECT 1 FROM <root> WHERE <filters>`, the rows a count counts (for the planner's estimate). */
+  countSource = '';
+
+  /**
+   * PostgREST's CSV body: the keys of the first row as header, then each row's record text without its parentheses
+   * (PostgreSQL quotes fields holding commas, quotes, spaces or parentheses and doubles quotes; NULL is empty).
+   */
+  static csvStatement(total: string, page: string): string {
+    const header = `(SELECT coalesce(string_agg(k, ','), '') FROM json_object_keys((SELECT row_to_json(_h.*) FROM _csv _h LIMIT 1)) k)`;
+    // ROW(_r.*): the whole row even when a column is called _r
+    const rows = `(SELECT coalesce(string_agg(substring(ROW(_r.*)::text, 2, length(ROW(_r.*)::text) - 2), E'\\n'), '') FROM _csv _r)`;
+    return `WITH _csv AS MATERIALIZED (${page}) SELECT ${total} AS total, (SELECT count(*) FROM _csv)::int AS page_count, ${header} || E'\\n' || ${rows} AS body`;
+  }
+
+  /** The name PostgreSQL reports for a level's columns: PostgREST aliases embedded tables `<table>_<depth>`. */
+  static errorAlias(level: Level): string {
+    return level.path.length === 0 ? level.table.name : `${level.table.name}_${level.path.length}`;
+  }
+
+  /** `CAST(sql AS type)` for a cast from the closed list (else 42704 as PostgreSQL), or sql unchanged. */
+  static castTo(sql: string, cast: string | null): string {
+    if (cast === null) return sql;
+    const type = CAST_TYPES[cast.toLowerCase()];
+    if (!type) throw new RestError(400, '42704', `type "${cast}" does not exist`, null, null);
+    return `CAST(${sql} AS ${quoteIdent(type)})`;
+  }
+
+  /**
+   * Bare `count` on a table without a `count` column: PostgreSQL reads `alias.count` as `count(alias)` (functional
+   * notation), which is how PostgREST answers `rel(count)`. PostgREST does not know it is an aggregate, so it adds
+   * no GROUP BY for it (neither do we: other plain columns beside it fail as they would there).
+   */
+  isLegacyCount(level: Level, item: SelectItem & { type: 'column' }): boolean {
+    return item.field.name === 'count' && item.field.jsonPath.length === 0 && !level.table.columnMap.has('count');
+  }
+
+  /** Whether a select list aggregates at its own level (its aggregates, or those hoisted from its spreads). */
+  itemsAggregate(items: readonly SelectItem[]): boolean {
+    return items.some((i) =>
+      i.type === 'count' || (i.type === 'column' && i.aggregate !== null) || (i.type === 'embed' && i.spread && this.itemsAggregate(i.select)));
+  }
+
+  /** `FN(input)` with the optional output cast; the function name comes from the parser's closed list. */
+  static applyAggregate(agg: AggregateCall, input: string): string {
+    const fn = { count: 'count', sum: 'sum', avg: 'avg', max: 'max', min: 'min' }[agg.fn];
+    return ReadBuilder.castTo(`${fn}(${input})`, agg.cast);
+  }
+
+  /** `col.fn()` / `count()`: aggregated here, or (inside a to-one spread) selected raw and hoisted to the parent. */
+  aggregateSelect(level: Level, field: Field | null, alias: string | null, inputCast: string | null, agg: AggregateCall): string {
+    const input = field === null ? null : ReadBuilder.castTo(this.fieldExpr(level, field).sql, inputCast);
+    const name = alias ?? agg.fn;
+    const hoist = this.hoisting.get(level.alias);
+    if (hoist) {
+      hoist.set(name, agg);
+      return `${input ?? '1'} AS ${quoteIdent(name)}`;
+    }
+    return `${ReadBuilder.applyAggregate(agg, input ?? '*')} AS ${quoteIdent(name)}`;
+  }
+
+  /** Output columns of a compiled select list, in order, with whether each is an aggregate at this level. */
+  outputColumns(level: Level, items: readonly SelectItem[]): Array<{ name: string; aggregated: boolean }> {
+    const hoisted = this.hoisting.has(level.alias);
+    const out: Array<{ name: string; aggregated: boolean }> = [];
+    for (const item of items) {
+      switch (item.type) {
+        case 'star':
+          for (const c of level.table.columns) out.push({ name: c.name, aggregated: false });
+          break;
+        case 'count':
+          out.push({ name: item.alias ?? 'count', aggregated: !hoisted });
+          break;
+        case 'column':
+          if (item.aggregate) out.push({ name: item.alias ?? item.aggregate.fn, aggregated: !hoisted });
+          else if (this.isLegacyCount(level, item)) out.push({ name: item.alias ?? 'count', aggregated: false });
+          else out.push({ name: ReadBuilder.outputName(item.field, item.alias), aggregated: false });
+          break;
+        case 'embed':
+          if (item.spread) out.push(...(this.spreadOutputs.get(item) ?? []));
+          else out.push({ name: item.alias ?? item.relation, aggregated: false });
+          break;
+      }
+    }
+    return out;
+  }
+
+  /** ` GROUP BY <positions of the plain columns>` when the level aggregates (PostgREST's automatic GROUP BY). */
+  groupByOf(level: Level, items: readonly SelectItem[]): string {
+    if (this.hoisting.has(level.alias) || !this.itemsAggregate(items)) return '';
+    const cols = this.outputColumns(level, items);
+    if (!cols.some((c) => c.aggregated)) return '';
+    const plain = cols.flatMap((c, i) => (c.aggregated ? [] : [String(i + 1)]));
+    return plain.length === 0 ? '' : ` GROUP BY ${plain.join(', ')}`;
+  }
+
+  /**
+   * An embed's select item. In a level that aggregates, PostgREST groups by the embed's JSON: the correlated
+   * subquery moves to a LATERAL join (a subquery in the select list could not reference the ungrouped parent
+   * columns) and becomes jsonb (json has no equality for GROUP BY).
+   */
+  embedColumn(level: Level, subquery: string, name: string, grouped: boolean): string {
+    if (!grouped) return `${subquery} AS ${quoteIdent(name)}`;
+    const g = `_g${this.nextAlias()}`;
+    const list = this.laterals.get(level.alias) ?? [];
+    list.push(`LEFT JOIN LATERAL (SELECT ${subquery}::jsonb AS v) ${g} ON TRUE`);
+    this.laterals.set(level.alias, list);
+    return `${g}.v AS ${quoteIdent(name)}`;
+  }
+
+  /** The LATERAL joins the spreads of a level added (to follow its `FROM table alias`). */
+  lateralSql(level: Level): string {
+    const l = this.laterals.get(level.alias);
+    return l === undefined ? '' : ` ${l.join(' ')}`;
+  }
+
+  /**
+   * `...rel(cols)`: a to-one spread puts the related row's columns in the parent object (LEFT JOIN LATERAL; its
+   * aggregates are hoisted to the parent, grouped by the parent's other columns); a to-many spread gives one JSON
+   * array per column (PostgREST 12+). Aggregates in a to-many spread: PGRST127, as PostgREST.
+   */
+  spreadSelect(level: Level, item: SelectItem & { type: 'embed' }, innerExists: string[], embeds: Map<string, { rel: Relationship; level: Level }>): string[] {
+    const rel = resolveEmbed(this.req.cache, { schema: level.table.schema, source: level.table.name, embed: item.relation, hint: item.hint });
+    const target = findTable(this.req.cache, rel.target.schema, rel.target.name);
+    if (!target) throw new RestError(400, 'PGRST200', `Could not find the table '${rel.target.schema}.${rel.target.name}' in the schema cache`, null, null);
+    const child: Level = { table: target, alias: this.nextAlias(), path: [...level.path, item.relation] };
+    this.knownPaths.add(pathKey(child.path));
+    embeds.set(item.relation, { rel, level: child });
+    const toOne = isToOne(rel);
+    if (!toOne && this.itemsAggregate(item.select)) {
+      throw new RestError(400, 'PGRST127', 'Feature not implemented', 'Aggregates are not implemented for one-to-many or many-to-many spreads.', null);
+    }
+    if (toOne) this.hoisting.set(child.alias, new Map());
+    const childEmbeds = new Map<string, { rel: Relationship; level: Level }>();
+    const childInner: string[] = [];
+    const childSelect = this.selectList(child, item.select, childInner, childEmbeds);
+    const names = this.outputColumns(child, item.select).map((c) => c.name);
+    const conds = [this.joinCondition(rel, level, child), ...this.whereOf(child, childInner)];
+    const from = `FROM ${quoteQualified(target.schema, target.name)} ${child.alias}${this.lateralSql(child)} WHERE ${conds.join(' AND ')}`;
+    const s = `_${child.alias}`;
+    const cols = childSelect.length > 0 ? childSelect.join(', ') : 'NULL AS "_"';
+    let lateral: string;
+    if (toOne) {
+      lateral = `LEFT JOIN LATERAL (SELECT ${cols} ${from}${this.orderOf(child, childEmbeds)}) ${s} ON TRUE`;
+    } else {
+      const r = `_r${child.alias}`;
+      const arrays = names.map((n) => `coalesce(json_agg(${r}.${quoteIdent(n)}), '[]')::jsonb AS ${quoteIdent(n)}`);
+      const inner = `SELECT ${cols} ${from}${this.orderOf(child, childEmbeds)}${this.rangeOf(child)}`;
+      lateral = `LEFT JOIN LATERAL (SELECT ${arrays.length > 0 ? arrays.join(', ') : 'NULL AS "_"'} FROM (${inner}) ${r}) ${s} ON TRUE`;
+    }
+    const list = this.laterals.get(level.alias) ?? [];
+    list.push(lateral);
+    this.laterals.set(level.alias, list);
+    if (item.joinType === 'inner') innerExists.push(`EXISTS (SELECT 1 ${from})`);
+    const hoisted = this.hoisting.get(child.alias);
+    const parentHoist = this.hoisting.get(level.alias);
+    const out: string[] = [];
+    const outputs: Array<{ name: string; aggregated: boolean }> = [];
+    for (const n of names) {
+      const ref = `${s}.${quoteIdent(n)}`;
+      const agg = hoisted?.get(n);
+      if (agg !== undefined && parentHoist === undefined) {
+        out.push(`${ReadBuilder.applyAggregate(agg, ref)} AS ${quoteIdent(n)}`);
+        outputs.push({ name: n, aggregated: true });
+      } else {
+        if (agg !== undefined) parentHoist?.set(n, agg); // a spread inside a spread: hoist further up
+        out.push(`${ref} AS ${quoteIdent(n)}`);
+        outputs.push({ name: n, aggregated: false });
+      }
+    }
+    this.spreadOutputs.set(item, outputs);
+    return out;
   }
 
   checkPaths(paths: string[][]): void {
@@ -342,7 +547,45 @@ export class ReadBuilder {
   }
 }
 
+/** The statement whose planner estimate answers `count=planned` (`SELECT 1 FROM <table> WHERE <filters>`). */
+export function buildCountSource(req: ReadRequest): BuiltStatement {
+  const b = new ReadBuilder(req);
+  b.build();
+  return { sql: b.countSource, params: b.params };
+}
+
 /** Builds the statement for a read; throws RestError for unknown names and unsupported features. */
 export function buildRead(req: ReadRequest): BuiltStatement {
-  return new ReadBuilder(req).build();
+  try {
+    return new ReadBuilder(req).build();
+  } catch (e) {
+    throw relationshipErrorFirst(req.cache, req.schema, req.table, req.query.select, e);
+  }
+}
+
+/** Errors PostgreSQL raises when it runs PostgREST's query (PostgREST reports them after its planning errors). */
+const EXECUTION_ERRORS: ReadonlySet<string> = new Set(['42703', '42704', '42883', 'PGRST127']);
+
+/**
+ * PostgREST resolves every relationship of `select` while planning, before PostgreSQL sees a column: a request with
+ * both an unknown column and an unknown relationship answers PGRST200/PGRST201. Our builder checks names as it
+ * meets them, so after such an error this walks the embeds and throws the first relationship error, if any.
+ */
+export function relationshipErrorFirst(cache: SchemaCache, schema: string, table: string, select: readonly SelectItem[], error: unknown): unknown {
+  if (!(error instanceof RestError) || !EXECUTION_ERRORS.has(error.code)) return error;
+  const walk = (source: Table, items: readonly SelectItem[]): void => {
+    for (const item of items) {
+      if (item.type !== 'embed') continue;
+      const rel = resolveEmbed(cache, { schema: source.schema, source: source.name, embed: item.relation, hint: item.hint });
+      const target = findTable(cache, rel.target.schema, rel.target.name);
+      if (target) walk(target, item.select);
+    }
+  };
+  const root = findTable(cache, schema, table);
+  try {
+    if (root) walk(root, select);
+  } catch (relError) {
+    if (relError instanceof RestError) return relError;
+  }
+  return error;
 }

@@ -177,7 +177,7 @@ export function buildRpc(req: RpcRequest): BuiltRpc {
     };
   }
   const order = b.orderOf(level, embeds);
-  const page = `SELECT ${cols} ${from}${whereSql}${order}${b.rangeOf(level)}`;
+  const page = `SELECT ${cols} ${from}${b.lateralSql(level)}${whereSql}${b.groupByOf(level, req.query.select)}${order}${b.rangeOf(level)}`;
   const total = req.count ? `(SELECT count(*) ${from}${whereSql})` : 'NULL::bigint';
   return {
     fn, returns: 'set', params: b.params,

@@ -55,7 +55,7 @@ function finish(b: ReadBuilder, req: WriteRequest, level: Level, dml: string, in
     const cols = select.length > 0 ? select.join(', ') : 'NULL AS "_"';
     const agg = select.length > 0 ? 'json_agg(_page)' : `json_agg('{}'::json)`;
     const order = b.orderOf(level, embeds);
-    body = `(SELECT coalesce(${agg}, '[]')::text FROM (SELECT ${cols} FROM pgrst_source ${level.alias}${order}) _page)`;
+    body = `(SELECT coalesce(${agg}, '[]')::text FROM (SELECT ${cols} FROM pgrst_source ${level.alias}${b.lateralSql(level)}${b.groupByOf(level, req.query.select)}${order}) _page)`;
   }
   // filters/orders on embedded resources must name embeds of the representation
   b.checkPaths(req.query.filters.filter((f) => f.path.length > 0).map((f) => f.path));

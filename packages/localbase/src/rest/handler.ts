@@ -3,12 +3,13 @@
  * `app.all('/rest/v1/*', (c) => handleRest(c.req.raw, deps))`): route → profile → JWT (injected) → parse →
  * build → one-call envelope → PostgREST response (status, Content-Range, Preference-Applied, error JSON).
  */
-import { buildRead } from './build-read.ts';
+import { buildCountSource, buildRead, type BuiltStatement } from './build-read.ts';
 import { buildRpc } from './build-rpc.ts';
 import { buildDelete, buildInsert, buildUpdate } from './build-write.ts';
 import { runEnveloped, type EnvelopeContext } from './envelope.ts';
 import { RestError } from './errors.ts';
-import { contentRange, negotiateRepresentation, readStatus, requestSchema, singleObjectError } from './negotiate.ts';
+import { contentRange, negotiateRepresentation, readStatus, requestSchema, singleObjectError, type Representation } from './negotiate.ts';
+import { explainStatement, planContentType, planMediaType, plannedRows, requestSearchPath, runExplain } from './plan.ts';
 import { effectiveRange, parsePrefer, parseQuery, parseRangeHeader, preferenceApplied, type Preferences } from './parse.ts';
 import type { Queryable, SchemaCache } from './schema-cache.ts';
 import { isPgError, restErrorFromPg } from './sql.ts';
@@ -35,6 +36,8 @@ export interface RestDeps {
   basePath?: string;
   /** Headers added to every response (CORS from the server), set when the Response is built. */
   responseHeaders?: Readonly<Record<string, string>>;
+  /** db-plan-enabled: answer `Accept: application/vnd.pgrst.plan…` with EXPLAIN (default off: 406, as PostgREST). */
+  planEnabled?: boolean;
 }
 
 const STATUS_TEXT: Record<number, string> = {
@@ -88,6 +91,26 @@ async function readJson(request: Request, empty: unknown): Promise<unknown> {
   }
 }
 
+/** A plan response is built by plan.ts; the read itself is negotiated as JSON. */
+const PLAN_REPRESENTATION: Representation = { kind: 'json', stripNulls: false, contentType: JSON_TYPE };
+
+/**
+ * The total of a read: exact (from the statement), planned (the planner's estimate of the filtered rows, as PostgREST
+ * reads "Plan Rows" of EXPLAIN) or estimated (exact up to db-max-rows, beyond it the larger of exact and planned).
+ */
+async function countOf(
+  db: Queryable, ctx: EnvelopeContext, count: Preferences['count'], exact: number | string | null, maxRows: number | null,
+  countSource: () => BuiltStatement, searchPath: string,
+): Promise<number | null> {
+  const total = exact === null ? null : Number(exact);
+  if (count === 'planned') return plannedRows(db, ctx, searchPath, countSource());
+  if (count === 'estimated' && total !== null && maxRows !== null && total > maxRows) {
+    const planned = await plannedRows(db, ctx, searchPath, countSource());
+    return planned === null ? total : Math.max(total, planned);
+  }
+  return total;
+}
+
 export async function handleRest(request: Request, deps: RestDeps): Promise<Response> {
   let authenticated = false;
   const extra = deps.responseHeaders ?? {};
@@ -106,8 +129,13 @@ export async function handleRest(request: Request, deps: RestDeps): Promise<Resp
     const auth = await deps.authenticate(request);
     authenticated = auth.role !== 'anon';
     const prefs = parsePrefer(request.headers.get('prefer'));
-    const rep = negotiateRepresentation(request.headers.get('accept'));
-    if (rep.kind === 'csv') throw new RestError(406, 'PGRST107', 'None of these media types are available: text/csv', null, null);
+    const plan = planMediaType(request.headers.get('accept'));
+    const rep = plan === null ? negotiateRepresentation(request.headers.get('accept')) : PLAN_REPRESENTATION;
+    const tableRead = !rest.startsWith('rpc/') && (method === 'GET' || method === 'HEAD');
+    // plans only when db-plan-enabled; CSV and plans only for table reads (a plan of a write would run it)
+    if ((plan !== null && deps.planEnabled !== true) || ((plan !== null || rep.kind === 'csv') && !tableRead)) {
+      throw new RestError(406, 'PGRST107', `None of these media types are available: ${request.headers.get('accept') ?? ''}`, null, null);
+    }
     const headersJson: Record<string, string> = {};
     request.headers.forEach((v, k) => {
       headersJson[k.toLowerCase()] = v;
@@ -151,10 +179,19 @@ export async function handleRest(request: Request, deps: RestDeps): Promise<Resp
     const query = parseQuery(url.search);
     if (method === 'GET' || method === 'HEAD') {
       const range = effectiveRange(parseRangeHeader(request.headers.get('range'), request.headers.get('range-unit')), query.limit, query.offset, maxRows);
-      const stmt = buildRead({ cache, schema, table, query, offset: range.offset, limit: range.limit, count: prefs.count !== null, paramStyle: 'array' });
+      const read = { cache, schema, table, query, offset: range.offset, limit: range.limit, paramStyle: 'array' as const };
+      const stmt = buildRead({ ...read, count: prefs.count !== null && prefs.count !== 'planned', format: rep.kind === 'csv' ? 'csv' : 'json' });
+      if (plan !== null) {
+        const text = await runExplain(deps.db, ctx, requestSearchPath(schema), explainStatement(plan, stmt));
+        return reply(200, method === 'HEAD' ? null : text, { 'content-type': planContentType(plan) });
+      }
       const row = await runEnveloped<ResultRow>(deps.db, ctx, stmt);
       if (!row) throw new Error('the read statement returned no row');
-      const total = row.total === null ? null : Number(row.total);
+      const total = await countOf(deps.db, ctx, prefs.count, row.total, maxRows, () => buildCountSource({ ...read, count: false }), requestSearchPath(schema));
+      if (rep.kind === 'csv') {
+        const csvHeaders = { 'content-type': rep.contentType, 'content-range': contentRange(range.offset, row.page_count, total), ...applied({ count: prefs.count }) };
+        return reply(readStatus(range.offset, row.page_count, total), method === 'HEAD' ? null : row.body, csvHeaders);
+      }
       const status = readStatus(range.offset, row.page_count, total);
       const headers: Record<string, string> = { 'content-range': contentRange(range.offset, row.page_count, total), ...applied({ count: prefs.count }) };
       const body = method === 'HEAD' ? null : row.body;

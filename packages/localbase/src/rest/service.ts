@@ -9,6 +9,7 @@ import type { Database, Queryable as DbQueryable, QueryResult, Row } from '../db
 import { ENVELOPE_SQL } from './envelope.ts';
 import { RestError } from './errors.ts';
 import { handleRest, type RestAuth } from './handler.ts';
+import { PLAN_SQL, planEnabledInDatabase } from './plan.ts';
 import { loadSchemaCache, type SchemaCache } from './schema-cache.ts';
 
 export interface RestServiceOptions {
@@ -123,8 +124,11 @@ export async function createRestService(opts: RestServiceOptions): Promise<RestS
   await db.transaction(async (tx) => {
     await tx.query('select pg_advisory_xact_lock(54321002)');
     await tx.exec(ENVELOPE_SQL);
+    await tx.exec(PLAN_SQL);
   });
   let cache: SchemaCache = await loadSchemaCache(db, opts.schemas);
+  // db-plan-enabled, read like PostgREST's in-database config (re-read on reload)
+  let planEnabled = await planEnabledInDatabase(db);
   const runner = timedQueryable(db, opts.statementTimeoutMs);
   const verified = new VerifiedTokens();
 
@@ -168,10 +172,12 @@ export async function createRestService(opts: RestServiceOptions): Promise<RestS
         authenticate: (req) => authenticate(req, apiKeyRole),
         maxRows: opts.maxRows,
         exposedSchemas: opts.schemas,
+        planEnabled,
       });
     },
     async reload() {
       cache = await loadSchemaCache(db, opts.schemas);
+      planEnabled = await planEnabledInDatabase(db);
     },
   };
 }
