@@ -137,6 +137,23 @@ describe('computed fields (functions of a row returning a value)', () => {
   });
 });
 
+describe('computed fields and relationships after writes and rpc', () => {
+  it('return=representation and an rpc returning rows select them too', async () => {
+    const ins = await db
+      .from('rel_books')
+      .insert({ run: f.run, author_id: id.nobody, title: 'Blank', pages: 10 })
+      .select('title, rel_headline, rel_written_by(name)')
+      .single();
+    expect([ins.status, ins.data]).toEqual([201, { title: 'Blank', rel_headline: 'BLANK (10)', rel_written_by: { name: 'Nobody' } }]);
+    const upd = await db.from('rel_books').update({ pages: 12 }).eq('run', f.run).eq('title', 'Blank').select('rel_headline').single();
+    expect(upd.data).toEqual({ rel_headline: 'BLANK (12)' });
+    const rpc = await db.rpc('rel_all_books').select('title, rel_headline, rel_written_by(name)').eq('run', f.run).eq('author_id', id.nobody);
+    expect([rpc.status, rpc.data]).toEqual([200, [{ title: 'Blank', rel_headline: 'BLANK (12)', rel_written_by: { name: 'Nobody' } }]]);
+    const del = await db.from('rel_books').delete().eq('run', f.run).eq('title', 'Blank').select('title, rel_headline');
+    expect(del.data).toEqual([{ title: 'Blank', rel_headline: 'BLANK (12)' }]);
+  });
+});
+
 describe('self references', () => {
   it('the table name embeds the children, the FK column (or an alias of it) the parent', async () => {
     const children = await db.from('rel_folders').select('name, rel_folders(name)').eq('id', id.root).order('name', { referencedTable: 'rel_folders' }).single();
