@@ -164,11 +164,10 @@ export class ReadBuilder {
 
   /** FROM item and join conditions of an embedded level (a table joined on its FK, or a computed relationship's call). */
   embedSource(rel: Relationship, parent: Level, child: Level): { from: string; conds: string[] } {
+    this.markRelationAlias(child.alias);
     if (rel.computed) {
-      this.markRelationAlias(child.alias);
       return { from: `${quoteQualified(rel.computed.schema, rel.computed.name)}(${this.wholeRow(parent)}) ${child.alias}`, conds: [] };
     }
-    this.markRelationAlias(child.alias);
     return { from: `${quoteQualified(child.table.schema, child.table.name)} ${child.alias}`, conds: [this.joinCondition(rel, parent, child)] };
   }
 
