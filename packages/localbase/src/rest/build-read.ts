@@ -15,7 +15,7 @@
 import { RestError } from './errors.ts';
 import type { AggregateFunction, Field, FilterParam, LogicTree, OpExpr, OrderTerm, ParsedQuery, SelectItem } from './parse.ts';
 import { isToOne, resolveEmbed, type Relationship } from './resolve.ts';
-import { findTable, type Column, type SchemaCache, type Table } from './schema-cache.ts';
+import { findTable, type Column, type RowFunction, type SchemaCache, type Table } from './schema-cache.ts';
 import { quoteIdent, quoteQualified } from './sql.ts';
 
 export interface ReadRequest {
@@ -120,8 +120,9 @@ export class ReadBuilder {
 
   /** Expression and resulting SQL type of a field (column plus optional JSON path). */
   fieldExpr(level: Level, field: Field): { sql: string; type: string; column: Column } {
-    const column = this.column(level, field.name);
-    let sql = `${level.alias}.${quoteIdent(column.name)}`;
+    const computed = level.table.columnMap.has(field.name) ? null : this.computedField(level, field.name);
+    const column = computed?.column ?? this.column(level, field.name);
+    let sql = computed?.sql ?? `${level.alias}.${quoteIdent(column.name)}`;
     let type = column.dataType;
     if (field.jsonPath.length > 0) {
       if (column.dataType !== 'json' && column.dataType !== 'jsonb') {
@@ -135,6 +136,47 @@ export class ReadBuilder {
       }
     }
     return { sql, type, column };
+  }
+
+  /** Aliases whose FROM item is the level's own relation (or a function returning its rows), not a CTE. */
+  private readonly relationAliases = new Set<string>();
+  /** PostgreSQL's 42712 for two embeds that PostgREST would alias alike, raised once the whole tree is resolved. */
+  private duplicateEmbed: string | null = null;
+
+  /** Marks `alias` as a FROM item whose row type is the level's table or view (see wholeRow). */
+  markRelationAlias(alias: string): void {
+    this.relationAliases.add(alias);
+  }
+
+  /** The level's current row as a value of the table's row type (the argument of computed fields and relationships). */
+  wholeRow(level: Level): string {
+    if (this.relationAliases.has(level.alias)) return level.alias;
+    // a CTE (writes, rpc): rebuild the row from the table's columns
+    const cols = level.table.columns.map((c) => `${level.alias}.${quoteIdent(c.name)}`);
+    return `ROW(${cols.join(', ')})::${quoteQualified(level.table.schema, level.table.name)}`;
+  }
+
+  /**
+   * A computed field: a function of the table's row type returning one value, used like a column
+   * (`select=full_name`, filters, order), as PostgreSQL's `t.fn` notation does for PostgREST. Not part of `*`.
+   */
+  computedField(level: Level, name: string): { sql: string; column: Column } | null {
+    const fn = computedFieldFunction(this.req.cache, level.table.schema, level.table.name, name);
+    if (!fn) return null;
+    const column: Column = {
+      name, position: 0, dataType: fn.returnType, udtName: fn.returnType, typeSchema: '', nullable: true, hasDefault: false,
+      defaultExpr: null, identity: null, generated: true, elementType: null, baseType: null, enumValues: null,
+    };
+    return { sql: `${quoteQualified(fn.schema, fn.name)}(${this.wholeRow(level)})`, column };
+  }
+
+  /** FROM item and join conditions of an embedded level (a table joined on its FK, or a computed relationship's call). */
+  embedSource(rel: Relationship, parent: Level, child: Level): { from: string; conds: string[] } {
+    this.markRelationAlias(child.alias);
+    if (rel.computed) {
+      return { from: `${quoteQualified(rel.computed.schema, rel.computed.name)}(${this.wholeRow(parent)}) ${child.alias}`, conds: [] };
+    }
+    return { from: `${quoteQualified(child.table.schema, child.table.name)} ${child.alias}`, conds: [this.joinCondition(rel, parent, child)] };
   }
 
   /** The JSON key of a selected field: alias, else the last JSON key, else the column name. */
@@ -229,8 +271,10 @@ export class ReadBuilder {
           throw new RestError(400, 'PGRST118', `A related order on '${t.relation}' is not possible`, `'${level.table.name}' and '${t.relation}' do not form a many-to-one or one-to-one relationship`, null);
         }
         const inner: Level = { table: embed.level.table, alias: this.nextAlias(), path: embed.level.path };
+        const source = this.embedSource(embed.rel, level, inner);
         const col = this.fieldExpr(inner, t.field).sql;
-        expr = `(SELECT ${col} FROM ${quoteQualified(inner.table.schema, inner.table.name)} ${inner.alias} WHERE ${this.joinCondition(embed.rel, level, inner)} LIMIT 1)`;
+        const where = source.conds.length > 0 ? ` WHERE ${source.conds.join(' AND ')}` : '';
+        expr = `(SELECT ${col} FROM ${source.from}${where} LIMIT 1)`;
       }
       const dir = t.direction === 'desc' ? ' DESC' : t.direction === 'asc' ? ' ASC' : '';
       const nulls = t.nulls === 'nullsfirst' ? ' NULLS FIRST' : t.nulls === 'nullslast' ? ' NULLS LAST' : '';
@@ -255,6 +299,7 @@ export class ReadBuilder {
    */
   selectList(level: Level, items: readonly SelectItem[], innerExists: string[], embeds: Map<string, { rel: Relationship; level: Level }>): string[] {
     const out: string[] = [];
+    const siblingEmbeds = new Set<string>();
     for (const item of items) {
       switch (item.type) {
         case 'star':
@@ -296,15 +341,22 @@ export class ReadBuilder {
           const target = findTable(this.req.cache, rel.target.schema, rel.target.name);
           if (!target) throw new RestError(400, 'PGRST200', `Could not find the table '${rel.target.schema}.${rel.target.name}' in the schema cache`, null, null);
           const name = item.alias ?? item.relation;
+          this.noteSiblingEmbed(level, name, siblingEmbeds);
           const child: Level = { table: target, alias: this.nextAlias(), path: [...level.path, name] };
           this.knownPaths.add(pathKey(child.path));
           embeds.set(name, { rel, level: child });
           const childEmbeds = new Map<string, { rel: Relationship; level: Level }>();
           const childInner: string[] = [];
+          const source = this.embedSource(rel, level, child);
           const childSelect = this.selectList(child, item.select, childInner, childEmbeds);
-          const conds = [this.joinCondition(rel, level, child), ...this.whereOf(child, childInner)];
-          const from = `FROM ${quoteQualified(target.schema, target.name)} ${child.alias}${this.lateralSql(child)} WHERE ${conds.join(' AND ')}`;
+          const conds = [...source.conds, ...this.whereOf(child, childInner)];
+          const from = `FROM ${source.from}${this.lateralSql(child)}${conds.length > 0 ? ` WHERE ${conds.join(' AND ')}` : ''}`;
           const e = `_${child.alias}`;
+          if (isEmptyEmbed(item)) {
+            // `users()`: only a filter (with !inner); the key is left out of the object, as in PostgREST
+            if (item.joinType === 'inner') innerExists.push(`EXISTS (SELECT 1 ${from})`);
+            break;
+          }
           const cols = childSelect.length > 0 ? childSelect.join(', ') : 'NULL AS "_"';
           const group = this.groupByOf(child, item.select);
           // grouped levels group by their embeds too (as PostgREST): json has no equality, jsonb has
@@ -322,7 +374,20 @@ export class ReadBuilder {
         }
       }
     }
+    if (level.path.length === 0 && this.duplicateEmbed !== null) {
+      throw new RestError(400, '42712', `table name "${this.duplicateEmbed}" specified more than once`, null, null);
+    }
     return out;
+  }
+
+  /**
+   * PostgREST aliases each embed's subquery `<parent table>_<alias or name>_<depth>`, so two sibling embeds with the
+   * same alias (or the same name and no alias) fail in PostgreSQL with 42712; we answer the same, after the tree is
+   * resolved (relationship errors come first).
+   */
+  private noteSiblingEmbed(level: Level, name: string, seen: Set<string>): void {
+    if (seen.has(name)) this.duplicateEmbed ??= `${level.table.name}_${name}_${level.path.length + 1}`;
+    seen.add(name);
   }
 
   build(): BuiltStatement {
@@ -332,6 +397,7 @@ export class ReadBuilder {
       throw new RestError(404, 'PGRST205', `Could not find the table '${schema}.${table}' in the schema cache`, null, null);
     }
     const level: Level = { table: root, alias: this.nextAlias(), path: [] };
+    this.markRelationAlias(level.alias);
     const embeds = new Map<string, { rel: Relationship; level: Level }>();
     const innerExists: string[] = [];
     const select = this.selectList(level, this.req.query.select, innerExists, embeds);
@@ -501,8 +567,9 @@ export class ReadBuilder {
     const childInner: string[] = [];
     const childSelect = this.selectList(child, item.select, childInner, childEmbeds);
     const names = this.outputColumns(child, item.select).map((c) => c.name);
-    const conds = [this.joinCondition(rel, level, child), ...this.whereOf(child, childInner)];
-    const from = `FROM ${quoteQualified(target.schema, target.name)} ${child.alias}${this.lateralSql(child)} WHERE ${conds.join(' AND ')}`;
+    const source = this.embedSource(rel, level, child);
+    const conds = [...source.conds, ...this.whereOf(child, childInner)];
+    const from = `FROM ${source.from}${this.lateralSql(child)}${conds.length > 0 ? ` WHERE ${conds.join(' AND ')}` : ''}`;
     const s = `_${child.alias}`;
     const cols = childSelect.length > 0 ? childSelect.join(', ') : 'NULL AS "_"';
     let lateral: string;
@@ -552,6 +619,18 @@ export function buildCountSource(req: ReadRequest): BuiltStatement {
   const b = new ReadBuilder(req);
   b.build();
   return { sql: b.countSource, params: b.params };
+}
+
+/** An embed that selects nothing (`users()`, or only embeds that select nothing): not part of the output. */
+function isEmptyEmbed(item: SelectItem & { type: 'embed' }): boolean {
+  return !item.spread && item.select.every((s) => s.type === 'embed' && isEmptyEmbed(s));
+}
+
+/** The computed field `name` of a table or view: a one-argument function of its row type returning one value. */
+export function computedFieldFunction(cache: SchemaCache, schema: string, table: string, name: string): RowFunction | undefined {
+  return (cache.rowFunctions ?? []).find(
+    (fn) => fn.name === name && fn.schema === schema && fn.argSchema === schema && fn.argTable === table && !fn.returnsSet && fn.returnType !== 'void',
+  );
 }
 
 /** Builds the statement for a read; throws RestError for unknown names and unsupported features. */

@@ -150,11 +150,16 @@ describe('resolveEmbed', () => {
     expect(resolve('todos', 'audit').cardinality).toBe('one-to-many');
   });
 
-  it('a self reference by table name is ambiguous; the FK column embeds the parent', () => {
-    const e = restError(() => resolve('profiles', 'profiles'));
-    expect(e.code).toBe('PGRST201');
-    expect((e.details as Array<Record<string, string>>).map((d) => d.cardinality).sort()).toEqual(['many-to-one', 'one-to-many']);
+  it('a self reference: the table name embeds the children, the FK column the parent, a constraint hint matches nothing', () => {
+    expect(resolve('profiles', 'profiles')).toMatchObject({ cardinality: 'one-to-many', isSelf: true, targetColumns: ['best_friend'] });
+    expect(resolve('profiles', 'profiles', 'best_friend')).toMatchObject({ cardinality: 'one-to-many', isSelf: true });
     expect(resolve('profiles', 'best_friend')).toMatchObject({ cardinality: 'many-to-one', isSelf: true });
+    const e = restError(() => resolve('profiles', 'profiles', 'profiles_best_friend_fkey'));
+    expect([e.status, e.code, e.details]).toEqual([
+      400,
+      'PGRST200',
+      "Searched for a foreign key relationship between 'profiles' and 'profiles' using the hint 'profiles_best_friend_fkey' in the schema 'public', but no matches were found.",
+    ]);
   });
 
   it('no relationship: 400 PGRST200, with the hint and a suggestion when a name is close', () => {

@@ -8,10 +8,17 @@
  * - many-to-many: through a junction table whose two foreign keys (to the source and to the target) both
  *   lie within its primary key or one unique key.
  *
- * The embed name may be the target table, an FK constraint name, or the FK column of a to-one
- * relationship; a `!hint` (constraint name, FK column, referenced column, or junction table) narrows the
- * candidates. No candidate: PGRST200 (400). Several: PGRST201 (300) listing them in `details`.
- * Relationships through views (PostgREST infers them from the view definition) are not derived here.
+ * The embed name may be the target table, an FK constraint name, or an FK column of the source (the last two
+ * not when the target is a view); a `!hint` (constraint name, FK column, referenced column, or junction table)
+ * narrows the candidates of a target named by its table. No candidate: PGRST200 (400). Several: PGRST201 (300)
+ * listing them in `details`. As in PostgREST:
+ *
+ * - views carry the foreign keys of the table columns they expose (`cache.viewForeignKeys`);
+ * - a function whose one argument is the source's row type and which returns a table's or view's rows is a
+ *   computed relationship, embedded by the function's name (to-one unless SETOF without ROWS 1); it replaces
+ *   the FK relationships to a table of the same name;
+ * - a self-referencing FK gives two relationships told apart by convention: the table name embeds the children
+ *   (one-to-many, `!fk_column` picks the FK when there are several), the FK column embeds the parent.
  */
 import { RestError } from './errors.ts';
 import { findTable, type ForeignKey, type SchemaCache, type Table } from './schema-cache.ts';
@@ -52,6 +59,8 @@ export interface Relationship {
   sourceHoldsKey: boolean;
   junction: Junction | null;
   isSelf: boolean;
+  /** Computed relationship: the function called with the source row (no join columns). Absent otherwise. */
+  computed?: TableRef | null;
 }
 
 /** True when the embedded value is a single object (or null) rather than an array. */
@@ -69,17 +78,58 @@ function coveredByKey(table: Table, columns: readonly string[]): boolean {
 
 const ref = (schema: string, name: string): TableRef => ({ schema, name });
 
+/** FKs held by the table (or, through views, by the view), then FKs referencing it. */
+function keysOf(cache: SchemaCache, t: Table): { held: ForeignKey[]; referencing: ForeignKey[] } {
+  const derived = cache.viewForeignKeys ?? [];
+  if (derived.length === 0) return { held: t.foreignKeys, referencing: t.referencedBy };
+  return {
+    held: [...t.foreignKeys, ...derived.filter((fk) => fk.schema === t.schema && fk.table === t.name)],
+    referencing: [...t.referencedBy, ...derived.filter((fk) => fk.refSchema === t.schema && fk.refTable === t.name)],
+  };
+}
+
+/** One-to-one: the FK columns are unique on the table holding them (for a key seen through a view, on the real holder). */
+function isOneToOne(cache: SchemaCache, fk: ForeignKey): boolean {
+  if (fk.holder) return isUniqueOn(findTable(cache, fk.holder.schema, fk.holder.table), fk.holder.columns);
+  return isUniqueOn(findTable(cache, fk.schema, fk.table), fk.columns);
+}
+
+/** Computed relationships of a table or view: functions of its row type returning rows of a relation in the schema. */
+export function computedRelationshipsFrom(cache: SchemaCache, schema: string, table: string): Relationship[] {
+  const out: Relationship[] = [];
+  for (const fn of cache.rowFunctions ?? []) {
+    if (fn.schema !== schema || fn.argSchema !== schema || fn.argTable !== table) continue;
+    if (!fn.returnRelation || fn.returnRelation.schema !== schema) continue;
+    const toOne = !fn.returnsSet || fn.rows === 1;
+    out.push({
+      cardinality: toOne ? 'many-to-one' : 'one-to-many',
+      source: ref(schema, table),
+      target: ref(fn.returnRelation.schema, fn.returnRelation.name),
+      constraint: fn.name,
+      sourceColumns: [],
+      targetColumns: [],
+      sourceHoldsKey: false,
+      junction: null,
+      isSelf: fn.returnRelation.name === table,
+      computed: ref(fn.schema, fn.name),
+    });
+  }
+  return out;
+}
+
 /** Every relationship whose source is the given table (both ends in the table's schema). */
 export function relationshipsFrom(cache: SchemaCache, schema: string, table: string): Relationship[] {
   const src = findTable(cache, schema, table);
   if (!src) return [];
+  const computed = computedRelationshipsFrom(cache, schema, table);
   const out: Relationship[] = [];
   const inSchema = (fk: ForeignKey) => fk.schema === schema && fk.refSchema === schema;
+  const keys = keysOf(cache, src);
 
   // FK on the source → to-one
-  for (const fk of src.foreignKeys) {
+  for (const fk of keys.held) {
     if (!inSchema(fk)) continue;
-    const oneToOne = isUniqueOn(src, fk.columns);
+    const oneToOne = isOneToOne(cache, fk);
     out.push({
       cardinality: oneToOne ? 'one-to-one' : 'many-to-one',
       source: ref(schema, table),
@@ -93,11 +143,10 @@ export function relationshipsFrom(cache: SchemaCache, schema: string, table: str
     });
   }
   // FK on the target → to-many (or one-to-one when the FK columns are unique on the target)
-  for (const fk of src.referencedBy) {
+  for (const fk of keys.referencing) {
     if (!inSchema(fk)) continue;
-    const child = findTable(cache, fk.schema, fk.table);
     out.push({
-      cardinality: isUniqueOn(child, fk.columns) ? 'one-to-one' : 'one-to-many',
+      cardinality: isOneToOne(cache, fk) ? 'one-to-one' : 'one-to-many',
       source: ref(schema, table),
       target: ref(fk.schema, fk.table),
       constraint: fk.name,
@@ -109,12 +158,12 @@ export function relationshipsFrom(cache: SchemaCache, schema: string, table: str
     });
   }
   // many-to-many through a junction table that references the source
-  for (const toSource of src.referencedBy) {
+  for (const toSource of keys.referencing) {
     if (!inSchema(toSource)) continue;
     const junction = findTable(cache, toSource.schema, toSource.table);
     if (!junction || junction.name === table) continue;
-    for (const toTarget of junction.foreignKeys) {
-      if (toTarget === toSource || !inSchema(toTarget) || toTarget.refTable === junction.name) continue;
+    for (const toTarget of keysOf(cache, junction).held) {
+      if (toTarget.name === toSource.name || !inSchema(toTarget) || toTarget.refTable === junction.name) continue;
       // both FKs must lie within one key of the junction (its primary key, or a unique key)
       if (!coveredByKey(junction, [...toSource.columns, ...toTarget.columns])) continue;
       out.push({
@@ -138,21 +187,42 @@ export function relationshipsFrom(cache: SchemaCache, schema: string, table: str
       });
     }
   }
-  return out;
+  // a computed relationship named like a table replaces the FK relationships to that table
+  const replaced = new Set(computed.map((r) => r.constraint));
+  return [...out.filter((r) => !replaced.has(r.target.name)), ...computed];
 }
 
-function matchesConstraint(name: string, r: Relationship): boolean {
-  if (r.junction) return name === r.junction.sourceConstraint || name === r.junction.targetConstraint;
-  return name === r.constraint;
-}
+// PostgREST's matchers (Plan.hs findRel). Constraint and column matchers never match many-to-many.
+const matchesConstraint = (name: string, r: Relationship): boolean => !r.junction && name === r.constraint;
+const matchesSourceColumn = (name: string, r: Relationship): boolean =>
+  !r.junction && r.sourceColumns.length === 1 && r.sourceColumns[0] === name;
+const matchesTargetColumn = (name: string, r: Relationship): boolean =>
+  !r.junction && r.targetColumns.length === 1 && r.targetColumns[0] === name;
 
 function matchesHint(hint: string, r: Relationship): boolean {
-  if (matchesConstraint(hint, r)) return true;
   if (r.junction) return hint === r.junction.table.name;
-  // single-column FKs: the hint may name the column on either side
-  return (
-    (r.sourceColumns.length === 1 && hint === r.sourceColumns[0]) || (r.targetColumns.length === 1 && hint === r.targetColumns[0])
-  );
+  // the constraint, or (single-column FKs) the column on either side
+  return matchesConstraint(hint, r) || matchesSourceColumn(hint, r) || matchesTargetColumn(hint, r);
+}
+
+/** Whether relationship `r` is the one meant by `embed` (and `hint`), following PostgREST's rules. */
+function isCandidate(cache: SchemaCache, r: Relationship, embed: string, hint: string | null): boolean {
+  // computed relationship: by the function's name only (a hint is ignored)
+  if (r.computed) return r.computed.name === embed;
+  if (r.isSelf) {
+    // one FK, two directions: the table name embeds the children (narrowed by the FK column as hint),
+    // the FK column embeds the parent. Self one-to-one and many-to-many are not embeddable (as in PostgREST).
+    if (hint === null) {
+      return (r.target.name === embed && r.cardinality === 'one-to-many') || (r.cardinality === 'many-to-one' && matchesSourceColumn(embed, r));
+    }
+    return r.target.name === embed && r.cardinality === 'one-to-many' && matchesTargetColumn(hint, r);
+  }
+  if (hint !== null) return r.target.name === embed && matchesHint(hint, r);
+  if (r.target.name === embed) return true;
+  // /todos?select=todos_owner_id_fkey(*) and /todos?select=owner_id(*): not towards a view
+  const kind = findTable(cache, r.target.schema, r.target.name)?.kind;
+  if (kind === 'view' || kind === 'materialized_view') return false;
+  return matchesConstraint(embed, r) || matchesSourceColumn(embed, r);
 }
 
 export interface EmbedRequest {
@@ -202,15 +272,7 @@ export function resolveEmbed(cache: SchemaCache, req: EmbedRequest): Relationshi
   const { schema, source, embed } = req;
   const hint = req.hint ?? null;
   const all = relationshipsFrom(cache, schema, source);
-  const candidates = all.filter((r) => {
-    if (r.target.name === embed && (hint === null || matchesHint(hint, r))) return true;
-    // /todos?select=todos_owner_id_fkey(*)
-    if (matchesConstraint(embed, r) && (hint === null || matchesHint(hint, r))) return true;
-    // /todos?select=owner_id(*)  — the FK column of a to-one relationship
-    return hint === null && r.sourceHoldsKey && r.sourceColumns.length === 1 && r.sourceColumns[0] === embed;
-  });
-  // The same FK can match both by target name and by column; keep each relationship once.
-  const unique = candidates.filter((r, i) => candidates.indexOf(r) === i);
+  const unique = all.filter((r) => isCandidate(cache, r, embed, hint));
   if (unique.length === 1) return unique[0]!;
   if (unique.length === 0) {
     const names = [...new Set(all.map((r) => r.target.name))];

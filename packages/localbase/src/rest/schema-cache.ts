@@ -5,6 +5,8 @@
  * into lookup maps. Every identifier in a request is checked against this cache before it reaches SQL.
  */
 
+import { viewColumnOrigins } from './view-columns.ts';
+
 /** The query interface we need: PGlite's `db.query`, a `pg` Pool/Client and localbase's Database satisfy it. */
 export interface Queryable {
   query<T extends Record<string, unknown> = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<{ rows: T[] }>;
@@ -42,6 +44,11 @@ export interface ForeignKey {
   refSchema: string;
   refTable: string;
   refColumns: string[];
+  /**
+   * Only on keys derived through views (`viewForeignKeys`): the table that really holds the constraint and its
+   * columns (to tell one-to-one from many-to-one when the holder here is a view).
+   */
+  holder?: { schema: string; table: string; columns: string[] };
 }
 
 export interface Table {
@@ -116,6 +123,37 @@ export interface CatalogSnapshot {
     returnRelation: { schema: string; name: string } | null;
     volatility: string;
   }>;
+  /** Views and materialized views: their `_RETURN` rule (ev_action text) and the table columns it depends on. */
+  views?: CatalogView[];
+  /** Functions of one argument that is the row type of a table or view (computed fields and relationships). */
+  rowFunctions?: RowFunction[];
+}
+
+export interface CatalogView {
+  oid: string;
+  schema: string;
+  name: string;
+  definition: string;
+  /** Columns the view reads (pg_depend): relation oid, its schema, name and relkind, the column's attnum and name. */
+  columns: Array<{ relation: string; schema: string; table: string; kind: string; column: number; name: string }>;
+}
+
+/**
+ * A function whose only argument is a table's (or view's) row type. With a table or view as its return type it is a
+ * computed relationship (`select=fn(*)`: to-one unless SETOF without ROWS 1); if it returns one value it is also a
+ * computed field (`select=fn`, filters, order).
+ */
+export interface RowFunction {
+  schema: string;
+  name: string;
+  argSchema: string;
+  argTable: string;
+  returnsSet: boolean;
+  /** pg_proc.prorows (the ROWS estimate of a set-returning function; 0 otherwise). */
+  rows: number;
+  returnType: string;
+  returnTypeKind: string;
+  returnRelation: { schema: string; name: string } | null;
 }
 
 export interface SchemaCache {
@@ -125,6 +163,13 @@ export interface SchemaCache {
   functions: ReadonlyMap<string, DbFunction[]>;
   foreignKeys: ForeignKey[];
   loadedAt: Date;
+  /**
+   * Foreign keys seen through views (derived in buildSchemaCache): a view column that is a plain reference to a
+   * table's FK column (or referenced column) carries that key, as in PostgREST. Absent in hand-made caches.
+   */
+  viewForeignKeys?: ForeignKey[];
+  /** Functions of a table's row type (computed fields and relationships); absent in hand-made caches. */
+  rowFunctions?: RowFunction[];
 }
 
 /** Map key of a relation or function. */
@@ -233,6 +278,41 @@ funcs as (
   left join pg_class rc on rc.oid = rt.typrelid
   left join pg_namespace rcn on rcn.oid = rc.relnamespace
   where n.nspname in (select name from schemas) and p.prokind = 'f'
+),
+view_defs as (
+  select c.oid::text as oid, n.nspname as schema, c.relname as name, r.ev_action::text as definition,
+         coalesce((
+           select json_agg(json_build_object(
+                    'relation', d.refobjid::text, 'schema', dn.nspname, 'table', dc.relname, 'kind', dc.relkind::text,
+                    'column', d.refobjsubid, 'name', a.attname
+                  ) order by d.refobjid, d.refobjsubid)
+           from pg_depend d
+           join pg_class dc on dc.oid = d.refobjid
+           join pg_namespace dn on dn.oid = dc.relnamespace
+           join pg_attribute a on a.attrelid = d.refobjid and a.attnum = d.refobjsubid
+           where d.classid = 'pg_rewrite'::regclass and d.objid = r.oid
+             and d.refclassid = 'pg_class'::regclass and d.refobjsubid > 0
+         ), '[]'::json) as columns
+  from pg_class c
+  join pg_namespace n on n.oid = c.relnamespace
+  join pg_rewrite r on r.ev_class = c.oid and r.rulename = '_RETURN'
+  where c.relkind in ('v', 'm') and n.nspname in (select name from schemas)
+),
+row_funcs as (
+  select n.nspname as schema, p.proname as name, an.nspname as "argSchema", ac.relname as "argTable",
+         p.proretset as "returnsSet", p.prorows::float8 as rows,
+         format_type(p.prorettype, null) as "returnType", rt.typtype::text as "returnTypeKind",
+         case when rc.oid is not null and rc.relkind in ('r', 'p', 'v', 'm', 'f')
+              then json_build_object('schema', rcn.nspname, 'name', rc.relname) end as "returnRelation"
+  from pg_proc p
+  join pg_namespace n on n.oid = p.pronamespace
+  join pg_type argt on argt.oid = p.proargtypes[0]
+  join pg_class ac on ac.oid = argt.typrelid and ac.relkind in ('r', 'p', 'v', 'm', 'f')
+  join pg_namespace an on an.oid = ac.relnamespace
+  join pg_type rt on rt.oid = p.prorettype
+  left join pg_class rc on rc.oid = rt.typrelid
+  left join pg_namespace rcn on rcn.oid = rc.relnamespace
+  where n.nspname in (select name from schemas) and p.prokind = 'f' and p.pronargs = 1
 )
 select json_build_object(
   'relations', coalesce((
@@ -243,7 +323,9 @@ select json_build_object(
      from rels r left join cols cl on cl.attrelid = r.oid), '[]'::json),
   'keys', coalesce((select json_agg(k) from keys k), '[]'::json),
   'foreignKeys', coalesce((select json_agg(f order by f.schema, f."table", f.name) from fks f), '[]'::json),
-  'functions', coalesce((select json_agg(fn order by fn.schema, fn.name) from funcs fn), '[]'::json)
+  'functions', coalesce((select json_agg(fn order by fn.schema, fn.name) from funcs fn), '[]'::json),
+  'views', coalesce((select json_agg(v order by v.schema, v.name) from view_defs v), '[]'::json),
+  'rowFunctions', coalesce((select json_agg(rf order by rf.schema, rf.name, rf."argSchema", rf."argTable") from row_funcs rf), '[]'::json)
 )::text as snapshot
 `;
 
@@ -348,5 +430,79 @@ export function buildSchemaCache(snapshot: CatalogSnapshot, schemas: readonly st
     if (list) list.push(def);
     else functions.set(key, [def]);
   }
-  return { schemas: [...schemas], tables, functions, foreignKeys: snapshot.foreignKeys, loadedAt: new Date() };
+  return {
+    schemas: [...schemas],
+    tables,
+    functions,
+    foreignKeys: snapshot.foreignKeys,
+    loadedAt: new Date(),
+    viewForeignKeys: deriveViewForeignKeys(snapshot, tables),
+    rowFunctions: snapshot.rowFunctions ?? [],
+  };
+}
+
+/**
+ * The foreign keys of tables as seen through views (PostgREST's "embedding views"): for every FK T(c…) → R(r…)
+ * and every view V whose columns are plain references to all of c… (through other views too), V(v…) → R; for
+ * every view W exposing all of r…, T → W; and V → W. A view exposing a column twice gives one key per choice.
+ */
+export function deriveViewForeignKeys(snapshot: CatalogSnapshot, tables: ReadonlyMap<string, Table>): ForeignKey[] {
+  const views = snapshot.views ?? [];
+  if (views.length === 0) return [];
+  const byOid = new Map(views.map((v) => [v.oid, v]));
+  const origins = new Map(views.map((v) => [v.oid, new Map(viewColumnOrigins(v.definition).map((o) => [o.position, o]))]));
+  const depOf = new Map(views.map((v) => [v.oid, new Map(v.columns.map((c) => [`${c.relation}:${c.column}`, c]))]));
+
+  /** The table column behind column `position` of view `oid`, following views; null for expressions. */
+  const baseOf = (oid: string, position: number, depth = 0): { schema: string; table: string; column: string } | null => {
+    if (depth > 32) return null;
+    const origin = origins.get(oid)?.get(position);
+    if (!origin) return null;
+    const dep = depOf.get(oid)?.get(`${origin.relation}:${origin.column}`);
+    if (!dep) return null;
+    if (dep.kind === 'v' || dep.kind === 'm') return byOid.has(origin.relation) ? baseOf(origin.relation, origin.column, depth + 1) : null;
+    return { schema: dep.schema, table: dep.table, column: dep.name };
+  };
+
+  // per view: base "schema.table.column" → the view's column names exposing it
+  const exposures: Array<{ view: Table; columns: Map<string, string[]> }> = [];
+  for (const v of views) {
+    const view = tables.get(qualifiedKey(v.schema, v.name));
+    if (!view) continue;
+    const columns = new Map<string, string[]>();
+    for (const col of view.columns) {
+      const base = baseOf(v.oid, col.position);
+      if (!base) continue;
+      const key = JSON.stringify([base.schema, base.table, base.column]);
+      columns.set(key, [...(columns.get(key) ?? []), col.name]);
+    }
+    if (columns.size > 0) exposures.push({ view, columns });
+  }
+  /** Every way a view spells the given base columns (empty when one is missing). */
+  const spellings = (columns: Map<string, string[]>, schema: string, table: string, cols: readonly string[]): string[][] => {
+    let out: string[][] = [[]];
+    for (const c of cols) {
+      const names = columns.get(JSON.stringify([schema, table, c]));
+      if (!names) return [];
+      out = out.flatMap((prefix) => names.map((n) => [...prefix, n]));
+    }
+    return out;
+  };
+
+  const derived: ForeignKey[] = [];
+  for (const fk of snapshot.foreignKeys) {
+    const holders = exposures.flatMap((e) => spellings(e.columns, fk.schema, fk.table, fk.columns).map((cols) => ({ view: e.view, cols })));
+    const referenced = exposures.flatMap((e) => spellings(e.columns, fk.refSchema, fk.refTable, fk.refColumns).map((cols) => ({ view: e.view, cols })));
+    const holder = { schema: fk.schema, table: fk.table, columns: fk.columns };
+    for (const h of holders) {
+      derived.push({ name: fk.name, schema: h.view.schema, table: h.view.name, columns: h.cols, refSchema: fk.refSchema, refTable: fk.refTable, refColumns: fk.refColumns, holder });
+    }
+    for (const r of referenced) {
+      derived.push({ name: fk.name, schema: fk.schema, table: fk.table, columns: fk.columns, refSchema: r.view.schema, refTable: r.view.name, refColumns: r.cols, holder });
+      for (const h of holders) {
+        derived.push({ name: fk.name, schema: h.view.schema, table: h.view.name, columns: h.cols, refSchema: r.view.schema, refTable: r.view.name, refColumns: r.cols, holder });
+      }
+    }
+  }
+  return derived;
 }
