@@ -6,6 +6,7 @@
  */
 import { hasDeadlines } from '../db/types.ts';
 import type { Database, Queryable as DbQueryable, QueryResult, Row } from '../db/types.ts';
+import { loadDbConfig, txEndOf, type TxEnd } from './db-config.ts';
 import { ENVELOPE_SQL } from './envelope.ts';
 import { RestError } from './errors.ts';
 import { handleRest, type RestAuth } from './handler.ts';
@@ -125,6 +126,8 @@ export async function createRestService(opts: RestServiceOptions): Promise<RestS
     await tx.exec(ENVELOPE_SQL);
   });
   let cache: SchemaCache = await loadSchemaCache(db, opts.schemas);
+  // PostgREST's in-database settings (ALTER ROLE authenticator SET pgrst.db_tx_end …), re-read with the cache
+  let txEnd: TxEnd = txEndOf(await loadDbConfig(db));
   const runner = timedQueryable(db, opts.statementTimeoutMs);
   const verified = new VerifiedTokens();
 
@@ -168,10 +171,12 @@ export async function createRestService(opts: RestServiceOptions): Promise<RestS
         authenticate: (req) => authenticate(req, apiKeyRole),
         maxRows: opts.maxRows,
         exposedSchemas: opts.schemas,
+        txEnd: () => txEnd,
       });
     },
     async reload() {
       cache = await loadSchemaCache(db, opts.schemas);
+      txEnd = txEndOf(await loadDbConfig(db));
     },
   };
 }
