@@ -27,6 +27,11 @@ create function echo(json) returns json language sql immutable as 'select $1';
 create function ids_of(ids int[]) returns setof int language sql immutable as 'select unnest(ids)';
 create function bump() returns setof int language sql volatile as 'insert into calls values (-1) returning n';
 create function first_todo() returns todos language sql stable as 'select * from todos order by id limit 1';
+create function tasks_of(l lists) returns setof todos language sql stable as 'select * from todos where list_id = l.id order by id';
+create function label(todos) returns text language sql stable as 'select $1.task';
+create function shade() returns int language sql immutable as 'select 0';
+create function shade(text default 'x') returns int language sql immutable as 'select 1';
+create function shade(int default 2) returns int language sql immutable as 'select 2';
 `;
 
 let db: PGlite;
@@ -88,7 +93,8 @@ describe('buildRpc on PGlite', () => {
     expect(await rpc((c) => c.rpc('hello', {}, { get: true }))).toMatchObject({ body: 'hello' });
     const amb = await refusal(() => rpc((c) => c.rpc('add_one', { a: 1 })));
     expect([amb.status, amb.code]).toEqual([300, 'PGRST203']);
-    expect(amb.message).toBe('Could not choose the best candidate function between: public.add_one(a => integer, b => integer), public.add_one(a => text)');
+    // PostgREST lists the candidates with fewer parameters first
+    expect(amb.message).toBe('Could not choose the best candidate function between: public.add_one(a => text), public.add_one(a => integer, b => integer)');
   });
 
   it('unknown function or argument names: 404 PGRST202', async () => {
@@ -124,6 +130,19 @@ describe('buildRpc on PGlite', () => {
     expect((await rpc((c) => c.rpc('ids_of', { ids: [1, 2, 3, 4] }).range(1, 2))).body).toEqual([2, 3]);
     expect(await rpc((c) => c.rpc('touch', { ids: [7, 8] }))).toMatchObject({ returns: 'void', body: null });
     expect((await db.query<{ n: number }>('select n from calls order by n')).rows).toEqual([{ n: 7 }, { n: 8 }]);
+  });
+
+  it('a JSON object fills a row-type parameter (json_to_record), partial objects leave NULLs', async () => {
+    expect((await rpc((c) => c.rpc('tasks_of', { l: { id: 2, name: 'Work' } }))).body).toEqual([{ id: 3, list_id: 2, task: 'c', done: false }]);
+    expect((await rpc((c) => c.rpc('tasks_of', { l: { id: 1 } }).select('task'))).body).toEqual([{ task: 'a' }, { task: 'b' }, { task: 'd' }]);
+  });
+
+  it('functions with an unnamed non-json/text parameter are not callable; overloads through defaults → PGRST203', async () => {
+    const computed = await refusal(() => rpc((c) => c.rpc('label')));
+    expect([computed.code, computed.message]).toEqual(['PGRST202', 'Could not find the function public.label without parameters in the schema cache']);
+    const amb = await refusal(() => rpc((c) => c.rpc('shade')));
+    expect([amb.status, amb.message]).toEqual([300, 'Could not choose the best candidate function between: public.shade(), public.shade( => text)']);
+    expect(await rpc((c) => c.rpc('shade', { '': 'y' }))).toMatchObject({ returns: 'scalar', body: 1 });
   });
 
   it('a single unnamed json parameter receives the whole body', async () => {

@@ -93,22 +93,27 @@ export function buildInsert(req: WriteRequest & { body: unknown }): BuiltStateme
 
   const target = quoteQualified(table.schema, table.name);
   const bodyParam = b.param(JSON.stringify(objects), 'json');
-  const exprs = columns.map((c) => {
-    const col = table.columnMap.get(c)!;
-    const value = `_r.${quoteIdent(c)}`;
-    if (req.prefs.missing !== 'default') return value;
-    let fallback = col.defaultExpr ?? 'NULL';
-    if (col.defaultExpr === null && col.identity !== null) {
-      fallback = `nextval(pg_get_serial_sequence(${b.param(target, 'text')}, ${b.param(c, 'text')}))`;
+  const exprs = columns.map((c) => `_r.${quoteIdent(c)}`);
+  // missing=default, as PostgREST: every row is read from {column: DEFAULT, …} || the row's object, so each row
+  // evaluates every default of the inserted columns (an identity / serial sequence advances once per row and column,
+  // also for rows that give the value)
+  const defaults: string[] = [];
+  if (req.prefs.missing === 'default') {
+    for (const c of columns) {
+      const col = table.columnMap.get(c)!;
+      let fallback = col.defaultExpr;
+      if (fallback === null && col.identity !== null) fallback = `nextval(pg_get_serial_sequence(${b.param(target, 'text')}, ${b.param(c, 'text')}))`;
+      if (fallback !== null) defaults.push(`${b.param(c, 'text')}, ${fallback}`);
     }
-    return `CASE WHEN (_j.obj::jsonb) ? ${b.param(c, 'text')} THEN ${value} ELSE ${fallback} END`;
-  });
+  }
   const colList = columns.length > 0 ? ` (${columns.map(quoteIdent).join(', ')})` : '';
   let conflict = '';
   if (req.prefs.resolution) {
     const keys = req.query.onConflict ?? table.primaryKey;
     for (const k of keys) if (!table.columnMap.has(k)) throw unknownColumn(table, k);
-    const updatable = columns.filter((c) => !keys.includes(c));
+    // merge-duplicates sets every given column, the conflict key included (PostgREST does), so a body holding only
+    // the key still updates (and returns) the existing row
+    const updatable = columns;
     if (req.prefs.resolution === 'ignore-duplicates' || updatable.length === 0) {
       conflict = keys.length > 0 ? ` ON CONFLICT (${keys.map(quoteIdent).join(', ')}) DO NOTHING` : ' ON CONFLICT DO NOTHING';
     } else {
@@ -118,7 +123,10 @@ export function buildInsert(req: WriteRequest & { body: unknown }): BuiltStateme
       conflict = ` ON CONFLICT (${keys.map(quoteIdent).join(', ')}) DO UPDATE SET ${updatable.map((c) => `${quoteIdent(c)} = EXCLUDED.${quoteIdent(c)}`).join(', ')}`;
     }
   }
-  const source = `FROM json_array_elements(${bodyParam}) _j(obj), json_populate_record(NULL::${target}, _j.obj) _r`;
+  const source =
+    defaults.length > 0
+      ? `FROM json_array_elements(${bodyParam}) _j(obj), jsonb_populate_record(NULL::${target}, jsonb_build_object(${defaults.join(', ')}) || _j.obj::jsonb) _r`
+      : `FROM json_array_elements(${bodyParam}) _j(obj), json_populate_record(NULL::${target}, _j.obj) _r`;
   const values = columns.length > 0 ? `SELECT ${exprs.join(', ')} ${source}` : `SELECT ${source}`;
   const returning = `RETURNING ${level.alias}.*, (${level.alias}.xmax = 0) AS "_pgrst_inserted"`;
   const dml = `INSERT INTO ${target} AS ${level.alias}${colList} ${values}${conflict} ${returning}`;

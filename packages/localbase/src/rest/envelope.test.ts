@@ -143,6 +143,21 @@ describe('one-call envelope', () => {
     expect(await runEnveloped(db, { ...rw, maxAffected: 5 }, update)).toEqual({ page_count: mine });
   });
 
+  it('rollback: the statement’s writes are undone inside the one call, its row is still returned', async () => {
+    const rw = { ...user(A), readOnly: false, method: 'PATCH' };
+    const update = {
+      sql: `with u as (update public.notes set body = body || '?' returning body) select count(*)::int as page_count, string_agg(body, ',') as bodies from u`,
+      params: [],
+    };
+    const row = await runEnveloped<{ page_count: number; bodies: string }>(db, { ...rw, rollback: true }, update);
+    expect(row?.page_count).toBeGreaterThan(0);
+    expect(row?.bodies.split(',').every((b) => b.endsWith('?'))).toBe(true);
+    const bodies = await db.query<{ body: string }>('select body from notes where owner = $1', [A]);
+    expect(bodies.rows.some((r) => r.body.endsWith('?'))).toBe(false);
+    // checks still raise under rollback
+    expect((await refusal(() => runEnveloped(db, { ...rw, rollback: true, maxAffected: 0 }, update), true)).code).toBe('PT400');
+  });
+
   it('refuses roles outside the API roles before touching the database', async () => {
     const e = await refusal(() => runEnveloped(db, { ...user(A), role: 'postgres' }, { sql: 'select 1 as x', params: [] }), true);
     expect([e.status, e.code]).toEqual([401, 'PGRST301']);

@@ -21,9 +21,11 @@ export const ENVELOPE_SQL = `
 create schema if not exists localbase_rest;
 revoke all on schema localbase_rest from public;
 drop function if exists localbase_rest.exec(text, text, boolean, text, text, text, text, text[]);
+drop function if exists localbase_rest.exec(text, text, boolean, text, text, text, text, text[], boolean, bigint);
 create or replace function localbase_rest.exec(
   p_role text, p_claims text, p_read_only boolean, p_method text, p_path text, p_headers text,
-  p_sql text, p_params text[], p_expect_single boolean default false, p_max_affected bigint default null
+  p_sql text, p_params text[], p_expect_single boolean default false, p_max_affected bigint default null,
+  p_rollback boolean default false
 ) returns text
 language plpgsql
 as $$
@@ -42,9 +44,22 @@ begin
           set_config('request.path', p_path, true),
           set_config('request.headers', p_headers, true),
           case when p_read_only then set_config('transaction_read_only', 'on', true) end;
-  -- any top-level statement returning one row: SELECT, WITH … (incl. data-modifying CTEs), INSERT … RETURNING
-  execute p_sql into row_value using p_params;
-  get diagnostics n_rows = row_count;  -- EXECUTE does not set FOUND
+  if not p_rollback then
+    -- any top-level statement returning one row: SELECT, WITH … (incl. data-modifying CTEs), INSERT … RETURNING
+    execute p_sql into row_value using p_params;
+    get diagnostics n_rows = row_count;  -- EXECUTE does not set FOUND
+  else
+    -- Prefer: tx=rollback: run the statement in a subtransaction, check deferred constraints (as PostgREST's
+    -- SET CONSTRAINTS ALL IMMEDIATE before its ROLLBACK), then undo it; the result row stays in the variables
+    begin
+      execute p_sql into row_value using p_params;
+      get diagnostics n_rows = row_count;
+      set constraints all immediate;
+      raise sqlstate 'LBRBK';
+    exception when sqlstate 'LBRBK' then
+      null;
+    end;
+  end if;
   if n_rows = 0 then
     return null;
   end if;
@@ -60,7 +75,7 @@ begin
   return to_json(row_value)::text;
 end
 $$;
-revoke all on function localbase_rest.exec(text, text, boolean, text, text, text, text, text[], boolean, bigint) from public;
+revoke all on function localbase_rest.exec(text, text, boolean, text, text, text, text, text[], boolean, bigint, boolean) from public;
 `;
 
 export interface EnvelopeContext {
@@ -81,6 +96,11 @@ export interface EnvelopeContext {
   expectSingle?: boolean;
   /** Prefer: handling=strict, max-affected=n: more affected rows raise PT400 (undone); PostgREST's PGRST124. */
   maxAffected?: number | null;
+  /**
+   * Prefer: tx=rollback (when the database's db-tx-end allows it) or db-tx-end=rollback: the statement's writes are
+   * undone inside the call but its result row is still returned. Ordinary requests send the same 10-parameter call.
+   */
+  rollback?: boolean;
 }
 
 /** The roles a request may switch to; anything else is refused before it reaches the database. */
@@ -100,7 +120,9 @@ export async function runEnveloped<T extends Record<string, unknown>>(
     throw new RestError(401, 'PGRST301', `role "${ctx.role}" is not allowed`, null, null);
   }
   const r = await db.query<{ row: string | null }>(
-    'select localbase_rest.exec($1, $2, $3, $4, $5, $6, $7, $8::text[], $9, $10::bigint) as row',
+    ctx.rollback === true
+      ? 'select localbase_rest.exec($1, $2, $3, $4, $5, $6, $7, $8::text[], $9, $10::bigint, p_rollback => true) as row'
+      : 'select localbase_rest.exec($1, $2, $3, $4, $5, $6, $7, $8::text[], $9, $10::bigint) as row',
     [
       ctx.role,
       JSON.stringify(ctx.claims),

@@ -4,8 +4,9 @@
  * build → one-call envelope → PostgREST response (status, Content-Range, Preference-Applied, error JSON).
  */
 import { buildCountSource, buildRead, type BuiltStatement } from './build-read.ts';
-import { buildRpc } from './build-rpc.ts';
+import { buildRpc, type RpcRequest } from './build-rpc.ts';
 import { buildDelete, buildInsert, buildUpdate } from './build-write.ts';
+import { transactionEnd, type TxEnd } from './db-config.ts';
 import { runEnveloped, type EnvelopeContext } from './envelope.ts';
 import { RestError } from './errors.ts';
 import { contentRange, negotiateRepresentation, readStatus, requestSchema, singleObjectError, type Representation } from './negotiate.ts';
@@ -38,6 +39,8 @@ export interface RestDeps {
   responseHeaders?: Readonly<Record<string, string>>;
   /** db-plan-enabled: answer `Accept: application/vnd.pgrst.plan…` with EXPLAIN (default off: 406, as PostgREST). */
   planEnabled?: boolean;
+  /** PostgREST's db-tx-end (default 'commit': `Prefer: tx=…` ignored); see db-config.ts. */
+  txEnd?: () => TxEnd;
 }
 
 const STATUS_TEXT: Record<number, string> = {
@@ -111,6 +114,27 @@ async function countOf(
   return total;
 }
 
+/**
+ * The arguments of POST /rpc/fn by Content-Type, as PostgREST reads them: JSON (the default) by name,
+ * application/x-www-form-urlencoded by name, and text/plain, text/xml, application/octet-stream whole (for a
+ * function with a single unnamed text / xml / bytea parameter; bytea as its hex input form).
+ */
+async function readRpcArgs(request: Request): Promise<RpcRequest['args']> {
+  const media = (request.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+  if (media === 'application/octet-stream') {
+    return { kind: 'raw', media, text: `\\x${Buffer.from(await request.arrayBuffer()).toString('hex')}` };
+  }
+  const text = await request.text();
+  if (media === 'text/plain' || media === 'text/xml') return { kind: 'raw', media, text };
+  if (media === 'application/x-www-form-urlencoded') return { kind: 'params', params: [...new URLSearchParams(text)], post: true };
+  if (text.trim() === '') return { kind: 'json', body: {} };
+  try {
+    return { kind: 'json', body: JSON.parse(text) as unknown, text };
+  } catch {
+    throw new RestError(400, 'PGRST102', 'Empty or invalid json', null, null);
+  }
+}
+
 export async function handleRest(request: Request, deps: RestDeps): Promise<Response> {
   let authenticated = false;
   const extra = deps.responseHeaders ?? {};
@@ -140,14 +164,16 @@ export async function handleRest(request: Request, deps: RestDeps): Promise<Resp
     request.headers.forEach((v, k) => {
       headersJson[k.toLowerCase()] = v;
     });
-    const ctx: EnvelopeContext = { role: auth.role, claims: auth.claims, readOnly: true, method, path: url.pathname, headers: headersJson };
+    // Prefer: tx=commit|rollback, honoured as db-tx-end allows (PostgREST's default 'commit' ignores it)
+    const tx = transactionEnd(deps.txEnd?.() ?? 'commit', prefs.tx);
+    const ctx: EnvelopeContext = { role: auth.role, claims: auth.claims, readOnly: true, method, path: url.pathname, headers: headersJson, rollback: tx.rollback };
     const maxRows = deps.maxRows === undefined ? 1000 : deps.maxRows;
     const maxAffected = prefs.handling === 'strict' ? prefs.maxAffected : null;
     const single = rep.kind === 'object';
     // Accept: application/vnd.pgrst.(array|object)+json;nulls=stripped
     const shape = (body: string | null): string | null => (body === null || !rep.stripNulls ? body : JSON.stringify(stripNullsDeep(JSON.parse(body))));
     const applied = (p: Partial<Preferences>): Record<string, string> => {
-      const v = preferenceApplied(p);
+      const v = preferenceApplied({ ...p, tx: tx.applied });
       return v === null ? {} : { 'preference-applied': v };
     };
 
@@ -159,15 +185,17 @@ export async function handleRest(request: Request, deps: RestDeps): Promise<Resp
       const range = effectiveRange(parseRangeHeader(request.headers.get('range'), request.headers.get('range-unit')), query.limit, query.offset, maxRows);
       const stmt = buildRpc({
         cache, schema, fn, query, offset: range.offset, limit: range.limit, count: prefs.count !== null, paramStyle: 'array',
-        args: get ? { kind: 'params', params: query.params } : { kind: 'json', body: await readJson(request, {}) },
+        args: get ? { kind: 'params', params: query.params } : await readRpcArgs(request),
       });
       const row = await runEnveloped<ResultRow>(deps.db, { ...ctx, readOnly: get || stmt.fn.volatility !== 'volatile', maxAffected }, stmt);
-      if (!row || stmt.returns === 'void') return reply(204, null);
+      // every rpc answer carries Content-Range (a scalar or void result is one row: 0-0/1 with a count)
+      const total = row === null || row.total === null ? null : Number(row.total);
+      const pageCount = row?.page_count ?? 0;
+      const headers: Record<string, string> = { 'content-range': contentRange(range.offset, pageCount, total), ...applied({ count: prefs.count }) };
+      if (!row || stmt.returns === 'void') return reply(204, null, headers);
       const body = method === 'HEAD' ? null : (row.body ?? 'null');
-      if (stmt.returns !== 'set') return reply(200, shape(body));
-      const total = row.total === null ? null : Number(row.total);
+      if (stmt.returns !== 'set') return reply(200, shape(body), headers);
       const status = readStatus(range.offset, row.page_count, total);
-      const headers: Record<string, string> = { 'content-range': contentRange(range.offset, row.page_count, total), ...applied({ count: prefs.count }) };
       if (single) {
         if (row.page_count !== 1) throw singleObjectError(row.page_count);
         return reply(200, shape(body === null ? null : onlyElement(body)), headers);

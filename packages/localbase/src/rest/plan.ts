@@ -5,7 +5,7 @@
  * PostgREST answers a plan media type with `EXPLAIN (FORMAT …, options) <its query>` when `db-plan-enabled` is on
  * (off by default, and on hosted Supabase until a project turns it on with
  * `alter role authenticator set pgrst.db_plan_enabled to 'true'`). localbase reads that same in-database setting
- * (`planEnabledInDatabase`), so plans stay refused (406 PGRST107) unless the project enabled them.
+ * (`planEnabledOf` in db-config.ts), so plans stay refused (406 PGRST107) unless the project enabled them.
  *
  * EXPLAIN returns several rows in text format, which the one-row envelope (`localbase_rest.exec`) cannot carry, so
  * plans run through `localbase_rest.explain`: the same role / claims / read-only settings in one call, then the
@@ -132,17 +132,3 @@ export function requestSearchPath(schema: string): string {
   return [schema, 'public', 'extensions'].map((s) => `"${s.replaceAll('"', '""')}"`).join(', ');
 }
 
-/**
- * `pgrst.db_plan_enabled` from the authenticator role's settings (PostgREST's in-database configuration), as set by
- * `alter role authenticator set pgrst.db_plan_enabled to 'true'`. False when the role or the setting is missing.
- */
-export async function planEnabledInDatabase(db: Queryable): Promise<boolean> {
-  const r = await db.query<{ enabled: boolean | null }>(
-    `select bool_or(lower(split_part(c, '=', 2)) in ('true', 'on', '1', 'yes')) as enabled
-       from pg_catalog.pg_db_role_setting s
-       join pg_catalog.pg_roles ro on ro.oid = s.setrole
-       cross join lateral unnest(s.setconfig) c
-      where ro.rolname = 'authenticator' and split_part(c, '=', 1) = 'pgrst.db_plan_enabled'`,
-  );
-  return r.rows[0]?.enabled === true;
-}

@@ -6,10 +6,11 @@
  */
 import { hasDeadlines } from '../db/types.ts';
 import type { Database, Queryable as DbQueryable, QueryResult, Row } from '../db/types.ts';
+import { loadDbConfig, planEnabledOf, txEndOf, type TxEnd } from './db-config.ts';
 import { ENVELOPE_SQL } from './envelope.ts';
 import { RestError } from './errors.ts';
 import { handleRest, type RestAuth } from './handler.ts';
-import { PLAN_SQL, planEnabledInDatabase } from './plan.ts';
+import { PLAN_SQL } from './plan.ts';
 import { loadSchemaCache, type SchemaCache } from './schema-cache.ts';
 
 export interface RestServiceOptions {
@@ -127,8 +128,11 @@ export async function createRestService(opts: RestServiceOptions): Promise<RestS
     await tx.exec(PLAN_SQL);
   });
   let cache: SchemaCache = await loadSchemaCache(db, opts.schemas);
-  // db-plan-enabled, read like PostgREST's in-database config (re-read on reload)
-  let planEnabled = await planEnabledInDatabase(db);
+  // PostgREST's in-database settings (ALTER ROLE authenticator SET pgrst.db_tx_end / db_plan_enabled …),
+  // re-read with the cache
+  let dbConfig = await loadDbConfig(db);
+  let planEnabled = planEnabledOf(dbConfig);
+  let txEnd: TxEnd = txEndOf(dbConfig);
   const runner = timedQueryable(db, opts.statementTimeoutMs);
   const verified = new VerifiedTokens();
 
@@ -173,11 +177,14 @@ export async function createRestService(opts: RestServiceOptions): Promise<RestS
         maxRows: opts.maxRows,
         exposedSchemas: opts.schemas,
         planEnabled,
+        txEnd: () => txEnd,
       });
     },
     async reload() {
       cache = await loadSchemaCache(db, opts.schemas);
-      planEnabled = await planEnabledInDatabase(db);
+      dbConfig = await loadDbConfig(db);
+      planEnabled = planEnabledOf(dbConfig);
+      txEnd = txEndOf(dbConfig);
     },
   };
 }
