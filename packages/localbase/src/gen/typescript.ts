@@ -230,7 +230,7 @@ class Renderer {
     const functions = this.#db.functions
       .filter((f) => f.schema === schema && this.callable(f))
       .sort((a, b) => byName(a.name, b.name));
-    const computed = (rel: GenRelation, ind: number) =>
+    const computed = (rel: GenRelation, _ind: number) =>
       functions
         .filter((f) => f.identityArgs === rel.name || f.identityArgs === `${rel.schema}.${rel.name}`)
         .map((f) => `${key(f.name)}: ${this.nullable(this.returnType(f, ind), true)}`);
@@ -242,7 +242,7 @@ class Renderer {
         ],
         ind,
       );
-    const relationships = (rel: GenRelation, ind: number) => {
+    const relationships = (rel: GenRelation, _ind: number) => {
       const fks = this.#db.foreignKeys
         .filter((fk) => fk.schema === rel.schema && fk.relation === rel.name && fk.refSchema === rel.schema)
         .sort((a, b) => byName(a.name, b.name) || byName(a.refRelation, b.refRelation));
