@@ -74,7 +74,10 @@ class Renderer {
     const t = this.#types.get(oid);
     if (!t) return 'unknown';
     if (t.kind === 'd' && t.base) return this.tsType(t.base);
-    if (t.elem && t.name.startsWith('_')) return `(${this.tsType(t.elem)})[]`;
+    if (t.elem && t.name.startsWith('_')) {
+      const elem = this.tsType(t.elem);
+      return /[ |&]/.test(elem) ? `(${elem})[]` : `${elem}[]`;
+    }
     if (t.schema === 'pg_catalog') {
       if (t.name === 'bool') return 'boolean';
       if (NUMBER_TYPES.has(t.name)) return 'number';
@@ -125,6 +128,8 @@ class Renderer {
 
   /** Functions PostgREST can call over /rpc (the rest are left out, as the Supabase CLI does). */
   callable(fn: GenFunction): boolean {
+    const returned = this.#types.get(fn.returnType);
+    if (returned?.schema === 'pg_catalog' && (returned.name === 'trigger' || returned.name === 'event_trigger')) return false;
     const inArgs = inputArgs(fn);
     if (inArgs.length === 0 || inArgs.every((a) => a.name !== '')) return true;
     const singleBodyType = (a: GenFunctionArg) => SINGLE_UNNAMED_ARG_TYPES.has(this.typeName(a.type));
@@ -230,7 +235,7 @@ class Renderer {
     const functions = this.#db.functions
       .filter((f) => f.schema === schema && this.callable(f))
       .sort((a, b) => byName(a.name, b.name));
-    const computed = (rel: GenRelation, _ind: number) =>
+    const computed = (rel: GenRelation, ind: number) =>
       functions
         .filter((f) => f.identityArgs === rel.name || f.identityArgs === `${rel.schema}.${rel.name}`)
         .map((f) => `${key(f.name)}: ${this.nullable(this.returnType(f, ind), true)}`);
