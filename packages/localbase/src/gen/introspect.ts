@@ -4,6 +4,9 @@
  * that returns JSON text, so it runs the same on PGlite and on a PostgreSQL server.
  */
 
+import { relationshipsWithViews } from './view-origins.ts';
+import type { Relationship } from './view-origins.ts';
+
 export interface Queryable {
   query<T extends Record<string, unknown> = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<{ rows: T[] }>;
 }
@@ -26,6 +29,8 @@ export interface PgType {
 
 export interface GenColumn {
   name: string;
+  /** attnum */
+  num: number;
   type: number;
   nullable: boolean;
   hasDefault: boolean;
@@ -46,6 +51,8 @@ export interface GenRelation {
   /** Views: UPDATE and DELETE through the view work (pg_relation_is_updatable has 4 and 16). */
   updatable: boolean;
   columns: GenColumn[];
+  /** Views: the `_RETURN` rule's query tree as text (pg_rewrite.ev_action), read for relationships through views. */
+  definition?: string | null;
 }
 
 export interface GenForeignKey {
@@ -98,7 +105,10 @@ export interface GenCompositeType {
 export interface Introspection {
   schemas: string[];
   relations: GenRelation[];
+  /** Foreign keys declared on tables of the generated schemas. */
   foreignKeys: GenForeignKey[];
+  /** The foreign keys, plus the same keys through views (relationshipsWithViews); default: foreignKeys. */
+  relationships?: Relationship[];
   functions: GenFunction[];
   enums: GenEnum[];
   compositeTypes: GenCompositeType[];
@@ -183,8 +193,9 @@ with
 select json_build_object(
   'relations', coalesce((select json_agg(json_build_object(
       'oid', r.oid::int8, 'schema', r.schema, 'name', r.name, 'kind', r.kind, 'updatable', r.updatable,
+      'definition', (select w.ev_action::text from pg_rewrite w where w.ev_class = r.oid and w.rulename = '_RETURN'),
       'columns', coalesce((select json_agg(json_build_object(
-          'name', c.name, 'type', c.type::int8, 'nullable', c.nullable, 'hasDefault', c.has_default,
+          'name', c.name, 'num', c.attnum, 'type', c.type::int8, 'nullable', c.nullable, 'hasDefault', c.has_default,
           'identity', c.identity, 'generated', c.generated, 'updatable', c.updatable) order by c.attnum)
         from cols c where c.rel = r.oid), '[]'::json)))
     from rels r), '[]'::json),
@@ -280,6 +291,7 @@ export async function introspect(db: Queryable, schemas: string[]): Promise<Intr
     schemas: [...schemas],
     relations: raw.relations,
     foreignKeys,
+    relationships: relationshipsWithViews(raw.relations, foreignKeys),
     functions,
     enums: raw.enums,
     compositeTypes: raw.compositeTypes,

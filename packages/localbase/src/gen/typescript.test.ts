@@ -30,7 +30,7 @@ const moodArray = type('public', '_mood', { elem: mood });
 const email = type('public', 'email', { kind: 'd', base: text });
 
 const col = (name: string, t: number, more: Partial<GenRelation['columns'][number]> = {}) => ({
-  name, type: t, nullable: true, hasDefault: false, identity: '', generated: false, updatable: true, ...more,
+  name, num: 0, type: t, nullable: true, hasDefault: false, identity: '', generated: false, updatable: true, ...more,
 });
 const fn = (name: string, args: GenFunction['args'], returnType: number, more: Partial<GenFunction> = {}): GenFunction => ({
   schema: 'public', name, identityArgs: args.map((a) => a.name).join(', '), args, returnType, returnTypeName: '', returnsSet: false, rows: 0, ...more,

@@ -248,9 +248,14 @@ class Renderer {
         ind,
       );
     const relationships = (rel: GenRelation, _ind: number) => {
-      const fks = this.#db.foreignKeys
+      const fks = (this.#db.relationships ?? this.#db.foreignKeys)
         .filter((fk) => fk.schema === rel.schema && fk.relation === rel.name && fk.refSchema === rel.schema)
-        .sort((a, b) => byName(a.name, b.name) || byName(a.refRelation, b.refRelation));
+        .sort(
+          (a, b) =>
+            byName(a.name, b.name) ||
+            byName(a.refRelation, b.refRelation) ||
+            byName(JSON.stringify(a.refColumns), JSON.stringify(b.refColumns)),
+        );
       if (fks.length === 0) return '[]';
       const list = (xs: string[]) => `[${xs.map(q).join(', ')}]`;
       return `[\n${fks
