@@ -15,8 +15,8 @@ const HELP = `Usage: localbase <command> [options]
 Commands (the Supabase CLI's names):
   start                         run the server (the default command)
   status [-o pretty|env|json]   URLs and keys of the configured server, and whether it answers (exit 1 if not)
-  db reset                      drop all data and schemas, re-run the migrations and the seed (the server
-                                must be stopped: the data folder is locked while it runs)
+  db reset                      drop all data and schemas, re-run the migrations and the seed; a server running
+                                on the data folder (found at --port) resets its own database
   migration new <name>          create <migrations-dir>/<YYYYMMDDHHMMSS>_<name>.sql (UTC) and print its path
   gen types typescript          print the database's TypeScript types (Database, Tables<…>, Enums<…>, Constants)
       [--schema S]…             schemas to describe, repeatable or comma-separated, default public
@@ -278,9 +278,7 @@ async function main(): Promise<void> {
     try {
       await runCommand(positionals, resolveConfig(opts), v);
     } catch (err) {
-      if (err instanceof DataDirLockedError)
-        fail(`${err.message}\nlocalbase db reset works on a stopped server: stop it (Ctrl-C), reset, start it again.`);
-      if (err instanceof MigrationError) fail(err.message);
+      if (err instanceof DataDirLockedError || err instanceof MigrationError) fail(err.message);
       if ((err as NodeJS.ErrnoException).code === 'EEXIST') fail(`${(err as Error).message}: the file exists already`);
       fail((err as Error).message);
     }

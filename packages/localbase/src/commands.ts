@@ -5,12 +5,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { ResolvedConfig } from './config.ts';
 import { DEFAULT_PUBLISHABLE_KEY, DEFAULT_SECRET_KEY } from './config.ts';
-import type { Database } from './db/types.ts';
-import { BOOTSTRAP_HASH, BOOTSTRAP_SQL } from './db/bootstrap.ts';
-import { lockDataDir } from './db/lock.ts';
+import { BOOTSTRAP_SQL } from './db/bootstrap.ts';
+import { DataDirLockedError, lockDataDir } from './db/lock.ts';
+import { dropAllSchemas, rebuild } from './db/reset.ts';
 import { loadOrBuildTemplate, openPGlite } from './db/pglite.ts';
 import { openPg, redactDatabaseUrl } from './db/pg.ts';
-import { runMigrations } from './db/migrations.ts';
 import type { MigrationReport } from './db/migrations.ts';
 
 export interface ResetReport extends MigrationReport {
@@ -20,36 +19,35 @@ export interface ResetReport extends MigrationReport {
 
 /**
  * `localbase db reset`: the database as new — every schema and all data (users included) dropped, then localbase's
- * bootstrap, the migrations and the seed. On PGlite the data folder is replaced; it must not be in use (the lock
- * of a running server makes this throw DataDirLockedError before anything is touched). On a PostgreSQL server
- * every non-system schema of the database is dropped, so point it only at a database localbase owns.
+ * bootstrap, the migrations and the seed. On PGlite the data folder is replaced; when a running server holds it
+ * (its lock), that server is asked to reset its own database (POST /localbase/v1/db/reset with the service_role
+ * key), as the Supabase CLI resets the running local database. On a PostgreSQL server every non-system schema of
+ * the database is dropped, so point it only at a database localbase owns.
  */
 export async function resetDatabase(cfg: ResolvedConfig, log: (m: string) => void = () => {}): Promise<ResetReport> {
   if (cfg.databaseUrl) {
     const db = await openPg(cfg.databaseUrl, 1);
     try {
-      await db.transaction(async (tx) => {
-        await tx.query('select pg_advisory_xact_lock(54321001)');
-        const { rows } = await tx.query<{ nspname: string }>(
-          `select nspname from pg_namespace
-            where nspname not in ('pg_catalog', 'information_schema', 'pg_toast')
-              and nspname not like 'pg\\_temp\\_%' and nspname not like 'pg\\_toast\\_temp\\_%'`,
-        );
-        for (const { nspname } of rows) await tx.exec(`drop schema "${nspname.replaceAll('"', '""')}" cascade`);
-        await tx.exec('create schema public');
-      });
-      return { ...(await migrate(db, cfg, log)), location: redactDatabaseUrl(cfg.databaseUrl) };
+      await dropAllSchemas(db);
+      return { ...(await rebuild(db, { ...cfg, log })), location: redactDatabaseUrl(cfg.databaseUrl) };
     } finally {
       await db.close();
     }
   }
-  const lock = lockDataDir(cfg.dataDir);
+  let lock;
+  try {
+    lock = lockDataDir(cfg.dataDir);
+  } catch (err) {
+    // A server holds the folder: ask it to reset its database itself (POST /localbase/v1/db/reset).
+    if (err instanceof DataDirLockedError) return resetThroughServer(cfg, err);
+    throw err;
+  }
   try {
     fs.rmSync(cfg.dataDir, { recursive: true, force: true });
     const tpl = await loadOrBuildTemplate(cfg.cacheDir, BOOTSTRAP_SQL, log);
     const db = await openPGlite({ dataDir: cfg.dataDir, loadDataDir: tpl.blob });
     try {
-      return { ...(await migrate(db, cfg, log)), location: cfg.dataDir };
+      return { ...(await rebuild(db, { ...cfg, log })), location: cfg.dataDir };
     } finally {
       await db.close();
     }
@@ -58,13 +56,27 @@ export async function resetDatabase(cfg: ResolvedConfig, log: (m: string) => voi
   }
 }
 
-async function migrate(db: Database, cfg: ResolvedConfig, log: (m: string) => void): Promise<MigrationReport> {
-  await db.exec(BOOTSTRAP_SQL);
-  await db.query(
-    "insert into localbase.meta (key, value) values ('bootstrap_hash', $1) on conflict (key) do update set value = excluded.value",
-    [BOOTSTRAP_HASH],
-  );
-  return runMigrations(db, { migrationsDir: cfg.migrationsDir, seedFile: cfg.seedFile, log });
+/**
+ * The running server that holds the data folder resets its own database; it is found at the configured host and
+ * port and must accept the configured service_role key. Otherwise the lock's error stands, with what to do.
+ */
+async function resetThroughServer(cfg: ResolvedConfig, locked: DataDirLockedError): Promise<ResetReport> {
+  const host = cfg.host === '0.0.0.0' ? '127.0.0.1' : cfg.host.includes(':') ? `[${cfg.host}]` : cfg.host;
+  const url = `http://${host}:${cfg.port}/localbase/v1/db/reset`;
+  let res: Response;
+  try {
+    res = await fetch(url, { method: 'POST', headers: { apikey: cfg.serviceRoleKey } });
+  } catch {
+    throw new DataDirLockedError(locked.message.match(/Lock file: (.*)$/)?.[1] ?? cfg.dataDir + '.lock', locked.pid, notReachable(url));
+  }
+  const body = (await res.json().catch(() => ({}))) as Partial<ResetReport> & { msg?: string };
+  if (res.status !== 200)
+    throw new Error(`the running server (pid ${locked.pid}) refused the reset at ${url}: ${res.status} ${body.msg ?? ''}`.trim());
+  return { applied: body.applied ?? [], skipped: body.skipped ?? [], seeded: body.seeded ?? false, location: `${body.location} (running server, pid ${locked.pid})` };
+}
+
+function notReachable(url: string): string {
+  return `No localbase answered at ${url} (is it on another --port?). Stop it (Ctrl-C) and reset, or pass its --port.`;
 }
 
 /** `20261124031500` for 2026-11-24 03:15:00 UTC: the Supabase CLI's migration version. */

@@ -93,40 +93,54 @@ describe('localbase commands', () => {
     await stopCli(proc);
   }, 120_000);
 
-  it('db reset on a PGlite folder: refused while a server holds it, then drops data and re-runs migrations and seed', async () => {
+  it('db reset on a PGlite folder: a running server resets its own database; a stopped one is reset in place', async () => {
     const dataDir = path.join(tmp, 'data');
     const args = ['--data-dir', dataDir, '--migrations-dir', migrationsDir, '--seed-file', seedFile];
     const proc = await start(args);
+    const port = new URL(proc.url).port;
     const email = uniqueEmail('reset');
-    const signUp = await fetch(`${proc.url}/auth/v1/signup`, { method: 'POST', headers, body: JSON.stringify({ email, password: 'reset-password-1' }) });
-    expect(signUp.status).toBe(200);
-    const add = await fetch(`${proc.url}/rest/v1/things`, {
-      method: 'POST',
-      headers: { ...headers, apikey: DEMO_SERVICE_KEY, authorization: `Bearer ${DEMO_SERVICE_KEY}` },
-      body: JSON.stringify({ name: 'added later' }),
-    });
-    expect(add.status).toBe(201);
+    const signUp = () => fetch(`${proc.url}/auth/v1/signup`, { method: 'POST', headers, body: JSON.stringify({ email, password: 'reset-password-1' }) });
+    const signIn = (url: string) =>
+      fetch(`${url}/auth/v1/token?grant_type=password`, { method: 'POST', headers, body: JSON.stringify({ email, password: 'reset-password-1' }) });
+    const addThing = () =>
+      fetch(`${proc.url}/rest/v1/things`, {
+        method: 'POST',
+        headers: { ...headers, apikey: DEMO_SERVICE_KEY, authorization: `Bearer ${DEMO_SERVICE_KEY}` },
+        body: JSON.stringify({ name: 'added later' }),
+      });
+    expect((await signUp()).status).toBe(200);
+    expect((await addThing()).status).toBe(201);
     expect(await things(proc.url)).toEqual(['seeded', 'added later']);
 
-    const refused = runCli(['db', 'reset', ...args]);
-    expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain('already in use by another localbase process');
-    expect(refused.stderr).toContain('stop it');
-    expect(await things(proc.url)).toEqual(['seeded', 'added later']); // untouched
+    // Running: the server holds the folder and does the reset itself; it keeps serving afterwards.
+    const live = runCli(['db', 'reset', ...args, '--port', port]);
+    expect(live.code, live.stderr).toBe(0);
+    expect(live.stdout).toContain('running server');
+    expect(live.stdout).toContain('1 migration(s) applied, seed applied');
+    expect(await things(proc.url)).toEqual(['seeded']);
+    expect((await signIn(proc.url)).status).toBe(400); // the user went with the rest of the data
+    expect((await signUp()).status).toBe(200);
+    expect((await addThing()).status).toBe(201);
 
+    // Held by a server that is not where --port says: refused, nothing touched.
+    const elsewhere = runCli(['db', 'reset', ...args, '--port', String(await freePort())]);
+    expect(elsewhere.code).toBe(1);
+    expect(elsewhere.stderr).toContain('already in use by another localbase process');
+    expect(elsewhere.stderr).toContain('No localbase answered');
+    expect(await things(proc.url)).toEqual(['seeded', 'added later']);
+
+    // The endpoint wants the service_role key.
+    const anon = await fetch(`${proc.url}/localbase/v1/db/reset`, { method: 'POST', headers });
+    expect(anon.status).toBe(401);
+
+    // Stopped: the folder is replaced.
     await stopCli(proc);
     const reset = runCli(['db', 'reset', ...args]);
     expect(reset.code, reset.stderr).toBe(0);
     expect(reset.stdout).toContain('1 migration(s) applied, seed applied');
-
     const again = await start(args);
     expect(await things(again.url)).toEqual(['seeded']);
-    const signIn = await fetch(`${again.url}/auth/v1/token?grant_type=password`, {
-      method: 'POST',
-      headers,
-      body: JSON.stringify({ email, password: 'reset-password-1' }),
-    });
-    expect(signIn.status).toBe(400); // the user is gone with the rest of the data
+    expect((await signIn(again.url)).status).toBe(400);
     await stopCli(again);
   }, 180_000);
 
