@@ -220,11 +220,12 @@ class Renderer {
     const args = `Args: ${this.argsType(inArgs, indent + 2 + 'Args: '.length)}`;
     const conflict = this.overloadError(fn, all);
     let members: string[];
-    if (conflict) members = [args, `Returns: { error: true } & ${q(conflict)}`];
+    // The messages are long: prettier would break `{ error: true }` over three lines, and so do we.
+    if (conflict) members = [args, `Returns: {\n  error: true\n} & ${q(conflict)}`];
     else if (inArgs.length === 1 && inArgs[0]!.name === '' && this.isRowType(inArgs[0]!.type) && !this.rowTypeTarget(fn.returnType))
       members = [
         args,
-        `Returns: { error: true } & ${q(`the function ${fn.schema}.${fn.name} with parameter or with a single unnamed json/jsonb parameter, but no matches were found in the schema cache`)}`,
+        `Returns: {\n  error: true\n} & ${q(`the function ${fn.schema}.${fn.name} with parameter or with a single unnamed json/jsonb parameter, but no matches were found in the schema cache`)}`,
       ];
     else members = [args, ...this.returnsMembers(fn, indent + 2)];
     return objectType(members, column);
