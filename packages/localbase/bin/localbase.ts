@@ -1,12 +1,31 @@
 #!/usr/bin/env node
-// localbase CLI: `localbase start [flags]` — a Supabase-compatible backend over embedded PostgreSQL.
+// localbase CLI: `localbase start [flags]` — a Supabase-compatible backend over embedded PostgreSQL — and the
+// Supabase CLI's everyday commands: db reset, migration new, gen types typescript, status.
+import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { startLocalbase, DataDirLockedError, MigrationError } from '../src/index.ts';
+import { startLocalbase, resolveConfig, DataDirLockedError, MigrationError } from '../src/index.ts';
 import type { LocalbaseOptions } from '../src/index.ts';
+import type { ResolvedConfig } from '../src/config.ts';
+import { formatStatus, newMigration, resetDatabase, statusOf } from '../src/commands.ts';
+import { generateTypescript, generateTypescriptFromMigrations } from '../src/gen/index.ts';
+import { openPg } from '../src/db/pg.ts';
 
-const HELP = `Usage: localbase start [options]
+const HELP = `Usage: localbase <command> [options]
 
-Options (environment variable in brackets):
+Commands (the Supabase CLI's names):
+  start                         run the server (the default command)
+  status [-o pretty|env|json]   URLs and keys of the configured server, and whether it answers (exit 1 if not)
+  db reset                      drop all data and schemas, re-run the migrations and the seed; a server running
+                                on the data folder (found at --port) resets its own database
+  migration new <name>          create <migrations-dir>/<YYYYMMDDHHMMSS>_<name>.sql (UTC) and print its path
+  gen types typescript          print the database's TypeScript types (Database, Tables<…>, Enums<…>, Constants)
+      [--schema S]…             schemas to describe, repeatable or comma-separated, default public
+      [--db-url U]              read a live PostgreSQL database as it is; without it the migrations are applied to
+                                a throwaway in-memory PGlite (no server needed, nothing is touched)
+      [--local]                 accepted for the Supabase CLI's sake (the default already is local)
+      [--postgrest-version V]   the __InternalSupabase marker, default 13 ('' leaves it out)
+
+Options (environment variable in brackets; each command reads the ones it needs):
   --port N                      HTTP port, default 54321 [LOCALBASE_PORT]
   --host H                      listen address, default 127.0.0.1 [LOCALBASE_HOST]
   --memory                      in-memory database (nothing is kept) [LOCALBASE_MEMORY=1]
@@ -60,6 +79,59 @@ Options (environment variable in brackets):
   --quiet                       no request log lines [LOCALBASE_QUIET=1]
   -h, --help
 `;
+
+/** `localbase status | db reset | migration new | gen types`: resolved like `start`, from the same flags. */
+async function runCommand(words: string[], cfg: ResolvedConfig, v: Record<string, unknown>): Promise<void> {
+  const [command, sub, arg, lang] = words;
+  if (command === 'status') {
+    const output = (v.output as string | undefined) ?? 'pretty';
+    if (output !== 'pretty' && output !== 'env' && output !== 'json') fail(`status: -o must be pretty, env or json`);
+    const status = await statusOf(cfg);
+    process.stdout.write(formatStatus(status, output));
+    if (!status.running) {
+      if (output !== 'pretty') console.error(`localbase: ${status.detail}`);
+      process.exitCode = 1;
+    }
+    return;
+  }
+  if (command === 'db' && sub === 'reset') {
+    const report = await resetDatabase(cfg, (m) => console.log(`[localbase] ${m}`));
+    console.log(
+      `Reset ${report.location}: ${report.applied.length} migration(s) applied${report.seeded ? ', seed applied' : ''}.`,
+    );
+    return;
+  }
+  if (command === 'migration' && sub === 'new') {
+    if (!arg) fail('usage: localbase migration new <name>');
+    const file = newMigration(cfg.migrationsDir, arg);
+    console.log(`Created new migration at ${path.relative(process.cwd(), file) || file}`);
+    return;
+  }
+  if (command === 'gen' && sub === 'types') {
+    const language = arg ?? (v.lang as string | undefined) ?? lang;
+    if (language !== 'typescript') fail(`gen types: only "typescript" is supported (got "${language ?? ''}")`);
+    const schemas = ((v.schema as string[] | undefined) ?? [])
+      .flatMap((s) => s.split(','))
+      .map((s) => s.trim())
+      .filter(Boolean);
+    const opts = { schemas, postgrestVersion: v['postgrest-version'] as string | undefined };
+    const dbUrl = v['db-url'] as string | undefined;
+    let text: string;
+    if (dbUrl) {
+      const db = await openPg(dbUrl, 1);
+      try {
+        text = await generateTypescript(db, opts);
+      } finally {
+        await db.close();
+      }
+    } else {
+      text = await generateTypescriptFromMigrations({ ...opts, migrationsDir: cfg.migrationsDir, cacheDir: cfg.cacheDir });
+    }
+    process.stdout.write(text);
+    return;
+  }
+  fail(`unknown command "${words.join(' ')}"\n\n${HELP}`);
+}
 
 function fail(message: string): never {
   console.error(`localbase: ${message}`);
@@ -125,6 +197,13 @@ async function main(): Promise<void> {
         schemas: { type: 'string' },
         quiet: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
+        // status, gen types
+        output: { type: 'string', short: 'o' },
+        schema: { type: 'string', short: 's', multiple: true },
+        'db-url': { type: 'string' },
+        local: { type: 'boolean' },
+        lang: { type: 'string' },
+        'postgrest-version': { type: 'string' },
       },
     });
   } catch (err) {
@@ -136,7 +215,6 @@ async function main(): Promise<void> {
     return;
   }
   const command = positionals[0] ?? 'start';
-  if (command !== 'start') fail(`unknown command "${command}"\n\n${HELP}`);
   const env = process.env;
   const redirects = v['redirect-url'] ?? (env.LOCALBASE_REDIRECT_URLS ? env.LOCALBASE_REDIRECT_URLS.split(',') : undefined);
   const opts: LocalbaseOptions = {
@@ -196,6 +274,16 @@ async function main(): Promise<void> {
       from: v['smtp-from'] ?? env.LOCALBASE_SMTP_FROM ?? 'noreply@localbase.local',
     };
   if (opts.jwtSecret !== undefined && opts.jwtSecret.length < 32) fail('the JWT secret must be at least 32 characters');
+  if (command !== 'start') {
+    try {
+      await runCommand(positionals, resolveConfig(opts), v);
+    } catch (err) {
+      if (err instanceof DataDirLockedError || err instanceof MigrationError) fail(err.message);
+      if ((err as NodeJS.ErrnoException).code === 'EEXIST') fail(`${(err as Error).message}: the file exists already`);
+      fail((err as Error).message);
+    }
+    return;
+  }
 
   let lb;
   try {

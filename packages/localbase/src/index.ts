@@ -21,6 +21,8 @@ import { lockDataDir } from './db/lock.ts';
 import type { DirLock } from './db/lock.ts';
 import { BOOTSTRAP_HASH, BOOTSTRAP_SQL } from './db/bootstrap.ts';
 import { runMigrations } from './db/migrations.ts';
+import type { MigrationReport } from './db/migrations.ts';
+import { dropAllSchemas, rebuild } from './db/reset.ts';
 import { AuthService } from './auth/service.ts';
 import { defaultPasswordHashConcurrency } from './auth/password.ts';
 import { JwtKeys } from './auth/tokens.ts';
@@ -111,6 +113,11 @@ export interface Localbase {
   db: Database;
   /** Re-reads the /rest/v1 schema cache (call it after DDL run outside localbase's migrations). */
   reloadSchema(): Promise<void>;
+  /**
+   * `db reset` of the running server: drops every schema and all data, runs bootstrap, migrations and seed again,
+   * then reloads /rest/v1. Requests that arrive meanwhile may fail.
+   */
+  resetDatabase(): Promise<MigrationReport & { location: string }>;
   /** Start-up timings in ms (database open, bootstrap/migrations, total). */
   timings: { dbOpenMs: number; migrateMs: number; totalMs: number; templateBuilt: boolean };
   stop(): Promise<void>;
@@ -299,7 +306,20 @@ export async function startLocalbase(opts: LocalbaseOptions = {}): Promise<Local
     const host = cfg.host.includes(':') ? `[${cfg.host}]` : cfg.host;
     const url = `http://${host}:${address.port}`;
     const svc = new AuthService(db, cfg, url);
-    ready.app = createApp(cfg, svc, rest);
+    let resetting: Promise<MigrationReport & { location: string }> | undefined;
+    const resetDatabase = () =>
+      (resetting ??= (async () => {
+        try {
+          log('db reset: dropping every schema, then bootstrap, migrations and seed');
+          await dropAllSchemas(db);
+          const report = await rebuild(db, { migrationsDir: cfg.migrationsDir, seedFile: cfg.seedFile, log });
+          await rest.reinstall();
+          return { ...report, location: opened.location };
+        } finally {
+          resetting = undefined;
+        }
+      })());
+    ready.app = createApp(cfg, svc, rest, { resetDatabase });
     ready.fastPath = createUserFastPath(svc, new Set(knownApiKeys(cfg).keys()), cfg.quiet);
     const t3 = performance.now();
     let stopped: Promise<void> | undefined;
@@ -313,6 +333,7 @@ export async function startLocalbase(opts: LocalbaseOptions = {}): Promise<Local
       statementTimeout: describeTimeout(cfg),
       db,
       reloadSchema: () => rest.reload(),
+      resetDatabase,
       timings: { dbOpenMs: t1 - t0, migrateMs: t2 - t1, totalMs: t3 - t0, templateBuilt: opened.templateBuilt },
       stop() {
         stopped ??= (async () => {

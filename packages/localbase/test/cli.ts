@@ -1,5 +1,6 @@
-// Helpers to run the `localbase` CLI as a child process (durability and lock tests).
-import { spawn, type ChildProcess } from 'node:child_process';
+// Helpers to run the `localbase` CLI as a child process (durability and lock tests, the one-shot commands).
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import pg from 'pg';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
@@ -94,4 +95,43 @@ export async function stopCli(proc: CliProcess | undefined, signal: NodeJS.Signa
     proc.child.kill('SIGKILL');
     await proc.exited;
   }
+}
+
+/** Runs a one-shot CLI command (status, db reset, migration new, gen types) to its end. */
+export function runCli(
+  args: string[],
+  extraEnv: Record<string, string> = {},
+  cwd: string = repoRoot,
+): { code: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(nodeBin, [cliPath, ...args], { cwd, env: childEnv(extraEnv), encoding: 'utf8', timeout: 120_000 });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/**
+ * A new, empty database on the PostgreSQL server of `serverUrl` (for tests that drop schemas or need their own
+ * catalog, which the suite's shared database must not see). drop() removes it.
+ */
+export async function createScratchDatabase(serverUrl: string): Promise<{ url: string; drop: () => Promise<void> }> {
+  const name = `lb_scratch_${process.pid}_${Date.now().toString(36)}`;
+  const admin = new pg.Client({ connectionString: serverUrl });
+  await admin.connect();
+  try {
+    await admin.query(`create database ${name}`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const c = new pg.Client({ connectionString: serverUrl });
+      await c.connect();
+      try {
+        await c.query(`drop database if exists ${name} with (force)`);
+      } finally {
+        await c.end();
+      }
+    },
+  };
 }

@@ -4,13 +4,14 @@
  *  2. INITIALISATION — the tRPC instance: superjson transformer and the error formatter.
  *  3. PROCEDURES — the building blocks routers use.
  */
-import { isAuthRetryableFetchError, type SupabaseClient, type User } from '@supabase/supabase-js'
+import { isAuthRetryableFetchError, type User } from '@supabase/supabase-js'
 import { initTRPC, TRPCError } from '@trpc/server'
 import type { CreateNextContextOptions } from '@trpc/server/adapters/next'
 import superjson from 'superjson'
 import { z, ZodError } from 'zod'
 
 import { clientAddress } from '../lib/client-address'
+import type { AppSupabaseClient } from '../lib/supabase/client-type'
 import { createServerSupabase, needsSecondFactorFor } from '../lib/supabase/server'
 import { API_RATE_LIMITS, crossSiteReason, RateLimiter, readRateLimitRule } from './request-guards'
 import { SecondFactorRequired, secondFactorRequiredError } from './second-factor'
@@ -26,7 +27,7 @@ export interface Context {
    * A Supabase client acting as the caller (the request's session cookies, anon key — never the service key),
    * so data calls run under RLS as that user. Null for server-side callers without a request.
    */
-  supabase: SupabaseClient | null
+  supabase: AppSupabaseClient | null
   /** The caller, verified by the auth server (once per request, memoised); null when signed out. */
   getUser: () => Promise<User | null>
   /** The browser's address (src/lib/client-address.ts); null for server-side callers. */
@@ -65,7 +66,7 @@ export class RetryAfter extends Error {
  * The caller as the auth server verifies them, or null. When the auth server cannot be reached the call fails
  * with SERVICE_UNAVAILABLE instead: "sign in" would be the wrong thing to tell a signed-in user.
  */
-async function verifiedUserOf(supabase: SupabaseClient): Promise<User | null> {
+async function verifiedUserOf(supabase: AppSupabaseClient): Promise<User | null> {
   const { data, error } = await supabase.auth.getUser()
   if (error && isAuthRetryableFetchError(error))
     throw new TRPCError({ code: 'SERVICE_UNAVAILABLE', message: "Can't reach the server. Check your connection and try again." })
@@ -73,7 +74,7 @@ async function verifiedUserOf(supabase: SupabaseClient): Promise<User | null> {
 }
 
 export function createInnerContext(
-  opts: { headers?: Headers; supabase?: SupabaseClient | null; clientAddress?: string | null; limits?: ApiLimits | null } = {},
+  opts: { headers?: Headers; supabase?: AppSupabaseClient | null; clientAddress?: string | null; limits?: ApiLimits | null } = {},
 ): Context {
   const supabase = opts.supabase ?? null
   let user: Promise<User | null> | undefined

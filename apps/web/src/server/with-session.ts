@@ -1,7 +1,8 @@
-import type { Session, SupabaseClient } from '@supabase/supabase-js'
+import type { Session } from '@supabase/supabase-js'
 import type { GetServerSideProps, GetServerSidePropsContext, GetServerSidePropsResult } from 'next'
 
 import { createServerSupabase, getVerifiedUser, needsSecondFactorFor } from '../lib/supabase/server'
+import type { AppSupabaseClient } from '../lib/supabase/client-type'
 import { mfaPathFor, signInPathFor } from '../lib/safe-next'
 
 export interface SessionPageProps {
@@ -17,7 +18,7 @@ export interface WithSessionOptions<P = object> {
    * Loads the page's data after the session checks passed, with the request's Supabase client (acting as the
    * user, under RLS) and the verified session (null on a public page when signed out).
    */
-  load?: (ctx: GetServerSidePropsContext, supabase: SupabaseClient, session: Session | null) => Promise<LoadResult<P>>
+  load?: (ctx: GetServerSidePropsContext, supabase: AppSupabaseClient, session: Session | null) => Promise<LoadResult<P>>
   /** Signed-out visitors are redirected to `/sign-in?next=<this path>`. */
   protected?: boolean
   /** Signed-in visitors are redirected here (e.g. the sign-in page sends them on). */
@@ -49,7 +50,7 @@ export async function readVerifiedSession(ctx: Pick<GetServerSidePropsContext, '
 /** The verified session and whether it still needs a second factor (aal1 with a verified factor). */
 export async function readVerifiedSessionAndLevel(
   ctx: Pick<GetServerSidePropsContext, 'req' | 'res'>,
-  supabase: SupabaseClient = createServerSupabase(ctx),
+  supabase: AppSupabaseClient = createServerSupabase(ctx),
 ): Promise<{ session: Session | null; needsMfa: boolean }> {
   const user = await getVerifiedUser(supabase)
   if (!user) return { session: null, needsMfa: false }

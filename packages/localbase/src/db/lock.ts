@@ -3,11 +3,8 @@ import path from 'node:path';
 
 export class DataDirLockedError extends Error {
   readonly pid: number;
-  constructor(lockFile: string, pid: number) {
-    super(
-      `The data folder is already in use by another localbase process (pid ${pid}). ` +
-        `Stop that process first, or use another --data-dir. Lock file: ${lockFile}`,
-    );
+  constructor(lockFile: string, pid: number, advice = 'Stop that process first, or use another --data-dir.') {
+    super(`The data folder is already in use by another localbase process (pid ${pid}). ${advice} Lock file: ${lockFile}`);
     this.name = 'DataDirLockedError';
     this.pid = pid;
   }

@@ -48,7 +48,14 @@ export function knownApiKeys(cfg: ResolvedConfig): Map<string, ApiKeyRole> {
   ]);
 }
 
-export function createApp(cfg: ResolvedConfig, auth: AuthService, rest?: RestService): Hono {
+/** What the running server can do for the CLI (`localbase db reset` while it runs). */
+export interface AdminActions {
+  resetDatabase(): Promise<unknown>;
+}
+
+const LOOPBACK = /^(127\.|::1$|::ffff:127\.)/;
+
+export function createApp(cfg: ResolvedConfig, auth: AuthService, rest?: RestService, admin?: AdminActions): Hono {
   const app = new Hono();
   const keys = knownApiKeys(cfg);
 
@@ -180,6 +187,16 @@ export function createApp(cfg: ResolvedConfig, auth: AuthService, rest?: RestSer
     app.all('/rest/v1', restHandler);
   }
   app.route('/mailbox', mailboxRoutes(auth.db, auth.mailbox));
+  // `localbase db reset` while the server runs (it holds the data folder): only with the service_role / secret key,
+  // only from this machine. Not part of Supabase's API.
+  if (admin)
+    app.post('/localbase/v1/db/reset', async (c) => {
+      const peer = nodeOf(c)?.incoming.socket?.remoteAddress ?? '';
+      if (!LOOPBACK.test(peer)) throw new ApiError(403, 'forbidden', 'db reset is only accepted from this machine');
+      if (keys.get(c.req.header('apikey') ?? '') !== 'service_role')
+        throw new ApiError(401, 'no_authorization', 'db reset needs the service_role (or secret) key as apikey');
+      return c.json(await admin.resetDatabase());
+    });
   app.get('/', (c) =>
     c.json({ name: 'localbase', auth: '/auth/v1', rest: '/rest/v1', mailbox: '/mailbox' }),
   );

@@ -39,6 +39,8 @@ export interface RestService {
   handle(request: Request, apiKeyRole: ApiKeyRole, responseHeaders?: Readonly<Record<string, string>>): Promise<Response>;
   /** Re-reads the catalog (after migrations or DDL run outside localbase's migrations). */
   reload(): Promise<void>;
+  /** Installs the envelope function again and reloads the cache (after the database was reset under the server). */
+  reinstall(): Promise<void>;
 }
 
 const BEARER = /^bearer\s+(.*)$/i;
@@ -185,6 +187,13 @@ export async function createRestService(opts: RestServiceOptions): Promise<RestS
       dbConfig = await loadDbConfig(db);
       planEnabled = planEnabledOf(dbConfig);
       txEnd = txEndOf(dbConfig);
+    },
+    async reinstall() {
+      await db.transaction(async (tx) => {
+        await tx.query('select pg_advisory_xact_lock(54321002)');
+        await tx.exec(ENVELOPE_SQL);
+      });
+      cache = await loadSchemaCache(db, opts.schemas);
     },
   };
 }

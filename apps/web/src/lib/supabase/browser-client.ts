@@ -1,7 +1,7 @@
 import { createBrowserClient } from '@supabase/ssr'
-import type { SupabaseClient } from '@supabase/supabase-js'
 
 import { backendConfig } from '../env'
+import type { AppSupabaseClient, Database } from './client-type'
 import { SESSION_COOKIE_OPTIONS } from './cookie-options'
 
 /**
@@ -15,8 +15,8 @@ import { SESSION_COOKIE_OPTIONS } from './cookie-options'
  * refresh of a token that expired meanwhile. Calling `startAutoRefresh()`/`stopAutoRefresh()` ourselves would
  * remove that listener, so the app never does. (e2e/auth-refresh.test.ts watches all of it with a fake clock.)
  */
-export function createBrowserSupabase(): SupabaseClient {
-  return createBrowserClient(backendConfig.supabaseUrl, backendConfig.supabaseAnonKey, {
+export function createBrowserSupabase(): AppSupabaseClient {
+  return createBrowserClient<Database>(backendConfig.supabaseUrl, backendConfig.supabaseAnonKey, {
     cookieOptions: SESSION_COOKIE_OPTIONS,
     isSingleton: true,
     auth: { autoRefreshToken: true, persistSession: true, detectSessionInUrl: false, flowType: 'pkce' },

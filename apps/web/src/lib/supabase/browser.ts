@@ -1,6 +1,6 @@
-import type { SupabaseClient } from '@supabase/supabase-js'
+import type { AppSupabaseClient } from './client-type'
 
-let loading: Promise<SupabaseClient> | undefined
+let loading: Promise<AppSupabaseClient> | undefined
 
 /**
  * The browser's Supabase client (auth only; product data goes through tRPC). One per page load: the session
@@ -13,7 +13,7 @@ let loading: Promise<SupabaseClient> | undefined
  * first call imports it; every call shares that one promise and so one client. A failed import (chunk could not
  * be fetched) is not memoised, so the next call tries again.
  */
-export function loadBrowserSupabase(): Promise<SupabaseClient> {
+export function loadBrowserSupabase(): Promise<AppSupabaseClient> {
   if (typeof window === 'undefined') {
     return Promise.reject(new Error('loadBrowserSupabase() is for the browser; use createServerSupabase() on the server'))
   }

@@ -6,6 +6,7 @@ import type { SupabaseClient, User } from '@supabase/supabase-js'
 import { clientAddress } from '../client-address'
 import { backendConfig } from '../env'
 import { sessionNeedsSecondFactor } from './assurance'
+import type { AppSupabaseClient, Database } from './client-type'
 import { SESSION_COOKIE_OPTIONS } from './cookie-options'
 
 export { accessTokenAal } from './assurance'
@@ -66,8 +67,8 @@ export function appendSetCookie(res: RequestResponse['res'], lines: string[]): v
  * the request and writes refreshed/cleared ones to the response, with the no-cache headers @supabase/ssr hands
  * over (a response that sets a session must never be cached for someone else). Create one per request.
  */
-export function createServerSupabase({ req, res }: RequestResponse): SupabaseClient {
-  return createServerClient(backendConfig.supabaseUrl, backendConfig.supabaseAnonKey, {
+export function createServerSupabase({ req, res }: RequestResponse): AppSupabaseClient {
+  return createServerClient<Database>(backendConfig.supabaseUrl, backendConfig.supabaseAnonKey, {
     cookieOptions: SESSION_COOKIE_OPTIONS,
     auth: { flowType: 'pkce' },
     global: { fetch: forwardingFetch(clientAddress(req)) },

@@ -1,7 +1,8 @@
-import type { PostgrestError, SupabaseClient } from '@supabase/supabase-js'
+import type { PostgrestError } from '@supabase/supabase-js'
 import { TRPCError } from '@trpc/server'
 import { z } from 'zod'
 
+import type { AppSupabaseClient, Tables } from '../../lib/supabase/client-type'
 import { defaultDirFor, titleSearchPattern, type NoteSort } from '../../features/notes/rules'
 import {
   listNotesInputSchema,
@@ -27,14 +28,8 @@ export interface Note {
 /** A row of the list: the body shortened to an excerpt (the list never needs 20,000 characters per row). */
 export type NoteListItem = Omit<Note, 'body'> & { excerpt: string | null }
 
-interface NoteRow {
-  id: string
-  title: string
-  body: string | null
-  pinned: boolean
-  created_at: string
-  updated_at: string
-}
+/** The columns the router reads (NOTE_COLUMNS), typed by the generated `Database` (lib/supabase/database.types.ts). */
+type NoteRow = Pick<Tables<'notes'>, 'id' | 'title' | 'body' | 'pinned' | 'created_at' | 'updated_at'>
 
 const NOTE_COLUMNS = 'id,title,body,pinned,created_at,updated_at'
 export const EXCERPT_LENGTH = 160
@@ -108,7 +103,7 @@ function rowOrThrow<T>(result: DataResult<T>): T {
 }
 
 /** The list query the router runs (exported for the benchmark, which times it beside the tRPC call). */
-export function notesListQuery(supabase: SupabaseClient, input: z.output<typeof listNotesInputSchema>) {
+export function notesListQuery(supabase: AppSupabaseClient, input: z.output<typeof listNotesInputSchema>) {
   const dir = input.dir ?? defaultDirFor(input.sort)
   const from = (input.page - 1) * input.pageSize
   let query = supabase.from('notes').select(NOTE_COLUMNS, { count: 'exact' })
@@ -131,23 +126,23 @@ export const notesRouter = createTRPCRouter({
       return { items: [], total: counted.count ?? 0, page: input.page, pageSize: input.pageSize }
     }
     if (result.error) throw notesError(result.error, result.status)
-    const rows = (result.data ?? []) as NoteRow[]
+    const rows: NoteRow[] = result.data ?? []
     return { items: rows.map(toListItem), total: result.count ?? rows.length, page: input.page, pageSize: input.pageSize }
   }),
 
   get: protectedProcedure.input(z.object({ id: noteIdSchema })).query(async ({ ctx, input }) => {
-    const result = await ctx.supabase.from('notes').select(NOTE_COLUMNS).eq('id', input.id).maybeSingle<NoteRow>()
+    const result = await ctx.supabase.from('notes').select(NOTE_COLUMNS).eq('id', input.id).maybeSingle()
     return toNote(rowOrThrow(result))
   }),
 
   create: protectedProcedure.input(noteInputSchema).mutation(async ({ ctx, input }) => {
-    const result = await ctx.supabase.from('notes').insert(input).select(NOTE_COLUMNS).single<NoteRow>()
+    const result = await ctx.supabase.from('notes').insert(input).select(NOTE_COLUMNS).single()
     return toNote(rowOrThrow(result))
   }),
 
   update: protectedProcedure.input(noteUpdateSchema).mutation(async ({ ctx, input }) => {
     const { id, ...changes } = input
-    const result = await ctx.supabase.from('notes').update(changes).eq('id', id).select(NOTE_COLUMNS).maybeSingle<NoteRow>()
+    const result = await ctx.supabase.from('notes').update(changes).eq('id', id).select(NOTE_COLUMNS).maybeSingle()
     return toNote(rowOrThrow(result))
   }),
 
@@ -159,13 +154,13 @@ export const notesRouter = createTRPCRouter({
         .update({ pinned: input.pinned })
         .eq('id', input.id)
         .select(NOTE_COLUMNS)
-        .maybeSingle<NoteRow>()
+        .maybeSingle()
       return toNote(rowOrThrow(result))
     }),
 
   /** Deletes a note and returns it whole, so the client can offer Undo (`restore`). */
   delete: protectedProcedure.input(z.object({ id: noteIdSchema })).mutation(async ({ ctx, input }) => {
-    const result = await ctx.supabase.from('notes').delete().eq('id', input.id).select(NOTE_COLUMNS).maybeSingle<NoteRow>()
+    const result = await ctx.supabase.from('notes').delete().eq('id', input.id).select(NOTE_COLUMNS).maybeSingle()
     return toNote(rowOrThrow(result))
   }),
 
@@ -193,7 +188,7 @@ export const notesRouter = createTRPCRouter({
           updated_at: input.updatedAt.toISOString(),
         })
         .select(NOTE_COLUMNS)
-        .single<NoteRow>()
+        .single()
       return toNote(rowOrThrow(result))
     }),
 })

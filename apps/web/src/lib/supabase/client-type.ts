@@ -1,0 +1,12 @@
+import type { SupabaseClient } from '@supabase/supabase-js'
+
+import type { Database } from './database.types'
+
+export type { Database, Tables, TablesInsert, TablesUpdate } from './database.types'
+
+/**
+ * The app's Supabase client: typed by `Database`, generated from supabase/migrations (`npm run gen:types`), so
+ * `.from('notes').select('id,title')` returns `{ id: string; title: string }[]` and inserts must carry the
+ * required columns. Every client the app creates (browser, server) has this type.
+ */
+export type AppSupabaseClient = SupabaseClient<Database>

@@ -1,0 +1,36 @@
+// `db reset` on an open database: drop every non-system schema, then bootstrap, migrations and seed again.
+// Used by the CLI on a stopped server's data (src/commands.ts) and by a running server (Localbase.resetDatabase).
+import type { Database } from './types.ts';
+import { BOOTSTRAP_HASH, BOOTSTRAP_SQL } from './bootstrap.ts';
+import { runMigrations } from './migrations.ts';
+import type { MigrationReport } from './migrations.ts';
+
+/** Drops every schema but PostgreSQL's own (public, auth, user schemas, localbase's) and creates an empty public. */
+export async function dropAllSchemas(db: Database): Promise<void> {
+  await db.transaction(async (tx) => {
+    await tx.query('select pg_advisory_xact_lock(54321001)');
+    const { rows } = await tx.query<{ nspname: string }>(
+      `select nspname from pg_namespace
+        where nspname not in ('pg_catalog', 'information_schema', 'pg_toast')
+          and nspname not like 'pg\\_temp\\_%' and nspname not like 'pg\\_toast\\_temp\\_%'`,
+    );
+    for (const { nspname } of rows) await tx.exec(`drop schema "${nspname.replaceAll('"', '""')}" cascade`);
+    await tx.exec('create schema public');
+  });
+}
+
+/** Bootstrap (recording its version), then the migrations and the seed. */
+export async function rebuild(
+  db: Database,
+  opts: { migrationsDir: string; seedFile: string; log?: (m: string) => void },
+): Promise<MigrationReport> {
+  await db.transaction(async (tx) => {
+    await tx.query('select pg_advisory_xact_lock(54321001)');
+    await tx.exec(BOOTSTRAP_SQL);
+    await tx.query(
+      "insert into localbase.meta (key, value) values ('bootstrap_hash', $1) on conflict (key) do update set value = excluded.value",
+      [BOOTSTRAP_HASH],
+    );
+  });
+  return runMigrations(db, opts);
+}

@@ -1,0 +1,169 @@
+// The one-shot commands beside `localbase start`, as a developer types them: --help, migration new, status,
+// db reset (on a PGlite data folder, refused while a server holds it; and on a PostgreSQL server).
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import { DEMO_ANON_KEY, DEMO_SERVICE_KEY, createScratchDatabase, freePort, runCli, spawnCli, stopCli, waitReady, type CliProcess } from './cli.ts';
+import { fixturesDir, testDatabaseUrl, uniqueEmail } from './helpers.ts';
+
+const running: CliProcess[] = [];
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'localbase-cli-commands-'));
+afterAll(async () => {
+  for (const proc of running) await stopCli(proc, 'SIGKILL');
+  fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+const migrationsDir = path.join(fixturesDir, 'migrations-good');
+const seedFile = path.join(fixturesDir, 'seed-things.sql');
+const headers = { apikey: DEMO_ANON_KEY, 'content-type': 'application/json' };
+
+async function start(args: string[]): Promise<CliProcess> {
+  const proc = spawnCli(['--quiet', ...args], await freePort());
+  running.push(proc);
+  await waitReady(proc, 90_000);
+  return proc;
+}
+
+async function things(url: string): Promise<string[]> {
+  const res = await fetch(`${url}/rest/v1/things?select=name&order=id`, {
+    headers: { apikey: DEMO_SERVICE_KEY, authorization: `Bearer ${DEMO_SERVICE_KEY}` },
+  });
+  expect(res.status).toBe(200);
+  return ((await res.json()) as Array<{ name: string }>).map((r) => r.name);
+}
+
+describe('localbase commands', () => {
+  it('--help lists every command', () => {
+    const r = runCli(['--help']);
+    expect(r.code).toBe(0);
+    for (const c of ['start', 'status', 'db reset', 'migration new <name>', 'gen types typescript', '--schema', '--db-url'])
+      expect(r.stdout).toContain(c);
+    const unknown = runCli(['frobnicate']);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('unknown command "frobnicate"');
+  });
+
+  it('migration new creates <dir>/<YYYYMMDDHHMMSS>_<name>.sql and prints its path', () => {
+    const dir = path.join(tmp, 'migrations');
+    const before = new Date();
+    const r = runCli(['migration', 'new', 'add_tags', '--migrations-dir', dir]);
+    expect(r.code, r.stderr).toBe(0);
+    const files = fs.readdirSync(dir);
+    expect(files).toHaveLength(1);
+    expect(files[0]).toMatch(/^\d{14}_add_tags\.sql$/);
+    const stamp = files[0]!.slice(0, 14);
+    const utc = before.toISOString().replace(/[-:T]/g, '').slice(0, 8);
+    expect(stamp.slice(0, 8)).toBe(utc); // the UTC date, as the Supabase CLI writes it
+    expect(r.stdout).toContain('Created new migration at');
+    expect(r.stdout.trim().endsWith(files[0]!)).toBe(true);
+    expect(fs.readFileSync(path.join(dir, files[0]!), 'utf8')).toBe('');
+
+    expect(runCli(['migration', 'new', '--migrations-dir', dir]).stderr).toContain('usage: localbase migration new <name>');
+    const bad = runCli(['migration', 'new', '../escape', '--migrations-dir', dir]);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('letters, digits');
+  });
+
+  it('status reports a stopped server (exit 1) and a running one (URLs, keys, -o env / json)', async () => {
+    const port = await freePort();
+    const down = runCli(['status', '--port', String(port)]);
+    expect(down.code).toBe(1);
+    expect(down.stdout).toContain('not running');
+    expect(down.stdout).toContain(`http://127.0.0.1:${port}/rest/v1`);
+
+    const proc = await start(['--memory']);
+    const livePort = new URL(proc.url).port;
+    const up = runCli(['status', '--port', livePort]);
+    expect(up.code, up.stderr).toBe(0);
+    expect(up.stdout).toContain(`running at ${proc.url}`);
+    for (const s of ['API URL', 'REST URL', 'Auth URL', 'Mailbox URL', 'anon key', 'service_role key', 'Publishable key', 'Secret key'])
+      expect(up.stdout).toContain(s);
+    expect(up.stdout).toContain(DEMO_ANON_KEY);
+
+    const env = runCli(['status', '-o', 'env'], { LOCALBASE_PORT: livePort });
+    expect(env.code).toBe(0);
+    expect(env.stdout).toContain(`API_URL="${proc.url}"`);
+    expect(env.stdout).toContain(`REST_URL="${proc.url}/rest/v1"`);
+    expect(env.stdout).toContain(`ANON_KEY="${DEMO_ANON_KEY}"`);
+    expect(env.stdout).toContain(`SERVICE_ROLE_KEY="${DEMO_SERVICE_KEY}"`);
+    const json = JSON.parse(runCli(['status', '-o', 'json', '--port', livePort]).stdout) as Record<string, string>;
+    expect(json.API_URL).toBe(proc.url);
+    await stopCli(proc);
+  }, 120_000);
+
+  it('db reset on a PGlite folder: a running server resets its own database; a stopped one is reset in place', async () => {
+    const dataDir = path.join(tmp, 'data');
+    const args = ['--data-dir', dataDir, '--migrations-dir', migrationsDir, '--seed-file', seedFile];
+    const proc = await start(args);
+    const port = new URL(proc.url).port;
+    const email = uniqueEmail('reset');
+    const signUp = () => fetch(`${proc.url}/auth/v1/signup`, { method: 'POST', headers, body: JSON.stringify({ email, password: 'reset-password-1' }) });
+    const signIn = (url: string) =>
+      fetch(`${url}/auth/v1/token?grant_type=password`, { method: 'POST', headers, body: JSON.stringify({ email, password: 'reset-password-1' }) });
+    const addThing = () =>
+      fetch(`${proc.url}/rest/v1/things`, {
+        method: 'POST',
+        headers: { ...headers, apikey: DEMO_SERVICE_KEY, authorization: `Bearer ${DEMO_SERVICE_KEY}` },
+        body: JSON.stringify({ name: 'added later' }),
+      });
+    expect((await signUp()).status).toBe(200);
+    expect((await addThing()).status).toBe(201);
+    expect(await things(proc.url)).toEqual(['seeded', 'added later']);
+
+    // Running: the server holds the folder and does the reset itself; it keeps serving afterwards.
+    const live = runCli(['db', 'reset', ...args, '--port', port]);
+    expect(live.code, live.stderr).toBe(0);
+    expect(live.stdout).toContain('running server');
+    expect(live.stdout).toContain('1 migration(s) applied, seed applied');
+    expect(await things(proc.url)).toEqual(['seeded']);
+    expect((await signIn(proc.url)).status).toBe(400); // the user went with the rest of the data
+    expect((await signUp()).status).toBe(200);
+    expect((await addThing()).status).toBe(201);
+
+    // Held by a server that is not where --port says: refused, nothing touched.
+    const elsewhere = runCli(['db', 'reset', ...args, '--port', String(await freePort())]);
+    expect(elsewhere.code).toBe(1);
+    expect(elsewhere.stderr).toContain('already in use by another localbase process');
+    expect(elsewhere.stderr).toContain('No localbase answered');
+    expect(await things(proc.url)).toEqual(['seeded', 'added later']);
+
+    // The endpoint wants the service_role key.
+    const anon = await fetch(`${proc.url}/localbase/v1/db/reset`, { method: 'POST', headers });
+    expect(anon.status).toBe(401);
+
+    // Stopped: the folder is replaced.
+    await stopCli(proc);
+    const reset = runCli(['db', 'reset', ...args]);
+    expect(reset.code, reset.stderr).toBe(0);
+    expect(reset.stdout).toContain('1 migration(s) applied, seed applied');
+    const again = await start(args);
+    expect(await things(again.url)).toEqual(['seeded']);
+    expect((await signIn(again.url)).status).toBe(400);
+    await stopCli(again);
+  }, 180_000);
+
+  it.runIf(testDatabaseUrl)('db reset on a PostgreSQL server drops every schema and rebuilds it', async () => {
+    const scratch = await createScratchDatabase(testDatabaseUrl!);
+    const client = new pg.Client({ connectionString: scratch.url });
+    try {
+      const args = ['--database-url', scratch.url, '--migrations-dir', migrationsDir, '--seed-file', seedFile];
+      expect(runCli(['db', 'reset', ...args]).code).toBe(0);
+      await client.connect();
+      await client.query(`insert into public.things (name) values ('added later')`);
+      await client.query('create schema leftovers; create table public.stray (id int)');
+      const reset = runCli(['db', 'reset', ...args]);
+      expect(reset.code, reset.stderr).toBe(0);
+      expect((await client.query('select name from public.things order by id')).rows).toEqual([{ name: 'seeded' }]);
+      const gone = await client.query(
+        `select to_regclass('public.stray') as stray, (select count(*)::int from pg_namespace where nspname = 'leftovers') as schemas`,
+      );
+      expect(gone.rows[0]).toEqual({ stray: null, schemas: 0 });
+      expect((await client.query('select count(*)::int as n from supabase_migrations.schema_migrations')).rows[0]).toEqual({ n: 1 });
+    } finally {
+      await client.end().catch(() => {});
+      await scratch.drop();
+    }
+  }, 120_000);
+});
