@@ -3,12 +3,13 @@
  * `count`, spreads (to-one with hoisted aggregates, to-many as per-column arrays) and the precedence of
  * relationship errors over column errors — buildRead run on PGlite.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PGlite } from '@electric-sql/pglite';
 import { buildRead } from './build-read.ts';
 import { RestError } from './errors.ts';
 import { effectiveRange, parseQuery } from './parse.ts';
-import { loadSchemaCache, type SchemaCache } from './schema-cache.ts';
+import type { SchemaCache } from './schema-cache.ts';
+import { openSchemaDb } from './test-db.ts';
 
 const SCHEMA = `
 create table shoppers (id int primary key, nickname text not null, town text);
@@ -25,15 +26,7 @@ insert into basket_items values
 let db: PGlite;
 let cache: SchemaCache;
 
-beforeAll(async () => {
-  db = new PGlite();
-  await db.exec(SCHEMA);
-  cache = await loadSchemaCache(db);
-});
-
-afterAll(async () => {
-  await db.close();
-});
+openSchemaDb(SCHEMA, (fx) => ({ db, cache } = fx));
 
 async function rows(table: string, qs: string): Promise<unknown[]> {
   const query = parseQuery(qs);

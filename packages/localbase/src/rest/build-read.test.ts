@@ -1,12 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PGlite } from '@electric-sql/pglite';
 import type { SupabaseClient } from '@supabase/supabase-js';
 import { buildRead } from './build-read.ts';
 import { RestError } from './errors.ts';
 import { recordingClient } from './recording-client.ts';
 import { effectiveRange, parseQuery } from './parse.ts';
-import { loadSchemaCache, type SchemaCache } from './schema-cache.ts';
+import type { SchemaCache } from './schema-cache.ts';
 import { isPgError, pgErrorStatus } from './sql.ts';
+import { openSchemaDb } from './test-db.ts';
 
 const SCHEMA = `
 create table profiles (id int primary key, display_name text not null, data jsonb);
@@ -42,15 +43,7 @@ let cache: SchemaCache;
 const recorder = recordingClient(() => new Response('[]', { status: 200 }));
 const client = recorder.client;
 
-beforeAll(async () => {
-  db = new PGlite();
-  await db.exec(SCHEMA);
-  cache = await loadSchemaCache(db);
-});
-
-afterAll(async () => {
-  await db.close();
-});
+openSchemaDb(SCHEMA, (fx) => ({ db, cache } = fx));
 
 interface Answer {
   total: number | null;

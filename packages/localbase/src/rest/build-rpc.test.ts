@@ -1,11 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PGlite } from '@electric-sql/pglite';
 import type { SupabaseClient } from '@supabase/supabase-js';
 import { buildRpc, type BuiltRpc } from './build-rpc.ts';
 import { RestError } from './errors.ts';
 import { recordingClient } from './recording-client.ts';
 import { effectiveRange, parsePrefer, parseQuery } from './parse.ts';
-import { loadSchemaCache, type SchemaCache } from './schema-cache.ts';
+import type { SchemaCache } from './schema-cache.ts';
+import { openSchemaDb } from './test-db.ts';
 
 const SCHEMA = `
 create table lists (id int primary key, name text not null);
@@ -39,15 +40,7 @@ let cache: SchemaCache;
 const recorder = recordingClient();
 const client = recorder.client;
 
-beforeAll(async () => {
-  db = new PGlite();
-  await db.exec(SCHEMA);
-  cache = await loadSchemaCache(db);
-});
-
-afterAll(async () => {
-  await db.close();
-});
+openSchemaDb(SCHEMA, (fx) => ({ db, cache } = fx));
 
 interface Result {
   returns: BuiltRpc['returns'];

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PGlite } from '@electric-sql/pglite';
 import type { SupabaseClient } from '@supabase/supabase-js';
 import type { BuiltStatement } from './build-read.ts';
@@ -6,7 +6,8 @@ import { buildDelete, buildInsert, buildUpdate, hasRootFilter } from './build-wr
 import { RestError } from './errors.ts';
 import { recordingClient } from './recording-client.ts';
 import { parsePrefer, parseQuery } from './parse.ts';
-import { loadSchemaCache, type SchemaCache } from './schema-cache.ts';
+import type { SchemaCache } from './schema-cache.ts';
+import { openSchemaDb } from './test-db.ts';
 
 const SCHEMA = `
 create table lists (id int primary key, name text not null);
@@ -29,15 +30,7 @@ let cache: SchemaCache;
 const recorder = recordingClient();
 const client = recorder.client;
 
-beforeAll(async () => {
-  db = new PGlite();
-  await db.exec(SCHEMA);
-  cache = await loadSchemaCache(db);
-});
-
-afterAll(async () => {
-  await db.close();
-});
+openSchemaDb(SCHEMA, (fx) => ({ db, cache } = fx));
 
 interface Outcome {
   affected: number;

@@ -1,12 +1,13 @@
 // Relationships beyond plain FKs, on a real catalog (PGlite): FKs seen through views, functions of a row as
 // computed relationships and computed fields, self references; and the read statements built for them.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PGlite } from '@electric-sql/pglite';
 import { buildRead } from './build-read.ts';
 import { RestError } from './errors.ts';
 import { parseQuery } from './parse.ts';
 import { resolveEmbed } from './resolve.ts';
-import { buildSchemaCache, loadSchemaCache, readCatalog, type SchemaCache } from './schema-cache.ts';
+import { buildSchemaCache, readCatalog, type SchemaCache } from './schema-cache.ts';
+import { openSchemaDb } from './test-db.ts';
 
 const SCHEMA = `
 create table shelves (id int primary key, label text not null);
@@ -30,15 +31,7 @@ insert into nodes values (1, 'root', null), (2, 'a', 1), (3, 'b', 1);
 let db: PGlite;
 let cache: SchemaCache;
 
-beforeAll(async () => {
-  db = new PGlite();
-  await db.exec(SCHEMA);
-  cache = await loadSchemaCache(db);
-});
-
-afterAll(async () => {
-  await db.close();
-});
+openSchemaDb(SCHEMA, (fx) => ({ db, cache } = fx));
 
 const resolve = (source: string, embed: string, hint: string | null = null) => resolveEmbed(cache, { schema: 'public', source, embed, hint });
 

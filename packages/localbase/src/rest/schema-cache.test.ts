@@ -1,9 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PGlite } from '@electric-sql/pglite';
 import type { Pool, PoolClient } from 'pg';
 import type { Database } from '../db/types.ts';
 import { resolveEmbed } from './resolve.ts';
 import { CATALOG_SQL, findFunctions, findTable, loadSchemaCache, type Queryable, type SchemaCache } from './schema-cache.ts';
+import { openSchemaDb } from './test-db.ts';
 
 // A small schema with FKs both ways, a self reference, a one-to-one, a junction table, a view that can be
 // written through and one that cannot, enum/domain/array/identity/generated columns and several functions.
@@ -70,15 +71,7 @@ export const queryableDrivers: Array<(x: Pool & PoolClient & Database) => Querya
 let db: PGlite;
 let cache: SchemaCache;
 
-beforeAll(async () => {
-  db = new PGlite();
-  await db.exec(SCHEMA);
-  cache = await loadSchemaCache(db);
-});
-
-afterAll(async () => {
-  await db.close();
-});
+openSchemaDb(SCHEMA, (fx) => ({ db, cache } = fx));
 
 describe('loadSchemaCache against PGlite', () => {
   it('PGlite satisfies the Queryable interface and the catalog is read in one statement', async () => {
