@@ -70,6 +70,8 @@ export interface ResolvedConfig {
   jwtExpiry: number;
   minPasswordLength: number;
   enableConfirmations: boolean;
+  /** GOTRUE_DISABLE_SIGNUP: no new users from /signup or OTP. */
+  disableSignup: boolean;
   siteUrl: string;
   additionalRedirectUrls: string[];
   rateLimits: RateLimits;

@@ -38,6 +38,9 @@ const VERIFY_TYPES: Record<string, OtpTokenType[]> = {
   email_change: ['email_change_token_new', 'email_change_token_current'],
 };
 
+/** GoTrue's answer to a sign-up while GOTRUE_DISABLE_SIGNUP is set. */
+const signupDisabled = (): ApiError => new ApiError(422, 'signup_disabled', 'Signups not allowed for this instance');
+
 type VerifyOutcome =
   | { kind: 'session'; tokens: TokenResponse; type: string }
   | { kind: 'code'; code: string }
@@ -101,7 +104,7 @@ export function authRoutes(svc: AuthService): Hono {
         phone: false,
         zoom: false,
       },
-      disable_signup: false,
+      disable_signup: cfg.disableSignup,
       mailer_autoconfirm: !cfg.enableConfirmations,
       phone_autoconfirm: true,
       sms_provider: '',
@@ -120,12 +123,13 @@ export function authRoutes(svc: AuthService): Hono {
     const rawEmail = optString(body, 'email');
     const password = optString(body, 'password');
     const data = optObject(body, 'data') ?? {};
-    if (optString(body, 'phone')) throw new ApiError(422, 'phone_provider_disabled', 'Phone signups are disabled');
-    if (!rawEmail) {
-      if (password === undefined)
-        throw new ApiError(422, 'anonymous_provider_disabled', 'Anonymous sign-ins are disabled');
-      throw validationFailed('To signup, please provide your email');
-    }
+    const phone = optString(body, 'phone');
+    // As GoTrue: no email and no phone is an anonymous sign-in; then a closed instance refuses any sign-up.
+    if (!rawEmail && !phone && password === undefined)
+      throw new ApiError(422, 'anonymous_provider_disabled', 'Anonymous sign-ins are disabled');
+    if (cfg.disableSignup) throw signupDisabled();
+    if (phone) throw new ApiError(422, 'phone_provider_disabled', 'Phone signups are disabled');
+    if (!rawEmail) throw validationFailed('To signup, please provide your email');
     const email = validateEmail(rawEmail);
     if (!password) throw validationFailed('Signup requires a valid password');
     checkPassword(password, cfg.minPasswordLength);
@@ -449,6 +453,7 @@ export function authRoutes(svc: AuthService): Hono {
       let user = await svc.findUserByEmail(tx, email);
       if (!user) {
         if (!createUser) throw new ApiError(422, 'otp_disabled', 'Signups not allowed for otp');
+        if (cfg.disableSignup) throw signupDisabled();
         user = await svc.createUser(tx, { email, passwordHash: null, confirmed: false, userMetadata: data });
       }
       if (svc.isConfirmed(user))
