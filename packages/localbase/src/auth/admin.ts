@@ -26,6 +26,20 @@ export function parseBanDuration(v: string): number | null {
   return total;
 }
 
+/**
+ * A page / per_page query value read as GoTrue reads it (Go's strconv.ParseUint, base 10, 64 bits): absent or empty
+ * is the default; anything but decimal digits, or more than 2^64-1, is refused with its
+ * 400 validation_failed "Bad Pagination Parameters: strconv.ParseUint: parsing "<value>": <reason>".
+ */
+export function parsePageParam(raw: string | undefined, fallback: number): number {
+  if (raw === undefined || raw === '') return fallback;
+  let reason: string | undefined;
+  if (!/^[0-9]+$/.test(raw)) reason = 'invalid syntax';
+  else if (BigInt(raw) > 0xffff_ffff_ffff_ffffn) reason = 'value out of range';
+  if (reason) throw validationFailed(`Bad Pagination Parameters: strconv.ParseUint: parsing ${JSON.stringify(raw)}: ${reason}`);
+  return Number(raw);
+}
+
 export function adminRoutes(svc: AuthService): Hono {
   const app = new Hono();
 
@@ -89,8 +103,8 @@ export function adminRoutes(svc: AuthService): Hono {
   }
 
   app.get('/users', async (c) => {
-    const page = Math.max(1, Number.parseInt(c.req.query('page') ?? '1', 10) || 1);
-    const perPage = Math.min(1000, Math.max(1, Number.parseInt(c.req.query('per_page') ?? '50', 10) || 50));
+    const page = Math.max(1, parsePageParam(c.req.query('page'), 1));
+    const perPage = Math.min(1000, Math.max(1, parsePageParam(c.req.query('per_page'), 50)));
     const total = Number(
       (await svc.db.query<{ n: number }>('select count(*)::int as n from auth.users')).rows[0]?.n ?? 0,
     );
@@ -130,6 +144,7 @@ export function adminRoutes(svc: AuthService): Hono {
         confirmed: optBool(body, 'email_confirm') === true,
         userMetadata: optObject(body, 'user_metadata') ?? optObject(body, 'data') ?? {},
         appMetadata: optObject(body, 'app_metadata') ?? {},
+        metadataAsGiven: true,
       });
       const ban = optString(body, 'ban_duration');
       const role = optString(body, 'role');
@@ -242,6 +257,7 @@ export function adminRoutes(svc: AuthService): Hono {
           confirmed: false,
           userMetadata: data,
           invited: type === 'invite',
+          metadataAsGiven: true,
         });
       } else if (type === 'signup' || type === 'invite') {
         if (svc.isConfirmed(user))

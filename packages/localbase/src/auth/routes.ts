@@ -669,7 +669,15 @@ export function authRoutes(svc: AuthService): Hono {
       let u = await svc.findUserByEmail(tx, email);
       if (u && svc.isConfirmed(u))
         throw new ApiError(422, 'email_exists', 'A user with this email address has already been registered');
-      if (!u) u = await svc.createUser(tx, { email, passwordHash: null, confirmed: false, userMetadata: data, invited: true });
+      if (!u)
+        u = await svc.createUser(tx, {
+          email,
+          passwordHash: null,
+          confirmed: false,
+          userMetadata: data,
+          invited: true,
+          metadataAsGiven: true,
+        });
       await svc.sendOtpMail(tx, { user: u, to: email, mailType: 'invite', tokenType: 'confirmation_token', redirectTo, pkce });
       return svc.reloadUser(tx, String(u.id));
     });

@@ -240,11 +240,19 @@ export class AuthService {
       appMetadata?: Record<string, unknown>;
       invited?: boolean;
       role?: string;
+      /**
+       * user_metadata exactly as given (the admin API: create, invite, generate_link), as GoTrue, which puts sub,
+       * email, email_verified and phone_verified in the identity only; sign-up and OTP also copy them into user_metadata.
+       */
+      metadataAsGiven?: boolean;
     },
   ): Promise<Row> {
     const id = crypto.randomUUID();
     const identityData = { sub: id, email: p.email, email_verified: p.confirmed, phone_verified: false };
-    const userMeta = { ...identityData, ...(p.userMetadata ?? {}) };
+    // Confirming an address sets email_verified: true in user_metadata, as GoTrue's User.Confirm does.
+    const userMeta = p.metadataAsGiven
+      ? { ...(p.userMetadata ?? {}), ...(p.confirmed ? { email_verified: true } : {}) }
+      : { ...identityData, ...(p.userMetadata ?? {}) };
     const appMeta = { provider: 'email', providers: ['email'], ...(p.appMetadata ?? {}) };
     try {
       await q.query(
