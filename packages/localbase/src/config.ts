@@ -72,6 +72,8 @@ export interface ResolvedConfig {
   enableConfirmations: boolean;
   /** GOTRUE_DISABLE_SIGNUP: no new users from /signup or OTP. */
   disableSignup: boolean;
+  /** GOTRUE_SECURITY_MANUAL_LINKING_ENABLED: identities may be linked and unlinked by the user. */
+  enableManualLinking: boolean;
   siteUrl: string;
   additionalRedirectUrls: string[];
   rateLimits: RateLimits;

@@ -11,6 +11,7 @@ import type { OtpTokenType, TokenResponse } from './service.ts';
 import type { Attempt } from './attempts.ts';
 import { mfaRoutes } from './mfa.ts';
 import { adminRoutes } from './admin.ts';
+import { UUID_RE } from './tokens.ts';
 import { clientIp, useClientAddresses } from '../http/ip.ts';
 
 export const GOTRUE_VERSION = 'v2.189.0-localbase';
@@ -37,6 +38,21 @@ const VERIFY_TYPES: Record<string, OtpTokenType[]> = {
   email: ['confirmation_token', 'recovery_token'],
   email_change: ['email_change_token_new', 'email_change_token_current'],
 };
+
+/** The OAuth providers GoTrue knows; localbase has every one of them switched off (see GET /settings). */
+export const OAUTH_PROVIDERS = [
+  'apple', 'azure', 'bitbucket', 'discord', 'facebook', 'figma', 'fly', 'github', 'gitlab', 'google', 'kakao',
+  'keycloak', 'linkedin', 'linkedin_oidc', 'notion', 'slack', 'slack_oidc', 'spotify', 'twitch', 'twitter', 'workos',
+  'x', 'zoom',
+] as const;
+
+/** GoTrue's answer for an OAuth provider: known ones are "not enabled", others "could not be found". */
+export function unsupportedProvider(provider: string): ApiError {
+  const known = (OAUTH_PROVIDERS as readonly string[]).includes(provider.toLowerCase());
+  return validationFailed(
+    known ? 'Unsupported provider: provider is not enabled' : `Unsupported provider: Provider ${provider} could not be found`,
+  );
+}
 
 /** GoTrue's answer to a sign-up while GOTRUE_DISABLE_SIGNUP is set. */
 const signupDisabled = (): ApiError => new ApiError(422, 'signup_disabled', 'Signups not allowed for this instance');
@@ -651,6 +667,56 @@ export function authRoutes(svc: AuthService): Hono {
       const error = err.status === 429 ? 'over_request_rate_limit' : 'access_denied';
       return c.redirect(`${base}#${new URLSearchParams({ error, error_code: code, error_description: desc })}`, 303);
     }
+  });
+
+  // ---------- identities (manual linking) ----------
+  const manualLinkingDisabled = (): ApiError => new ApiError(404, 'manual_linking_disabled', 'Manual linking is disabled');
+
+  // linkIdentity(): with linking on, every OAuth provider is still off in localbase, so the provider is refused.
+  app.get('/user/identities/authorize', async (c) => {
+    await svc.authenticate(c.req.header('authorization'));
+    if (!cfg.enableManualLinking) throw manualLinkingDisabled();
+    throw unsupportedProvider(c.req.query('provider') ?? '');
+  });
+
+  app.delete('/user/identities/:id', async (c) => {
+    const ctx = await svc.authenticate(c.req.header('authorization'));
+    if (!cfg.enableManualLinking) throw manualLinkingDisabled();
+    const identityId = c.req.param('id');
+    if (!UUID_RE.test(identityId)) throw new ApiError(404, 'validation_failed', 'identity_id must be an UUID');
+    const userId = String(ctx.user.id);
+    await svc.db.transaction(async (tx) => {
+      const r = await tx.query<{ id: string; provider: string; email: string | null }>(
+        `select id::text as id, provider, identity_data->>'email' as email from auth.identities
+         where user_id = $1 order by created_at for update`,
+        [userId],
+      );
+      if (r.rows.length <= 1)
+        throw new ApiError(422, 'single_identity_not_deletable', 'User must have at least 1 identity after unlinking');
+      const target = r.rows.find((i) => i.id.toLowerCase() === identityId.toLowerCase());
+      if (!target) throw new ApiError(422, 'identity_not_found', "Identity doesn't exist");
+      await tx.query('delete from auth.identities where id = $1', [target.id]);
+      const rest = r.rows.filter((i) => i !== target);
+      // app_metadata.providers lists the remaining identities' providers; provider stays the first one.
+      const providers = [...new Set(rest.map((i) => i.provider))];
+      await tx.query(
+        `update auth.users set raw_app_meta_data = coalesce(raw_app_meta_data, '{}'::jsonb)
+           || jsonb_build_object('providers', $2::jsonb), updated_at = now() where id = $1`,
+        [userId, JSON.stringify(providers)],
+      );
+      // The user's address follows the identities left (GoTrue's UpdateUserEmailFromIdentities).
+      if (target.email && String(ctx.user.email ?? '').toLowerCase() === target.email.toLowerCase()) {
+        const next = rest.find((i) => i.email)?.email ?? null;
+        try {
+          await tx.query('update auth.users set email = $2 where id = $1', [userId, next]);
+        } catch (err) {
+          if ((err as { code?: string }).code === '23505')
+            throw new ApiError(403, 'email_conflict_identity_not_deletable', 'Unable to unlink identity due to email conflict');
+          throw err;
+        }
+      }
+    });
+    return c.json({});
   });
 
   app.route('/factors', mfaRoutes(svc));
