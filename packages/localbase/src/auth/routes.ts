@@ -54,6 +54,54 @@ export function unsupportedProvider(provider: string): ApiError {
   );
 }
 
+/** GoTrue's OAuth-style error body ({ error, error_description }), as for a missing refresh_token. */
+function oauthError(description: string): ApiError {
+  return new ApiError(400, 'validation_failed', description, { error: 'invalid_request', error_description: description });
+}
+
+/** The unverified `iss` of a JWT, or undefined when it cannot be read. */
+function tokenIssuer(jwt: string): string | undefined {
+  try {
+    const payload = JSON.parse(Buffer.from(jwt.split('.')[1] ?? '', 'base64url').toString('utf8')) as unknown;
+    const iss = (payload as { iss?: unknown } | null)?.iss;
+    return typeof iss === 'string' ? iss : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const OIDC_ISSUERS: Record<string, string> = {
+  google: 'https://accounts.google.com',
+  facebook: 'https://www.facebook.com',
+  kakao: 'https://kauth.kakao.com',
+  keycloak: '',
+};
+
+/**
+ * signInWithIdToken (grant_type=id_token) as GoTrue answers it with every OIDC provider off: the provider is found
+ * from `provider` or `issuer` (Apple and Azure from the token's own issuer), then refused as not enabled.
+ */
+export function idTokenProviderRefusal(provider: string, issuer: string, idToken: string): ApiError {
+  const disabled = (iss: string) => new ApiError(400, 'provider_disabled', `Provider (issuer ${JSON.stringify(iss)}) is not enabled`);
+  const isApple = (iss: string) => iss === 'https://appleid.apple.com';
+  const isAzure = (iss: string) => iss.startsWith('https://login.microsoftonline.com/') || iss.startsWith('https://sts.windows.net/');
+  for (const [name, check, label] of [
+    ['apple', isApple, 'Apple'],
+    ['azure', isAzure, 'Azure'],
+  ] as const) {
+    if (provider !== name && !check(issuer)) continue;
+    const detected = tokenIssuer(idToken);
+    if (detected === undefined) return validationFailed(`Unable to detect issuer in ID token for ${label} provider`);
+    if (!check(detected)) return validationFailed(`Detected ID token issuer is not an ${label} ID token issuer`);
+    if (issuer && issuer !== detected) return validationFailed('Provided issuer does not match ID token issuer');
+    return disabled(detected);
+  }
+  for (const [name, iss] of Object.entries(OIDC_ISSUERS)) {
+    if (provider === name || (iss !== '' && issuer === iss)) return disabled(iss);
+  }
+  return validationFailed(`Custom OIDC provider ${JSON.stringify(provider)} not allowed`);
+}
+
 /** GoTrue's answer to a sign-up while GOTRUE_DISABLE_SIGNUP is set. */
 const signupDisabled = (): ApiError => new ApiError(422, 'signup_disabled', 'Signups not allowed for this instance');
 
@@ -144,7 +192,7 @@ export function authRoutes(svc: AuthService): Hono {
     if (!rawEmail && !phone && password === undefined)
       throw new ApiError(422, 'anonymous_provider_disabled', 'Anonymous sign-ins are disabled');
     if (cfg.disableSignup) throw signupDisabled();
-    if (phone) throw new ApiError(422, 'phone_provider_disabled', 'Phone signups are disabled');
+    if (phone) throw new ApiError(400, 'phone_provider_disabled', 'Phone signups are disabled');
     if (!rawEmail) throw validationFailed('To signup, please provide your email');
     const email = validateEmail(rawEmail);
     if (!password) throw validationFailed('Signup requires a valid password');
@@ -302,8 +350,27 @@ export function authRoutes(svc: AuthService): Hono {
       if ('error' in outcome) throw outcome.error;
       return c.json(outcome.tokens);
     }
+    if (grantType === 'web3') throw new ApiError(422, 'web3_provider_disabled', 'Web3 provider is disabled');
+    if (grantType === 'id_token') {
+      const idToken = optString(body, 'id_token');
+      if (!idToken) throw oauthError('id_token required');
+      const provider = optString(body, 'provider') ?? '';
+      if (!provider && (!optString(body, 'client_id') || !optString(body, 'issuer')))
+        throw oauthError('provider or client_id and issuer required');
+      throw idTokenProviderRefusal(provider, optString(body, 'issuer') ?? '', idToken);
+    }
     throw new ApiError(400, 'invalid_credentials', 'unsupported_grant_type');
   });
+
+  // ---------- OAuth, SSO: every provider is switched off ----------
+  app.get('/authorize', (c) => {
+    throw unsupportedProvider(c.req.query('provider') ?? '');
+  });
+  const samlDisabled = (): never => {
+    throw new ApiError(404, 'saml_provider_disabled', 'SAML 2.0 is disabled');
+  };
+  app.all('/sso', samlDisabled);
+  app.all('/sso/*', samlDisabled);
 
   // ---------- the signed-in user ----------
   app.get('/user', async (c) => {
@@ -457,7 +524,7 @@ export function authRoutes(svc: AuthService): Hono {
     const body = await readJsonObject(c);
     const rawEmail = optString(body, 'email');
     if (optString(body, 'phone') && !rawEmail)
-      throw new ApiError(422, 'phone_provider_disabled', 'Unsupported phone provider');
+      throw new ApiError(400, 'phone_provider_disabled', 'Unsupported phone provider');
     if (!rawEmail) throw validationFailed('An email address is required');
     const email = validateEmail(rawEmail);
     const createUser = optBool(body, 'create_user') ?? true;
