@@ -45,6 +45,24 @@ describe('admin user_metadata', () => {
     expect(updated.data.user?.user_metadata).toEqual({ colour: 'teal' });
   });
 
+  it('updateUserById removes keys given as null, in user_metadata and app_metadata', async () => {
+    const admin = serviceClient(lb).auth.admin;
+    const created = await admin.createUser({
+      email: uniqueEmail('nul'),
+      password: PASSWORD,
+      user_metadata: { colour: 'teal', size: 'M' },
+      app_metadata: { tier: 'gold' },
+    });
+    const updated = await admin.updateUserById(created.data.user!.id, {
+      user_metadata: { colour: null, size: 'L' },
+      app_metadata: { tier: null },
+    });
+    expect(updated.error).toBeNull();
+    expect(updated.data.user?.user_metadata).toEqual({ size: 'L' });
+    expect(updated.data.user?.app_metadata).not.toHaveProperty('tier');
+    expect(updated.data.user?.app_metadata).toMatchObject({ provider: 'email', providers: ['email'] });
+  });
+
   it('generateLink (signup) and inviteUserByEmail return the data as user_metadata', async () => {
     const admin = serviceClient(lb).auth.admin;
     const link = await admin.generateLink({

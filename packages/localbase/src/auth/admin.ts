@@ -80,16 +80,14 @@ export function adminRoutes(svc: AuthService): Hono {
       );
     }
     if (emailConfirm === true) await svc.confirmEmail(q, userId);
-    if (userMeta)
-      await q.query(
-        `update auth.users set raw_user_meta_data = coalesce(raw_user_meta_data, '{}'::jsonb) || $2::jsonb where id = $1`,
-        [userId, JSON.stringify(userMeta)],
-      );
-    if (appMeta)
-      await q.query(
-        `update auth.users set raw_app_meta_data = coalesce(raw_app_meta_data, '{}'::jsonb) || $2::jsonb where id = $1`,
-        [userId, JSON.stringify(appMeta)],
-      );
+    // As GoTrue's UpdateUserMetaData / UpdateAppMetaData: given keys are set, keys given as null are removed.
+    const merge = (column: string) =>
+      `update auth.users set ${column} = (coalesce(${column}, '{}'::jsonb)
+         - (select coalesce(array_agg(key), '{}'::text[]) from jsonb_each($2::jsonb) where value = 'null'::jsonb))
+         || (select coalesce(jsonb_object_agg(key, value), '{}'::jsonb) from jsonb_each($2::jsonb) where value <> 'null'::jsonb)
+       where id = $1`;
+    if (userMeta) await q.query(merge('raw_user_meta_data'), [userId, JSON.stringify(userMeta)]);
+    if (appMeta) await q.query(merge('raw_app_meta_data'), [userId, JSON.stringify(appMeta)]);
     if (ban !== undefined) {
       const secs = parseBanDuration(ban);
       await q.query(
