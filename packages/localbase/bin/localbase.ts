@@ -36,6 +36,8 @@ Options (environment variable in brackets; each command reads the ones it needs)
   --site-url U                  default http://127.0.0.1:3000 [LOCALBASE_SITE_URL]
   --redirect-url U              extra allowed redirect URL (repeatable) [LOCALBASE_REDIRECT_URLS, comma-separated]
   --enable-confirmations        require email confirmation on sign-up [LOCALBASE_ENABLE_CONFIRMATIONS=1]
+  --disable-signup              no new users from sign-up or OTP; admin create/invite still work [LOCALBASE_DISABLE_SIGNUP=1]
+  --enable-manual-linking       users may unlink identities (DELETE /user/identities/{id}) [LOCALBASE_ENABLE_MANUAL_LINKING=1]
   --jwt-secret S                [LOCALBASE_JWT_SECRET]
   --anon-key K                  [LOCALBASE_ANON_KEY]
   --service-role-key K          [LOCALBASE_SERVICE_ROLE_KEY]
@@ -170,6 +172,8 @@ async function main(): Promise<void> {
         'site-url': { type: 'string' },
         'redirect-url': { type: 'string', multiple: true },
         'enable-confirmations': { type: 'boolean' },
+        'disable-signup': { type: 'boolean' },
+        'enable-manual-linking': { type: 'boolean' },
         'jwt-secret': { type: 'string' },
         'anon-key': { type: 'string' },
         'service-role-key': { type: 'string' },
@@ -228,6 +232,8 @@ async function main(): Promise<void> {
     siteUrl: v['site-url'] ?? env.LOCALBASE_SITE_URL,
     additionalRedirectUrls: redirects?.map((s) => s.trim()).filter(Boolean),
     enableConfirmations: v['enable-confirmations'] ?? flag(env.LOCALBASE_ENABLE_CONFIRMATIONS),
+    disableSignup: v['disable-signup'] ?? flag(env.LOCALBASE_DISABLE_SIGNUP),
+    enableManualLinking: v['enable-manual-linking'] ?? flag(env.LOCALBASE_ENABLE_MANUAL_LINKING),
     jwtSecret: v['jwt-secret'] ?? env.LOCALBASE_JWT_SECRET,
     anonKey: v['anon-key'] ?? env.LOCALBASE_ANON_KEY,
     serviceRoleKey: v['service-role-key'] ?? env.LOCALBASE_SERVICE_ROLE_KEY,

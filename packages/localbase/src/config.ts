@@ -70,6 +70,10 @@ export interface ResolvedConfig {
   jwtExpiry: number;
   minPasswordLength: number;
   enableConfirmations: boolean;
+  /** GOTRUE_DISABLE_SIGNUP: no new users from /signup or OTP. */
+  disableSignup: boolean;
+  /** GOTRUE_SECURITY_MANUAL_LINKING_ENABLED: identities may be linked and unlinked by the user. */
+  enableManualLinking: boolean;
   siteUrl: string;
   additionalRedirectUrls: string[];
   rateLimits: RateLimits;

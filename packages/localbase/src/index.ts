@@ -61,6 +61,10 @@ export interface LocalbaseOptions {
   jwtExpiry?: number;
   minPasswordLength?: number;
   enableConfirmations?: boolean;
+  /** Refuse new users from /signup and OTP sign-ins, as GOTRUE_DISABLE_SIGNUP (admin create, invite and generate_link still work). */
+  disableSignup?: boolean;
+  /** Let users unlink identities (DELETE /user/identities/{id}), as GOTRUE_SECURITY_MANUAL_LINKING_ENABLED. */
+  enableManualLinking?: boolean;
   siteUrl?: string;
   additionalRedirectUrls?: string[];
   rateLimits?: Partial<RateLimits>;
@@ -145,6 +149,8 @@ export function resolveConfig(opts: LocalbaseOptions = {}): ResolvedConfig {
     // GoTrue raises a configured minimum below 6 to 6.
     minPasswordLength: Math.max(6, opts.minPasswordLength ?? 6),
     enableConfirmations: opts.enableConfirmations ?? false,
+    disableSignup: opts.disableSignup ?? false,
+    enableManualLinking: opts.enableManualLinking ?? false,
     siteUrl: opts.siteUrl ?? 'http://127.0.0.1:3000',
     additionalRedirectUrls: opts.additionalRedirectUrls ?? [],
     rateLimits: { ...DEFAULT_RATE_LIMITS, ...(opts.rateLimits ?? {}) },

@@ -26,6 +26,20 @@ export function parseBanDuration(v: string): number | null {
   return total;
 }
 
+/**
+ * A page / per_page query value read as GoTrue reads it (Go's strconv.ParseUint, base 10, 64 bits): absent or empty
+ * is the default; anything but decimal digits, or more than 2^64-1, is refused with its
+ * 400 validation_failed "Bad Pagination Parameters: strconv.ParseUint: parsing "<value>": <reason>".
+ */
+export function parsePageParam(raw: string | undefined, fallback: number): number {
+  if (raw === undefined || raw === '') return fallback;
+  let reason: string | undefined;
+  if (!/^[0-9]+$/.test(raw)) reason = 'invalid syntax';
+  else if (BigInt(raw) > 0xffff_ffff_ffff_ffffn) reason = 'value out of range';
+  if (reason) throw validationFailed(`Bad Pagination Parameters: strconv.ParseUint: parsing ${JSON.stringify(raw)}: ${reason}`);
+  return Number(raw);
+}
+
 export function adminRoutes(svc: AuthService): Hono {
   const app = new Hono();
 
@@ -66,16 +80,14 @@ export function adminRoutes(svc: AuthService): Hono {
       );
     }
     if (emailConfirm === true) await svc.confirmEmail(q, userId);
-    if (userMeta)
-      await q.query(
-        `update auth.users set raw_user_meta_data = coalesce(raw_user_meta_data, '{}'::jsonb) || $2::jsonb where id = $1`,
-        [userId, JSON.stringify(userMeta)],
-      );
-    if (appMeta)
-      await q.query(
-        `update auth.users set raw_app_meta_data = coalesce(raw_app_meta_data, '{}'::jsonb) || $2::jsonb where id = $1`,
-        [userId, JSON.stringify(appMeta)],
-      );
+    // As GoTrue's UpdateUserMetaData / UpdateAppMetaData: given keys are set, keys given as null are removed.
+    const merge = (column: string) =>
+      `update auth.users set ${column} = (coalesce(${column}, '{}'::jsonb)
+         - (select coalesce(array_agg(key), '{}'::text[]) from jsonb_each($2::jsonb) where value = 'null'::jsonb))
+         || (select coalesce(jsonb_object_agg(key, value), '{}'::jsonb) from jsonb_each($2::jsonb) where value <> 'null'::jsonb)
+       where id = $1`;
+    if (userMeta) await q.query(merge('raw_user_meta_data'), [userId, JSON.stringify(userMeta)]);
+    if (appMeta) await q.query(merge('raw_app_meta_data'), [userId, JSON.stringify(appMeta)]);
     if (ban !== undefined) {
       const secs = parseBanDuration(ban);
       await q.query(
@@ -89,8 +101,8 @@ export function adminRoutes(svc: AuthService): Hono {
   }
 
   app.get('/users', async (c) => {
-    const page = Math.max(1, Number.parseInt(c.req.query('page') ?? '1', 10) || 1);
-    const perPage = Math.min(1000, Math.max(1, Number.parseInt(c.req.query('per_page') ?? '50', 10) || 50));
+    const page = Math.max(1, parsePageParam(c.req.query('page'), 1));
+    const perPage = Math.min(1000, Math.max(1, parsePageParam(c.req.query('per_page'), 50)));
     const total = Number(
       (await svc.db.query<{ n: number }>('select count(*)::int as n from auth.users')).rows[0]?.n ?? 0,
     );
@@ -130,6 +142,7 @@ export function adminRoutes(svc: AuthService): Hono {
         confirmed: optBool(body, 'email_confirm') === true,
         userMetadata: optObject(body, 'user_metadata') ?? optObject(body, 'data') ?? {},
         appMetadata: optObject(body, 'app_metadata') ?? {},
+        metadataAsGiven: true,
       });
       const ban = optString(body, 'ban_duration');
       const role = optString(body, 'role');
@@ -242,6 +255,7 @@ export function adminRoutes(svc: AuthService): Hono {
           confirmed: false,
           userMetadata: data,
           invited: type === 'invite',
+          metadataAsGiven: true,
         });
       } else if (type === 'signup' || type === 'invite') {
         if (svc.isConfirmed(user))

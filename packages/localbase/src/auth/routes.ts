@@ -11,6 +11,7 @@ import type { OtpTokenType, TokenResponse } from './service.ts';
 import type { Attempt } from './attempts.ts';
 import { mfaRoutes } from './mfa.ts';
 import { adminRoutes } from './admin.ts';
+import { UUID_RE } from './tokens.ts';
 import { clientIp, useClientAddresses } from '../http/ip.ts';
 
 export const GOTRUE_VERSION = 'v2.189.0-localbase';
@@ -37,6 +38,72 @@ const VERIFY_TYPES: Record<string, OtpTokenType[]> = {
   email: ['confirmation_token', 'recovery_token'],
   email_change: ['email_change_token_new', 'email_change_token_current'],
 };
+
+/** The OAuth providers GoTrue knows; localbase has every one of them switched off (see GET /settings). */
+export const OAUTH_PROVIDERS = [
+  'apple', 'azure', 'bitbucket', 'discord', 'facebook', 'figma', 'fly', 'github', 'gitlab', 'google', 'kakao',
+  'keycloak', 'linkedin', 'linkedin_oidc', 'notion', 'slack', 'slack_oidc', 'spotify', 'twitch', 'twitter', 'workos',
+  'x', 'zoom',
+] as const;
+
+/** GoTrue's answer for an OAuth provider: known ones are "not enabled", others "could not be found". */
+export function unsupportedProvider(provider: string): ApiError {
+  const known = (OAUTH_PROVIDERS as readonly string[]).includes(provider.toLowerCase());
+  return validationFailed(
+    known ? 'Unsupported provider: provider is not enabled' : `Unsupported provider: Provider ${provider} could not be found`,
+  );
+}
+
+/** GoTrue's OAuth-style error body ({ error, error_description }), as for a missing refresh_token. */
+function oauthError(description: string): ApiError {
+  return new ApiError(400, 'validation_failed', description, { error: 'invalid_request', error_description: description });
+}
+
+/** The unverified `iss` of a JWT, or undefined when it cannot be read. */
+function tokenIssuer(jwt: string): string | undefined {
+  try {
+    const payload = JSON.parse(Buffer.from(jwt.split('.')[1] ?? '', 'base64url').toString('utf8')) as unknown;
+    const iss = (payload as { iss?: unknown } | null)?.iss;
+    return typeof iss === 'string' ? iss : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const OIDC_ISSUERS: Record<string, string> = {
+  google: 'https://accounts.google.com',
+  facebook: 'https://www.facebook.com',
+  kakao: 'https://kauth.kakao.com',
+  keycloak: '',
+};
+
+/**
+ * signInWithIdToken (grant_type=id_token) as GoTrue answers it with every OIDC provider off: the provider is found
+ * from `provider` or `issuer` (Apple and Azure from the token's own issuer), then refused as not enabled.
+ */
+export function idTokenProviderRefusal(provider: string, issuer: string, idToken: string): ApiError {
+  const disabled = (iss: string) => new ApiError(400, 'provider_disabled', `Provider (issuer ${JSON.stringify(iss)}) is not enabled`);
+  const isApple = (iss: string) => iss === 'https://appleid.apple.com';
+  const isAzure = (iss: string) => iss.startsWith('https://login.microsoftonline.com/') || iss.startsWith('https://sts.windows.net/');
+  for (const [name, check, label] of [
+    ['apple', isApple, 'Apple'],
+    ['azure', isAzure, 'Azure'],
+  ] as const) {
+    if (provider !== name && !check(issuer)) continue;
+    const detected = tokenIssuer(idToken);
+    if (detected === undefined) return validationFailed(`Unable to detect issuer in ID token for ${label} provider`);
+    if (!check(detected)) return validationFailed(`Detected ID token issuer is not an ${label} ID token issuer`);
+    if (issuer && issuer !== detected) return validationFailed('Provided issuer does not match ID token issuer');
+    return disabled(detected);
+  }
+  for (const [name, iss] of Object.entries(OIDC_ISSUERS)) {
+    if (provider === name || (iss !== '' && issuer === iss)) return disabled(iss);
+  }
+  return validationFailed(`Custom OIDC provider ${JSON.stringify(provider)} not allowed`);
+}
+
+/** GoTrue's answer to a sign-up while GOTRUE_DISABLE_SIGNUP is set. */
+const signupDisabled = (): ApiError => new ApiError(422, 'signup_disabled', 'Signups not allowed for this instance');
 
 type VerifyOutcome =
   | { kind: 'session'; tokens: TokenResponse; type: string }
@@ -101,7 +168,7 @@ export function authRoutes(svc: AuthService): Hono {
         phone: false,
         zoom: false,
       },
-      disable_signup: false,
+      disable_signup: cfg.disableSignup,
       mailer_autoconfirm: !cfg.enableConfirmations,
       phone_autoconfirm: true,
       sms_provider: '',
@@ -120,12 +187,13 @@ export function authRoutes(svc: AuthService): Hono {
     const rawEmail = optString(body, 'email');
     const password = optString(body, 'password');
     const data = optObject(body, 'data') ?? {};
-    if (optString(body, 'phone')) throw new ApiError(422, 'phone_provider_disabled', 'Phone signups are disabled');
-    if (!rawEmail) {
-      if (password === undefined)
-        throw new ApiError(422, 'anonymous_provider_disabled', 'Anonymous sign-ins are disabled');
-      throw validationFailed('To signup, please provide your email');
-    }
+    const phone = optString(body, 'phone');
+    // As GoTrue: no email and no phone is an anonymous sign-in; then a closed instance refuses any sign-up.
+    if (!rawEmail && !phone && password === undefined)
+      throw new ApiError(422, 'anonymous_provider_disabled', 'Anonymous sign-ins are disabled');
+    if (cfg.disableSignup) throw signupDisabled();
+    if (phone) throw new ApiError(400, 'phone_provider_disabled', 'Phone signups are disabled');
+    if (!rawEmail) throw validationFailed('To signup, please provide your email');
     const email = validateEmail(rawEmail);
     if (!password) throw validationFailed('Signup requires a valid password');
     checkPassword(password, cfg.minPasswordLength);
@@ -282,8 +350,27 @@ export function authRoutes(svc: AuthService): Hono {
       if ('error' in outcome) throw outcome.error;
       return c.json(outcome.tokens);
     }
+    if (grantType === 'web3') throw new ApiError(422, 'web3_provider_disabled', 'Web3 provider is disabled');
+    if (grantType === 'id_token') {
+      const idToken = optString(body, 'id_token');
+      if (!idToken) throw oauthError('id_token required');
+      const provider = optString(body, 'provider') ?? '';
+      if (!provider && (!optString(body, 'client_id') || !optString(body, 'issuer')))
+        throw oauthError('provider or client_id and issuer required');
+      throw idTokenProviderRefusal(provider, optString(body, 'issuer') ?? '', idToken);
+    }
     throw new ApiError(400, 'invalid_credentials', 'unsupported_grant_type');
   });
+
+  // ---------- OAuth, SSO: every provider is switched off ----------
+  app.get('/authorize', (c) => {
+    throw unsupportedProvider(c.req.query('provider') ?? '');
+  });
+  const samlDisabled = (): never => {
+    throw new ApiError(404, 'saml_provider_disabled', 'SAML 2.0 is disabled');
+  };
+  app.all('/sso', samlDisabled);
+  app.all('/sso/*', samlDisabled);
 
   // ---------- the signed-in user ----------
   app.get('/user', async (c) => {
@@ -437,7 +524,7 @@ export function authRoutes(svc: AuthService): Hono {
     const body = await readJsonObject(c);
     const rawEmail = optString(body, 'email');
     if (optString(body, 'phone') && !rawEmail)
-      throw new ApiError(422, 'phone_provider_disabled', 'Unsupported phone provider');
+      throw new ApiError(400, 'phone_provider_disabled', 'Unsupported phone provider');
     if (!rawEmail) throw validationFailed('An email address is required');
     const email = validateEmail(rawEmail);
     const createUser = optBool(body, 'create_user') ?? true;
@@ -449,6 +536,7 @@ export function authRoutes(svc: AuthService): Hono {
       let user = await svc.findUserByEmail(tx, email);
       if (!user) {
         if (!createUser) throw new ApiError(422, 'otp_disabled', 'Signups not allowed for otp');
+        if (cfg.disableSignup) throw signupDisabled();
         user = await svc.createUser(tx, { email, passwordHash: null, confirmed: false, userMetadata: data });
       }
       if (svc.isConfirmed(user))
@@ -648,6 +736,56 @@ export function authRoutes(svc: AuthService): Hono {
     }
   });
 
+  // ---------- identities (manual linking) ----------
+  const manualLinkingDisabled = (): ApiError => new ApiError(404, 'manual_linking_disabled', 'Manual linking is disabled');
+
+  // linkIdentity(): with linking on, every OAuth provider is still off in localbase, so the provider is refused.
+  app.get('/user/identities/authorize', async (c) => {
+    await svc.authenticate(c.req.header('authorization'));
+    if (!cfg.enableManualLinking) throw manualLinkingDisabled();
+    throw unsupportedProvider(c.req.query('provider') ?? '');
+  });
+
+  app.delete('/user/identities/:id', async (c) => {
+    const ctx = await svc.authenticate(c.req.header('authorization'));
+    if (!cfg.enableManualLinking) throw manualLinkingDisabled();
+    const identityId = c.req.param('id');
+    if (!UUID_RE.test(identityId)) throw new ApiError(404, 'validation_failed', 'identity_id must be an UUID');
+    const userId = String(ctx.user.id);
+    await svc.db.transaction(async (tx) => {
+      const r = await tx.query<{ id: string; provider: string; email: string | null }>(
+        `select id::text as id, provider, identity_data->>'email' as email from auth.identities
+         where user_id = $1 order by created_at for update`,
+        [userId],
+      );
+      if (r.rows.length <= 1)
+        throw new ApiError(422, 'single_identity_not_deletable', 'User must have at least 1 identity after unlinking');
+      const target = r.rows.find((i) => i.id.toLowerCase() === identityId.toLowerCase());
+      if (!target) throw new ApiError(422, 'identity_not_found', "Identity doesn't exist");
+      await tx.query('delete from auth.identities where id = $1', [target.id]);
+      const rest = r.rows.filter((i) => i !== target);
+      // app_metadata.providers lists the remaining identities' providers; provider stays the first one.
+      const providers = [...new Set(rest.map((i) => i.provider))];
+      await tx.query(
+        `update auth.users set raw_app_meta_data = coalesce(raw_app_meta_data, '{}'::jsonb)
+           || jsonb_build_object('providers', $2::jsonb), updated_at = now() where id = $1`,
+        [userId, JSON.stringify(providers)],
+      );
+      // The user's address follows the identities left (GoTrue's UpdateUserEmailFromIdentities).
+      if (target.email && String(ctx.user.email ?? '').toLowerCase() === target.email.toLowerCase()) {
+        const next = rest.find((i) => i.email)?.email ?? null;
+        try {
+          await tx.query('update auth.users set email = $2 where id = $1', [userId, next]);
+        } catch (err) {
+          if ((err as { code?: string }).code === '23505')
+            throw new ApiError(403, 'email_conflict_identity_not_deletable', 'Unable to unlink identity due to email conflict');
+          throw err;
+        }
+      }
+    });
+    return c.json({});
+  });
+
   app.route('/factors', mfaRoutes(svc));
   app.route('/admin', adminRoutes(svc));
 
@@ -664,7 +802,15 @@ export function authRoutes(svc: AuthService): Hono {
       let u = await svc.findUserByEmail(tx, email);
       if (u && svc.isConfirmed(u))
         throw new ApiError(422, 'email_exists', 'A user with this email address has already been registered');
-      if (!u) u = await svc.createUser(tx, { email, passwordHash: null, confirmed: false, userMetadata: data, invited: true });
+      if (!u)
+        u = await svc.createUser(tx, {
+          email,
+          passwordHash: null,
+          confirmed: false,
+          userMetadata: data,
+          invited: true,
+          metadataAsGiven: true,
+        });
       await svc.sendOtpMail(tx, { user: u, to: email, mailType: 'invite', tokenType: 'confirmation_token', redirectTo, pkce });
       return svc.reloadUser(tx, String(u.id));
     });

@@ -13,7 +13,11 @@ import { composeMail, Mailbox } from '../mail/mailer.ts';
 import type { MailType } from '../mail/mailer.ts';
 
 export const MAX_PASSWORD_LENGTH = 72;
-const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+// GoTrue's format check (its mailer's ValidateFormat): a local part of letters, digits and .!#$%&'*+/=?^_`{|}~-, then
+// host labels of letters, digits and inner hyphens, 1-63 characters each, separated by single dots (no dot required).
+const LOCAL_PART = "[a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]+";
+const HOST_LABEL = '[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?';
+const EMAIL_RE = new RegExp(`^${LOCAL_PART}@${HOST_LABEL}(?:\\.${HOST_LABEL})*$`);
 // A hash to compare against when the email is unknown, so both paths cost one bcrypt comparison (cost 10, as the
 // real ones). A constant: no account has it, and computing it at start-up would block the thread for one hash.
 const DUMMY_HASH = '$2a$10$Uz7iofOgX75.jTMgjzol9eety6v5HwEJGNIcPhEkEkqElsUvDKbsS';
@@ -72,7 +76,8 @@ export function normaliseEmail(email: string): string {
 
 export function validateEmail(email: string): string {
   const e = normaliseEmail(email);
-  if (e.length > 255 || !EMAIL_RE.test(e)) throw validationFailed('Unable to validate email address: invalid format');
+  if (e.length > 255) throw validationFailed('An email address is too long');
+  if (!EMAIL_RE.test(e)) throw validationFailed('Unable to validate email address: invalid format');
   return e;
 }
 
@@ -235,11 +240,19 @@ export class AuthService {
       appMetadata?: Record<string, unknown>;
       invited?: boolean;
       role?: string;
+      /**
+       * user_metadata exactly as given (the admin API: create, invite, generate_link), as GoTrue, which puts sub,
+       * email, email_verified and phone_verified in the identity only; sign-up and OTP also copy them into user_metadata.
+       */
+      metadataAsGiven?: boolean;
     },
   ): Promise<Row> {
     const id = crypto.randomUUID();
     const identityData = { sub: id, email: p.email, email_verified: p.confirmed, phone_verified: false };
-    const userMeta = { ...identityData, ...(p.userMetadata ?? {}) };
+    // Confirming an address sets email_verified: true in user_metadata, as GoTrue's User.Confirm does.
+    const userMeta = p.metadataAsGiven
+      ? { ...(p.userMetadata ?? {}), ...(p.confirmed ? { email_verified: true } : {}) }
+      : { ...identityData, ...(p.userMetadata ?? {}) };
     const appMeta = { provider: 'email', providers: ['email'], ...(p.appMetadata ?? {}) };
     try {
       await q.query(
