@@ -43,6 +43,15 @@ describe('readableAuthError', () => {
     expect(readableAuthError(new AuthApiError('held', 429, 'too_many_failed_attempts')).message).toMatch(/Wait a minute/)
   })
 
+  it("puts the auth server's own email check beside the email field (validation_failed)", () => {
+    const invalid = new AuthApiError('Unable to validate email address: invalid format', 400, 'validation_failed')
+    expect(readableAuthError(invalid)).toEqual({ message: 'Enter a valid email address.', field: 'email' })
+    const long = new AuthApiError('An email address is too long', 400, 'validation_failed')
+    expect(readableAuthError(long)).toEqual({ message: 'That email address is too long.', field: 'email' })
+    const other = new AuthApiError('Bad Pagination Parameters', 400, 'validation_failed')
+    expect(readableAuthError(other).field).toBeUndefined()
+  })
+
   it('falls back on the status for unknown codes', () => {
     expect(readableAuthError(new AuthApiError('slow down', 429, 'something_new')).message).toMatch(/Too many attempts/)
     expect(readableAuthError(new AuthApiError('boom', 503, 'unexpected_failure')).message).toMatch(/had a problem/)

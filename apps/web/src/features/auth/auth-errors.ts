@@ -88,6 +88,13 @@ export function readableAuthError(error: unknown): ReadableAuthError {
     const when = wait === undefined ? 'a minute' : wait === '1' ? '1 second' : `${wait} seconds`
     return { message: `Too many failed attempts for this account. Wait ${when}, then try again.` }
   }
+  if (code === 'validation_failed' && typeof e.message === 'string' && /email address/i.test(e.message)) {
+    // GoTrue's own email check ("Unable to validate email address: invalid format", "… too long") is stricter than
+    // the form's: the message belongs beside the email field.
+    return /too long/i.test(e.message)
+      ? { message: 'That email address is too long.', field: 'email' }
+      : (BY_CODE.email_address_invalid as ReadableAuthError)
+  }
   if (code !== undefined) {
     const known = BY_CODE[code]
     if (known) return known
