@@ -190,6 +190,18 @@ describe('the key file', () => {
     }
   });
 
+  it('by default lives beside the data folder (<data-dir>.signing_keys.json), outside it', async () => {
+    const dataDir = path.join(tmpDir(), 'data');
+    const lb = await startTestServer({ migrationsDir, memory: false, dataDir });
+    try {
+      expect(lb.signingKeysPath).toBe(`${dataDir}.signing_keys.json`);
+      const stored = JSON.parse(fs.readFileSync(`${dataDir}.signing_keys.json`, 'utf8')) as JWK[];
+      expect(decodeProtectedHeader((await signIn(lb)).access_token).kid).toBe(stored[0]!.kid);
+    } finally {
+      await lb.stop();
+    }
+  });
+
   it('RS256 from a supplied file (and an HS256 JWK, which verifies but is never published)', async () => {
     const file = path.join(tmpDir(), 'keys.json');
     const rsa = await generateSigningKey('RS256');
