@@ -22,7 +22,8 @@ Commands (the Supabase CLI's names):
   migration new <name>          create <migrations-dir>/<YYYYMMDDHHMMSS>_<name>.sql (UTC) and print its path
   gen signing-key               print a new private JWK (ES256) for a signing keys file
       [--algorithm ES256|RS256] [--append]
-                                --append: add it to the --signing-keys-path file as a standby key
+                                --append: add it to the --signing-keys-path file as the standby key (replacing
+                                the standby of that algorithm)
   keys rotate [--algorithm A]   rotate the signing keys file: the standby key signs from the next start, the
                                 current one stays published for verification until tokens signed with it expire,
                                 a new standby is made (restart the server to use it)
@@ -133,7 +134,9 @@ async function runCommand(words: string[], cfg: ResolvedConfig, v: Record<string
       }
       if (!file) fail('gen signing-key --append: no signing keys file (--signing-keys-path, or a data folder)');
       const keys = await loadOrCreateKeyFile(file);
-      writeKeyFile(file, [...keys, { ...key, localbase_state: 'standby' }]);
+      // The new key replaces the standby of its algorithm (never used to sign, so no token needs the old one).
+      const kept = keys.filter((k) => !(k.localbase_state === 'standby' && k.alg === key.alg));
+      writeKeyFile(file, [...kept, { ...key, localbase_state: 'standby' }]);
       console.log(`Added standby key ${key.kid} (${key.alg}) to ${file}; restart the server to publish it.`);
       return;
     }

@@ -175,15 +175,19 @@ describe('the key file', () => {
     }
 
     // localbase keys rotate: the standby signs, the old key stays published and verifying.
-    const out = execFileSync(nodeBin, [cliPath, 'keys', 'rotate', '--signing-keys-path', file], { encoding: 'utf8' });
-    expect(out).toContain(standbyKid);
+    // gen signing-key --append replaces the standby; keys rotate makes it the current key.
+    const cli = (...args: string[]) => execFileSync(nodeBin, [cliPath, ...args, '--signing-keys-path', file], { encoding: 'utf8' });
+    const appendedKid = /standby key (\S+)/.exec(cli('gen', 'signing-key', '--append'))?.[1];
+    expect(appendedKid).toBeTypeOf('string');
+    expect(cli('keys', 'rotate')).toContain(appendedKid);
     expect(fs.statSync(file).mode & 0o777).toBe(0o600);
     lb = await startTestServer(opts);
     try {
-      expect(decodeProtectedHeader((await signIn(lb)).access_token).kid).toBe(standbyKid);
+      expect(decodeProtectedHeader((await signIn(lb)).access_token).kid).toBe(appendedKid);
       const kids = (await jwks(lb)).map((k) => k.kid);
-      expect(kids).toHaveLength(3);
+      expect(kids).toHaveLength(3); // current, new standby, previous
       expect(kids).toContain(firstKid);
+      expect(kids).not.toContain(standbyKid);
       await expectSignatureAccepted(lb, token);
     } finally {
       await lb.stop();
