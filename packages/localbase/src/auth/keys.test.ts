@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { decodeProtectedHeader } from 'jose';
+import { SignJWT, decodeProtectedHeader } from 'jose';
 import { generateKeySet, loadOrCreateKeyFile, parseKeyFile, publicJwk, rotateKeys, writeKeyFile } from './keys.ts';
 import { JwtKeys } from './tokens.ts';
 
@@ -35,6 +35,11 @@ describe('signing keys', () => {
     // another set's token with a kid we do not know is refused
     const other = await new JwtKeys(SECRET, await generateKeySet()).sign({ sub: 'c' });
     await expect(jwt.verify(other)).rejects.toMatchObject({ code: 'bad_jwt' });
+    // as GoTrue: an HS256 token signed with the legacy secret but naming an unknown kid is refused
+    const withKid = await new SignJWT({ sub: 'd' })
+      .setProtectedHeader({ alg: 'HS256', kid: 'nope' })
+      .sign(new TextEncoder().encode(SECRET));
+    await expect(jwt.verify(withKid)).rejects.toMatchObject({ code: 'bad_jwt' });
   });
 
   it('rotation: standby → current, old current kept as previous, new standby; old previous keys dropped after expiry', async () => {
@@ -62,5 +67,7 @@ describe('signing keys', () => {
     expect(fs.readdirSync(dir)).toEqual(['k.json']);
     expect(() => parseKeyFile('[{"kty":"EC","kid":"x","alg":"ES256","key_ops":["verify"]}]', 'f')).toThrow(/sign/);
     expect(() => parseKeyFile('{', 'f')).toThrow(/JSON/);
+    const two = (await generateKeySet()).map((k) => ({ ...k, key_ops: ['sign', 'verify'] }));
+    expect(() => parseKeyFile(JSON.stringify(two), 'f')).toThrow(/only 1 signing key/);
   });
 });

@@ -61,8 +61,9 @@ export function parseKeyFile(text: string, file: string): StoredJwk[] {
     if (alg !== 'ES256' && alg !== 'RS256' && alg !== 'HS256')
       throw new Error(`${file}: key ${k.kid}: alg must be ES256, RS256 or HS256`);
   }
-  if (!(keys as StoredJwk[]).some((k) => k.key_ops?.includes('sign')))
-    throw new Error(`${file}: no key has "sign" in its key_ops (the key that signs tokens)`);
+  const signing = (keys as StoredJwk[]).filter((k) => k.key_ops?.includes('sign')).length;
+  if (signing === 0) throw new Error(`${file}: no key has "sign" in its key_ops (the key that signs tokens)`);
+  if (signing > 1) throw new Error(`${file}: ${signing} keys have "sign" in their key_ops, only 1 signing key is supported`);
   return keys as StoredJwk[];
 }
 

@@ -64,7 +64,7 @@ async function prepare(jwks: StoredJwk[]): Promise<PreparedKeys> {
 /**
  * Signs and verifies tokens. With a key set (src/auth/keys.ts) its "sign" key signs, with a `kid` in the header;
  * without one (unit tests) the legacy HS256 secret signs. The legacy secret always verifies HS256 tokens without a
- * kid of the set (the CLI's demo anon / service_role keys, tokens of older versions), as GoTrue does.
+ * kid (the CLI's demo anon / service_role keys, tokens of older versions), as GoTrue does.
  */
 export class JwtKeys {
   readonly secret: Uint8Array;
@@ -89,9 +89,11 @@ export class JwtKeys {
 
   #keyFor = async (header: JWTHeaderParameters): Promise<CryptoKey | Uint8Array> => {
     const set = this.#prepared ? await this.#prepared : undefined;
-    const k = header.kid !== undefined ? set?.byKid.get(header.kid) : undefined;
-    if (k && k.alg === header.alg) return k.key;
-    if (header.alg === 'HS256') return this.secret;
+    // As GoTrue's FindPublicKeyByKid: a kid must name a key of the set; no kid = the legacy HS256 secret.
+    if (header.kid !== undefined) {
+      const k = set?.byKid.get(header.kid);
+      if (k && k.alg === header.alg) return k.key;
+    } else if (header.alg === 'HS256') return this.secret;
     throw new joseErrors.JWSSignatureVerificationFailed('no key for this token');
   };
 
