@@ -21,7 +21,7 @@
 // The direct variants run with the same concurrency as autocannon (that many async loops; PGlite serialises them).
 // All variants run interleaved in 1-second slices, --duration rounds, so a load change on the (shared) machine hits
 // them alike; req/s = all requests / all slice time, p99 = over all direct latencies (HTTP: mean of the slices' p99).
-// Also timed in the child, per request: JWT verification (jose HS256) and parseQuery + buildRead.
+// Also timed in the child, per request: JWT verification (jose ES256, the signing key's) and parseQuery + buildRead.
 // Targets: (b) ≤ 1.5 × (a) time per op; HTTP ≤ 1.3 × (b). Exit code 1 when one is missed.
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:http';
@@ -106,11 +106,14 @@ async function serve(): Promise<void> {
   const { loadSchemaCache } = await load<{ loadSchemaCache(db: Db, schemas: string[]): Promise<unknown> }>('src/rest/schema-cache.ts');
   const { parseQuery } = await load<{ parseQuery(search: string): unknown }>('src/rest/parse.ts');
   const { buildRead } = await load<{ buildRead(o: Record<string, unknown>): Built }>('src/rest/build-read.ts');
-  const { JwtKeys } = await load<{ JwtKeys: new (secret: string) => { verify(token: string): Promise<unknown> } }>('src/auth/tokens.ts');
+  const { JwtKeys } = await load<{ JwtKeys: new (secret: string, keys?: unknown[]) => { verify(token: string): Promise<unknown> } }>('src/auth/tokens.ts');
+  const { generateKeySet } = await load<{ generateKeySet(): Promise<unknown[]> }>('src/auth/keys.ts');
+  const signingKeys = await generateKeySet();
   const out = (o: unknown) => process.stdout.write(`${JSON.stringify(o)}\n`);
 
   const lb = await startLocalbase({
     memory: true,
+    signingKeys: signingKeys as never,
     pgliteWorker: !MAIN_THREAD,
     port: 0,
     quiet: true,
@@ -209,7 +212,7 @@ async function serve(): Promise<void> {
   }
 
   // µs per request of the TypeScript steps that do not touch the database
-  const jwt = new JwtKeys(lb.jwtSecret);
+  const jwt = new JwtKeys(lb.jwtSecret, signingKeys);
   const timeUs = async (n: number, fn: (i: number) => unknown) => {
     const s = performance.now();
     for (let i = 0; i < n; i++) await fn(i);

@@ -28,7 +28,7 @@
 // rounds of 0.5 s slices per variant, the order rotating (per-variant req/s needs slices). p50/p99 over all latencies
 // of a phase, also per page. The tRPC child times, per request (AsyncLocalStorage + a wrapped fetch), the outgoing
 // /auth/v1/user and /rest/v1 calls, createContext and the handler, which gives where the time goes (medians); it also
-// times the steps alone (c = 1) and a local HS256 verification of the token (jose), for the proposal.
+// times the steps alone (c = 1) and a local ES256 verification of the token against the JWKS (jose), for the proposal.
 // --show-requests logs the recorded requests and the cookie.
 // Target: (b) p50 ≤ 1.3 × (a) p50 in both phases. Exit code 1 when missed.
 import { AsyncLocalStorage } from 'node:async_hooks';
@@ -43,7 +43,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createServerClient } from '@supabase/ssr';
 import type { AnyRouter } from '@trpc/server';
 import { createHTTPHandler } from '@trpc/server/adapters/standalone';
-import { jwtVerify } from 'jose';
+import { createLocalJWKSet, jwtVerify } from 'jose';
+import type { JSONWebKeySet } from 'jose';
 import { args, argValue } from './lib/args.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -261,7 +262,11 @@ async function serveTrpc(): Promise<void> {
       return { p50: q(ms, 0.5), p99: q(ms, 0.99), mean: mean(ms) };
     };
     type Auth = { auth: { getUser(): Promise<{ error: unknown; data: { user: unknown } }> } };
-    const secret = new TextEncoder().encode(process.env.BENCH_JWT_SECRET ?? '');
+    // The published signing keys (localbase signs ES256, as hosted Supabase): what getClaims() verifies with.
+    const jwksRes = await fetch(`${process.env.NEXT_PUBLIC_SUPABASE_URL}/auth/v1/.well-known/jwks.json`, {
+      headers: { apikey: process.env.NEXT_PUBLIC_SUPABASE_ANON_KEY ?? '' },
+    });
+    const keySet = createLocalJWKSet((await jwksRes.json()) as JSONWebKeySet);
     type Sessioned = { auth: { getSession(): Promise<{ data: { session: { access_token: string } | null } }> } };
     const token = (await (ctxOf().supabase as Sessioned).auth.getSession()).data.session?.access_token ?? '';
     return {
@@ -281,7 +286,7 @@ async function serveTrpc(): Promise<void> {
         const r = await notesListQuery(ctxOf().supabase, INPUTS[i % INPUTS.length]); // complete inputs: as zod outputs them
         if (r.error || r.count !== NOTES) throw new Error('list query failed');
       }),
-      localJwtVerifyUs: (await time(2000, () => jwtVerify(token, secret, { algorithms: ['HS256'] }))).mean * 1000,
+      localJwtVerifyUs: (await time(2000, () => jwtVerify(token, keySet, { algorithms: ['ES256', 'RS256'] }))).mean * 1000,
     };
   }
 
@@ -461,7 +466,6 @@ async function main(): Promise<void> {
     trpcChild = startChild('--serve-trpc', {
       NEXT_PUBLIC_SUPABASE_URL: lb.url,
       NEXT_PUBLIC_SUPABASE_ANON_KEY: lb.anonKey,
-      BENCH_JWT_SECRET: lb.jwtSecret,
       FOYER_API_QUERY_LIMIT: 'off',
     });
     const tc = trpcChild;
@@ -642,7 +646,7 @@ async function main(): Promise<void> {
       console.log(
         `\nsteps alone (c = 1, a fresh request context each): createContext ${steps.contextUs.toFixed(0)} µs; auth.getUser() p50 ${steps.getUser.p50.toFixed(2)} ms; ` +
           `AAL check (needsSecondFactorFor: the verified user's factors + the token's aal claim, no round trip) p50 ${steps.aalCheck.p50.toFixed(2)} ms; ` +
-          `notesListQuery p50 ${steps.listQuery.p50.toFixed(2)} ms; local HS256 verification of the access token (jose) ${steps.localJwtVerifyUs.toFixed(0)} µs`,
+          `notesListQuery p50 ${steps.listQuery.p50.toFixed(2)} ms; local ES256 verification of the access token (jose, JWKS) ${steps.localJwtVerifyUs.toFixed(0)} µs`,
       );
       console.log('\nwhere the time goes (tRPC − REST):');
       for (const x of summary) {
@@ -665,7 +669,7 @@ async function main(): Promise<void> {
         console.log(
           '\nproposal (apps/web/src/server/trpc.ts + lib/supabase/server.ts; not done here): (1) take the AAL from the user auth.getUser() already returned ' +
             "(its verified factors + the token's aal claim) instead of getAuthenticatorAssuranceLevel(token): one round trip less, no change in what is checked; " +
-            `(2) verify the access token locally (HS256 with the server-only JWT secret, as issue 5 allows; ${steps.localJwtVerifyUs.toFixed(0)} µs) and take sub/aal ` +
+            `(2) verify the access token locally (ES256 with the published JWKS, as getClaims() does; ${steps.localJwtVerifyUs.toFixed(0)} µs) and take sub/aal ` +
             'from its claims: no round trip for an aal2 session; an aal1 session must still learn whether the user has a verified factor (one getUser as in (1), ' +
             'or that fact cached per user for a short time), and the restrictive AAL2 RLS policy keeps guarding the rows whatever the app decides. ' +
             'Trade-off of (2): a signed-out or deleted user keeps access until the token expires. (3) The rest is the server\'s own work (see above).',

@@ -9,6 +9,8 @@ import type { ResolvedConfig } from '../src/config.ts';
 import { formatStatus, newMigration, resetDatabase, statusOf } from '../src/commands.ts';
 import { generateTypescript, generateTypescriptFromMigrations } from '../src/gen/index.ts';
 import { openPg } from '../src/db/pg.ts';
+import { SIGNING_ALGS, generateSigningKey, loadOrCreateKeyFile, rotateKeys, writeKeyFile } from '../src/auth/keys.ts';
+import type { SigningAlg } from '../src/auth/keys.ts';
 
 const HELP = `Usage: localbase <command> [options]
 
@@ -18,6 +20,13 @@ Commands (the Supabase CLI's names):
   db reset                      drop all data and schemas, re-run the migrations and the seed; a server running
                                 on the data folder (found at --port) resets its own database
   migration new <name>          create <migrations-dir>/<YYYYMMDDHHMMSS>_<name>.sql (UTC) and print its path
+  gen signing-key               print a new private JWK (ES256) for a signing keys file
+      [--algorithm ES256|RS256] [--append]
+                                --append: add it to the --signing-keys-path file as the standby key (replacing
+                                the standby of that algorithm)
+  keys rotate [--algorithm A]   rotate the signing keys file: the standby key signs from the next start, the
+                                current one stays published for verification until tokens signed with it expire,
+                                a new standby is made (restart the server to use it)
   gen types typescript          print the database's TypeScript types (Database, Tables<…>, Enums<…>, Constants)
       [--schema S]…             schemas to describe, repeatable or comma-separated, default public
       [--db-url U]              read a live PostgreSQL database as it is; without it the migrations are applied to
@@ -38,7 +47,12 @@ Options (environment variable in brackets; each command reads the ones it needs)
   --enable-confirmations        require email confirmation on sign-up [LOCALBASE_ENABLE_CONFIRMATIONS=1]
   --disable-signup              no new users from sign-up or OTP; admin create/invite still work [LOCALBASE_DISABLE_SIGNUP=1]
   --enable-manual-linking       users may unlink identities (DELETE /user/identities/{id}) [LOCALBASE_ENABLE_MANUAL_LINKING=1]
-  --jwt-secret S                [LOCALBASE_JWT_SECRET]
+  --jwt-secret S                the legacy HS256 secret: tokens signed with it (the anon / service_role keys)
+                                still verify [LOCALBASE_JWT_SECRET]
+  --signing-keys-path F         JWK set file of the access-token signing keys (ES256, RS256 or HS256; the Supabase
+                                CLI's signing_keys_path), created with an ES256 key and a standby when missing;
+                                default <data-dir>.signing_keys.json, with --memory a fresh set per start
+                                [LOCALBASE_SIGNING_KEYS_PATH]
   --anon-key K                  [LOCALBASE_ANON_KEY]
   --service-role-key K          [LOCALBASE_SERVICE_ROLE_KEY]
   --jwt-expiry SECONDS          default 3600 [LOCALBASE_JWT_EXPIRY]
@@ -109,6 +123,33 @@ async function runCommand(words: string[], cfg: ResolvedConfig, v: Record<string
     console.log(`Created new migration at ${path.relative(process.cwd(), file) || file}`);
     return;
   }
+  if ((command === 'gen' && sub === 'signing-key') || (command === 'keys' && sub === 'rotate')) {
+    const algorithm = (v.algorithm as string | undefined) ?? undefined;
+    if (algorithm !== undefined && !SIGNING_ALGS.includes(algorithm)) fail('--algorithm must be ES256 or RS256');
+    const alg = algorithm as SigningAlg | undefined;
+    const file = cfg.signingKeysPath;
+    if (command === 'gen') {
+      const key = await generateSigningKey(alg ?? 'ES256', v.append ? ['verify'] : ['sign', 'verify']);
+      if (!v.append) {
+        process.stdout.write(JSON.stringify(key, null, 2) + '\n');
+        return;
+      }
+      if (!file) fail('gen signing-key --append: no signing keys file (--signing-keys-path, or a data folder)');
+      const keys = await loadOrCreateKeyFile(file);
+      // The new key replaces the standby of its algorithm (never used to sign, so no token needs the old one).
+      const kept = keys.filter((k) => !(k.localbase_state === 'standby' && k.alg === key.alg));
+      writeKeyFile(file, [...kept, { ...key, localbase_state: 'standby' }]);
+      console.log(`Added standby key ${key.kid} (${key.alg}) to ${file}; restart the server to publish it.`);
+      return;
+    }
+    if (!file) fail('keys rotate: no signing keys file (--signing-keys-path, or a data folder rather than --memory)');
+    const r = await rotateKeys(await loadOrCreateKeyFile(file), { maxTokenAge: cfg.jwtExpiry, alg });
+    writeKeyFile(file, r.keys);
+    console.log(`Rotated ${file}: ${r.current.kid} (${r.current.alg}) signs from the next start` +
+      (r.retired ? `; ${r.retired.kid} stays for verification until tokens signed with it expire` : '') +
+      (r.dropped.length ? `; dropped expired key(s) ${r.dropped.join(', ')}` : '') + '. Restart the server.');
+    return;
+  }
   if (command === 'gen' && sub === 'types') {
     const language = arg ?? (v.lang as string | undefined) ?? lang;
     if (language !== 'typescript') fail(`gen types: only "typescript" is supported (got "${language ?? ''}")`);
@@ -175,6 +216,9 @@ async function main(): Promise<void> {
         'disable-signup': { type: 'boolean' },
         'enable-manual-linking': { type: 'boolean' },
         'jwt-secret': { type: 'string' },
+        'signing-keys-path': { type: 'string' },
+        algorithm: { type: 'string' },
+        append: { type: 'boolean' },
         'anon-key': { type: 'string' },
         'service-role-key': { type: 'string' },
         'jwt-expiry': { type: 'string' },
@@ -235,6 +279,7 @@ async function main(): Promise<void> {
     disableSignup: v['disable-signup'] ?? flag(env.LOCALBASE_DISABLE_SIGNUP),
     enableManualLinking: v['enable-manual-linking'] ?? flag(env.LOCALBASE_ENABLE_MANUAL_LINKING),
     jwtSecret: v['jwt-secret'] ?? env.LOCALBASE_JWT_SECRET,
+    signingKeysPath: v['signing-keys-path'] ?? env.LOCALBASE_SIGNING_KEYS_PATH,
     anonKey: v['anon-key'] ?? env.LOCALBASE_ANON_KEY,
     serviceRoleKey: v['service-role-key'] ?? env.LOCALBASE_SERVICE_ROLE_KEY,
     jwtExpiry: num('--jwt-expiry', v['jwt-expiry'] ?? env.LOCALBASE_JWT_EXPIRY),
@@ -311,6 +356,7 @@ localbase started (ready in ${(t.totalMs / 1000).toFixed(2)} s).
    Data location: ${lb.dataLocation}
    Query timeout: ${lb.statementTimeout}
       JWT secret: ${lb.jwtSecret}
+    Signing keys: ${lb.signingKeysPath ?? '(generated for this run: --memory)'}
         anon key: ${lb.anonKey}
 service_role key: ${lb.serviceRoleKey}
 `);

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { StoredJwk } from './auth/keys.ts';
 
 /** Supabase CLI's public local-development values (protocol reference §E). */
 export const DEFAULT_JWT_SECRET = 'super-secret-jwt-token-with-at-least-32-characters-long';
@@ -65,6 +66,13 @@ export interface ResolvedConfig {
   seedFile: string;
   quiet: boolean;
   jwtSecret: string;
+  /**
+   * The JWK set file of the signing keys (the Supabase CLI's signing_keys_path), created with an ES256 key and a
+   * standby on first start; undefined with --memory (a fresh set per start) unless given.
+   */
+  signingKeysPath?: string;
+  /** The signing keys (private parts included), loaded at start; tests may pass them. */
+  signingKeys?: StoredJwk[];
   anonKey: string;
   serviceRoleKey: string;
   jwtExpiry: number;

@@ -26,6 +26,8 @@ import { dropAllSchemas, rebuild } from './db/reset.ts';
 import { AuthService } from './auth/service.ts';
 import { defaultPasswordHashConcurrency } from './auth/password.ts';
 import { JwtKeys } from './auth/tokens.ts';
+import { generateKeySet, loadOrCreateKeyFile } from './auth/keys.ts';
+import type { StoredJwk } from './auth/keys.ts';
 import { createApp, knownApiKeys } from './http/app.ts';
 import { createUserFastPath } from './http/fastpath.ts';
 import { drainAfterAnswer, installClientErrorHandler } from './http/connection.ts';
@@ -56,6 +58,10 @@ export interface LocalbaseOptions {
   seedFile?: string;
   quiet?: boolean;
   jwtSecret?: string;
+  /** JWK set file of the signing keys (default: <data-dir>.signing_keys.json, none with memory). */
+  signingKeysPath?: string;
+  /** The signing keys themselves (instead of a file). */
+  signingKeys?: StoredJwk[];
   anonKey?: string;
   serviceRoleKey?: string;
   jwtExpiry?: number;
@@ -110,6 +116,8 @@ export interface Localbase {
   anonKey: string;
   serviceRoleKey: string;
   jwtSecret: string;
+  /** The signing keys' file (undefined: generated in memory for this run). */
+  signingKeysPath: string | undefined;
   mailboxUrl: string;
   dataLocation: string;
   /** How the /rest/v1 statement timeout is enforced, for the banner (e.g. "8000 ms (PGlite in a worker thread …)"). */
@@ -143,6 +151,8 @@ export function resolveConfig(opts: LocalbaseOptions = {}): ResolvedConfig {
     seedFile: path.resolve(opts.seedFile ?? path.join(repoRoot, 'supabase', 'seed.sql')),
     quiet: opts.quiet ?? false,
     jwtSecret: opts.jwtSecret ?? DEFAULT_JWT_SECRET,
+    signingKeysPath: defaultSigningKeysPath(opts),
+    signingKeys: opts.signingKeys,
     anonKey: opts.anonKey ?? DEFAULT_ANON_KEY,
     serviceRoleKey: opts.serviceRoleKey ?? DEFAULT_SERVICE_ROLE_KEY,
     jwtExpiry: opts.jwtExpiry ?? 3600,
@@ -256,12 +266,21 @@ export const MAX_HEADER_BYTES = 64 * 1024;
 /** How long an idle keep-alive connection stays open, in ms. */
 export const KEEP_ALIVE_TIMEOUT_MS = 65_000;
 
+/** Where the signing keys are kept: the given file, else beside the data folder (never inside it: db reset empties it). */
+function defaultSigningKeysPath(opts: LocalbaseOptions): string | undefined {
+  if (opts.signingKeysPath) return path.resolve(opts.signingKeysPath);
+  if (opts.signingKeys || opts.memory) return undefined;
+  return path.resolve(opts.dataDir ?? path.join(findRepoRoot(), '.localbase', 'data')) + '.signing_keys.json';
+}
+
 export async function startLocalbase(opts: LocalbaseOptions = {}): Promise<Localbase> {
   const t0 = performance.now();
   const cfg = resolveConfig(opts);
   const log = (m: string) => {
     if (!cfg.quiet) console.log(`[localbase] ${m}`);
   };
+  // A key file that cannot be read stops the start before anything else.
+  cfg.signingKeys ??= cfg.signingKeysPath ? await loadOrCreateKeyFile(cfg.signingKeysPath) : await generateKeySet('ES256');
   const opened = await openDatabase(cfg, log);
   const { db, lock } = opened;
   const t1 = performance.now();
@@ -270,7 +289,7 @@ export async function startLocalbase(opts: LocalbaseOptions = {}): Promise<Local
     await bootstrap(db, opened.fromTemplate);
     await runMigrations(db, { migrationsDir: cfg.migrationsDir, seedFile: cfg.seedFile, log });
     // /rest/v1: the envelope function and the schema cache, read after the migrations.
-    const jwt = new JwtKeys(cfg.jwtSecret);
+    const jwt = new JwtKeys(cfg.jwtSecret, cfg.signingKeys);
     const rest = await createRestService({
       db,
       schemas: cfg.restSchemas,
@@ -334,6 +353,7 @@ export async function startLocalbase(opts: LocalbaseOptions = {}): Promise<Local
       anonKey: cfg.anonKey,
       serviceRoleKey: cfg.serviceRoleKey,
       jwtSecret: cfg.jwtSecret,
+      signingKeysPath: cfg.signingKeysPath,
       mailboxUrl: `${url}/mailbox`,
       dataLocation: opened.location,
       statementTimeout: describeTimeout(cfg),

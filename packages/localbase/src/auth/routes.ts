@@ -178,7 +178,7 @@ export function authRoutes(svc: AuthService): Hono {
     }),
   );
 
-  app.get('/.well-known/jwks.json', (c) => c.json({ keys: [] }));
+  app.get('/.well-known/jwks.json', async (c) => c.json(await svc.keys.publicJwks()));
 
   // ---------- sign-up ----------
   app.post('/signup', async (c) => {

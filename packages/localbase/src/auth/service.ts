@@ -129,7 +129,7 @@ export class AuthService {
   constructor(db: Database, cfg: ResolvedConfig, apiUrl: string) {
     this.db = db;
     this.cfg = cfg;
-    this.keys = new JwtKeys(cfg.jwtSecret);
+    this.keys = new JwtKeys(cfg.jwtSecret, cfg.signingKeys);
     this.mailbox = new Mailbox({ quiet: cfg.quiet, smtp: cfg.smtp });
     this.apiUrl = apiUrl;
     this.issuer = `${apiUrl}/auth/v1`;

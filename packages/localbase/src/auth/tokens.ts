@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
-import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
-import type { JWTPayload } from 'jose';
+import { SignJWT, importJWK, jwtVerify, errors as joseErrors } from 'jose';
+import type { JWK, JWTHeaderParameters, JWTPayload } from 'jose';
+import { publicJwk, type StoredJwk } from './keys.ts';
 import { ApiError } from '../http/errors.ts';
 
 export interface AmrEntry {
@@ -25,25 +26,86 @@ export interface AccessTokenClaims extends JWTPayload {
   iss: string;
 }
 
+interface PreparedKeys {
+  signing: { kid: string; alg: string; key: CryptoKey | Uint8Array } | undefined;
+  /** verification keys by kid (asymmetric: public parts only) */
+  byKid: Map<string, { alg: string; key: CryptoKey | Uint8Array }>;
+  /** the public JWK set served at /auth/v1/.well-known/jwks.json */
+  jwks: { keys: JWK[] };
+}
+
+const PRIVATE_ONLY = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth'] as const;
+
+function keyMaterial(jwk: StoredJwk, forSigning: boolean): JWK {
+  const out: JWK = {};
+  for (const m of ['kty', 'crv', 'x', 'y', 'n', 'e', 'k', ...PRIVATE_ONLY] as const) {
+    if (!forSigning && (PRIVATE_ONLY as readonly string[]).includes(m)) continue;
+    if (jwk[m] !== undefined) (out as Record<string, unknown>)[m] = jwk[m];
+  }
+  return out;
+}
+
+async function prepare(jwks: StoredJwk[]): Promise<PreparedKeys> {
+  const byKid: PreparedKeys['byKid'] = new Map();
+  const published: JWK[] = [];
+  let signing: PreparedKeys['signing'];
+  for (const jwk of jwks) {
+    const alg = jwk.alg ?? (jwk.kty === 'oct' ? 'HS256' : '');
+    const kid = jwk.kid!;
+    if (!signing && jwk.key_ops?.includes('sign'))
+      signing = { kid, alg, key: (await importJWK(keyMaterial(jwk, true), alg)) as CryptoKey | Uint8Array };
+    byKid.set(kid, { alg, key: (await importJWK(keyMaterial(jwk, false), alg)) as CryptoKey | Uint8Array });
+    const pub = publicJwk(jwk);
+    if (pub) published.push(pub);
+  }
+  return { signing, byKid, jwks: { keys: published } };
+}
+
+/**
+ * Signs and verifies tokens. With a key set (src/auth/keys.ts) its "sign" key signs, with a `kid` in the header;
+ * without one (unit tests) the legacy HS256 secret signs. The legacy secret always verifies HS256 tokens without a
+ * kid (the CLI's demo anon / service_role keys, tokens of older versions), as GoTrue does.
+ */
 export class JwtKeys {
   readonly secret: Uint8Array;
-  constructor(secret: string) {
+  readonly #prepared: Promise<PreparedKeys> | undefined;
+  constructor(secret: string, jwks?: StoredJwk[]) {
     this.secret = new TextEncoder().encode(secret);
+    this.#prepared = jwks ? prepare(jwks) : undefined;
+    // surfaced on first use; keeps an unhandled rejection from killing the process before then
+    this.#prepared?.catch(() => undefined);
   }
 
-  sign(claims: Record<string, unknown>): Promise<string> {
-    return new SignJWT(claims as JWTPayload).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).sign(this.secret);
+  /** The public keys (asymmetric only, never private parts). */
+  async publicJwks(): Promise<{ keys: JWK[] }> {
+    return this.#prepared ? (await this.#prepared).jwks : { keys: [] };
   }
+
+  async sign(claims: Record<string, unknown>): Promise<string> {
+    const s = this.#prepared ? (await this.#prepared).signing : undefined;
+    if (!s) return new SignJWT(claims as JWTPayload).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).sign(this.secret);
+    return new SignJWT(claims as JWTPayload).setProtectedHeader({ alg: s.alg, kid: s.kid, typ: 'JWT' }).sign(s.key);
+  }
+
+  #keyFor = async (header: JWTHeaderParameters): Promise<CryptoKey | Uint8Array> => {
+    const set = this.#prepared ? await this.#prepared : undefined;
+    // As GoTrue's FindPublicKeyByKid: a kid must name a key of the set; no kid = the legacy HS256 secret.
+    if (header.kid !== undefined) {
+      const k = set?.byKid.get(header.kid);
+      if (k && k.alg === header.alg) return k.key;
+    } else if (header.alg === 'HS256') return this.secret;
+    throw new joseErrors.JWSSignatureVerificationFailed('no key for this token');
+  };
 
   /**
-   * Verifies an HS256 token signed with our secret; anything else (alg none, other keys, expired) throws bad_jwt.
+   * Verifies a token signed by a key of the set (by kid) or an HS256 token signed with the legacy secret; anything else (alg none, other keys, expired) throws bad_jwt.
    * `requireExp`: a token without a numeric `exp` is refused too (user access tokens must expire; API keys may
    * omit it — docs/decisions/018-tokens-without-exp.md).
    */
   async verify(token: string, opts: { requireExp?: boolean } = {}): Promise<JWTPayload> {
     try {
-      const { payload } = await jwtVerify(token, this.secret, {
-        algorithms: ['HS256'],
+      const { payload } = await jwtVerify(token, this.#keyFor, {
+        algorithms: ['HS256', 'ES256', 'RS256'],
         requiredClaims: opts.requireExp ? ['exp'] : undefined,
       });
       return payload;

@@ -143,7 +143,7 @@ export function createApp(cfg: ResolvedConfig, auth: AuthService, rest?: RestSer
     if (!key) throw new ApiError(401, 'no_api_key', 'No API key found in request');
     let role = keys.get(key);
     if (!role) {
-      // Any HS256 key signed with our secret for anon/service_role is accepted too (custom keys).
+      // Any JWT signed with the legacy secret or a signing key for anon/service_role is accepted too (custom keys).
       try {
         const payload = await auth.keys.verify(key);
         if (payload.role === 'anon' || payload.role === 'service_role') role = payload.role;

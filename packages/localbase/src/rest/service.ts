@@ -24,7 +24,7 @@ export interface RestServiceOptions {
    * thread; PGlite on the main thread cannot cancel (see README).
    */
   statementTimeoutMs: number;
-  /** Verifies an HS256 token signed with the project's secret; throws on anything else. */
+  /** Verifies a token signed by a signing key (by kid) or, HS256, the legacy JWT secret; throws on anything else. */
   verifyJwt: (token: string) => Promise<Record<string, unknown>>;
 }
 
