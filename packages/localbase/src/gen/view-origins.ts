@@ -4,6 +4,7 @@
  * `:resorigtbl <oid> :resorigcol <attnum>` (PostgreSQL records the origin of such columns when it parses the view).
  * The generator uses this to repeat foreign keys through views, as PostgREST and the Supabase CLI do.
  */
+import { viewColumnOrigins as restViewColumnOrigins } from '../rest/view-columns.ts';
 
 export interface ViewColumnOrigin {
   /** attnum of the view column */
@@ -14,74 +15,12 @@ export interface ViewColumnOrigin {
   column: number;
 }
 
-/** Index just past the bracket that closes the one opening at `start`, skipping backslash-escaped characters. */
-function closing(text: string, start: number): number {
-  let depth = 0;
-  for (let i = start; i < text.length; i++) {
-    const c = text[i];
-    if (c === '\\') {
-      i++;
-      continue;
-    }
-    if (c === '(' || c === '{') depth++;
-    else if (c === ')' || c === '}') {
-      depth--;
-      if (depth === 0) return i + 1;
-    }
-  }
-  return text.length;
-}
-
-/** The text of `node` with every nested node or list removed, so only its own fields remain. */
-function ownFields(node: string): string {
-  let out = '';
-  for (let i = 1; i < node.length - 1; i++) {
-    const c = node[i];
-    if (c === '\\') {
-      out += node.slice(i, i + 2);
-      i++;
-    } else if (c === '(' || c === '{') i = closing(node, i) - 1;
-    else out += c;
-  }
-  return out;
-}
-
-/** The origins of the columns of the view whose `_RETURN` rule is `evAction` (an empty list when unreadable). */
+/**
+ * The origins of the columns of the view whose `_RETURN` rule is `evAction` (an empty list when unreadable): the
+ * node-tree reader of the REST schema cache (rest/view-columns.ts), in the generator's terms.
+ */
 export function viewColumnOrigins(evAction: string): ViewColumnOrigin[] {
-  const queryStart = evAction.indexOf('{QUERY');
-  if (queryStart < 0) return [];
-  const query = evAction.slice(queryStart, closing(evAction, queryStart));
-  // Find the query's own :targetList (nested queries' lists sit inside brackets at deeper levels).
-  let depth = 0;
-  let listStart = -1;
-  for (let i = 0; i < query.length; i++) {
-    const c = query[i];
-    if (c === '\\') {
-      i++;
-      continue;
-    }
-    if (c === '(' || c === '{') depth++;
-    else if (c === ')' || c === '}') depth--;
-    else if (depth === 1 && query.startsWith(':targetList ', i)) {
-      const open = query.indexOf('(', i);
-      if (open >= 0 && query.slice(i + ':targetList '.length, open).trim() === '') listStart = open;
-      break;
-    }
-  }
-  if (listStart < 0) return [];
-  const list = query.slice(listStart, closing(query, listStart));
-  const origins: ViewColumnOrigin[] = [];
-  for (let i = 1; i < list.length - 1; i++) {
-    if (list[i] !== '{') continue;
-    const end = closing(list, i);
-    const fields = ownFields(list.slice(i, end));
-    i = end - 1;
-    const num = (name: string) => Number(new RegExp(`:${name} (-?\\d+)`).exec(fields)?.[1] ?? 0);
-    if (/:resjunk true/.test(fields)) continue;
-    const origin = { resno: num('resno'), table: num('resorigtbl'), column: num('resorigcol') };
-    if (origin.resno > 0 && origin.table > 0 && origin.column > 0) origins.push(origin);
-  }
-  return origins;
+  return restViewColumnOrigins(evAction).map((o) => ({ resno: o.position, table: Number(o.relation), column: o.column }));
 }
 
 export interface Relationship {
