@@ -25,6 +25,7 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const proc of running) await stopCli(proc, 'SIGKILL');
   await rm(dataDir, { recursive: true, force: true });
+  await rm(`${dataDir}.signing_keys.json`, { force: true }); // the key file kept beside the folder (ADR 029)
 });
 
 async function start(): Promise<CliProcess> {

@@ -20,6 +20,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await rm(dataDir, { recursive: true, force: true });
+  await rm(`${dataDir}.signing_keys.json`, { force: true }); // the key file kept beside the folder (ADR 029)
 });
 
 function open(migrationsDir: string) {

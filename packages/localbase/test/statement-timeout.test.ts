@@ -106,6 +106,7 @@ describe.skipIf(testDatabaseUrl)('PGlite worker (file-backed data folder)', () =
   afterAll(async () => {
     await lb?.stop();
     fs.rmSync(dataDir, { recursive: true, force: true });
+    fs.rmSync(`${dataDir}.signing_keys.json`, { force: true }); // the key file kept beside the folder (ADR 029)
   });
 
   it('committed data survives the cancel and a restart of the server on the same folder', async () => {
