@@ -90,7 +90,7 @@ describe('create', () => {
 
     const byMethod = await admin.oauth.createClient({
       client_name: 'SPA',
-      redirect_uris: ['http://127.0.0.1:5173/'],
+      redirect_uris: ['http://127.0.0.1:5173/', 'http://[::1]:8080/cb', 'com.example.app://oauth/cb'],
       token_endpoint_auth_method: 'none',
       grant_types: ['authorization_code'],
     });
@@ -126,6 +126,7 @@ describe('create', () => {
     ],
     [{ redirect_uris: ['http://example.com/cb'] }, "400: invalid redirect_uri 'http://example.com/cb': HTTP scheme only allowed for localhost"],
     [{ redirect_uris: ['example.com/cb'] }, "400: invalid redirect_uri 'example.com/cb': must have scheme and host"],
+    [{ redirect_uris: ['com.example.app:/oauth'] }, "400: invalid redirect_uri 'com.example.app:/oauth': must have scheme and host"],
     [{ redirect_uris: ['https://x.example/cb#top'] }, "400: invalid redirect_uri 'https://x.example/cb#top': fragment not allowed in redirect URI"],
     [
       { redirect_uris: ['javascript://x.example/%0aalert(1)'] },
@@ -133,6 +134,9 @@ describe('create', () => {
     ],
     [{ redirect_uris: ['https://x.example:port/cb'] }, "400: invalid redirect_uri 'https://x.example:port/cb': invalid URL format"],
     [{ redirect_uris: [''] }, "400: invalid redirect_uri '': redirect URI cannot be empty"],
+    [{ redirect_uris: ['https://x.example/c\nb'] }, "400: invalid redirect_uri 'https://x.example/c\nb': invalid URL format"],
+    [{ redirect_uris: ['https://x.example/%zz'] }, "400: invalid redirect_uri 'https://x.example/%zz': invalid URL format"],
+    [{ redirect_uris: ['HTTP://evil.example/cb'] }, "400: invalid redirect_uri 'HTTP://evil.example/cb': HTTP scheme only allowed for localhost"],
     [
       { redirect_uris: ['https://x.example/cb'], grant_types: ['client_credentials'] },
       "400: grant_types must only contain 'authorization_code' and/or 'refresh_token'",

@@ -80,7 +80,10 @@ function goHost(authority: string): { host: string; hostname: string } {
 /** url.Parse (viaRequest = false) or url.ParseRequestURI (viaRequest = true, no fragment split). */
 function goParse(raw: string, viaRequest: boolean): GoUrl {
   // ASCII control characters are refused anywhere.
-  if (/[\u0000-\u001f\u007f]/.test(raw)) throw new GoUrlError('invalid control character in URL');
+  for (let i = 0; i < raw.length; i++) {
+    const code = raw.charCodeAt(i);
+    if (code < 0x20 || code === 0x7f) throw new GoUrlError('invalid control character in URL');
+  }
   let rest = raw;
   let fragment = '';
   if (!viaRequest) {
