@@ -47,6 +47,8 @@ Options (environment variable in brackets; each command reads the ones it needs)
   --enable-confirmations        require email confirmation on sign-up [LOCALBASE_ENABLE_CONFIRMATIONS=1]
   --disable-signup              no new users from sign-up or OTP; admin create/invite still work [LOCALBASE_DISABLE_SIGNUP=1]
   --enable-manual-linking       users may unlink identities (DELETE /user/identities/{id}) [LOCALBASE_ENABLE_MANUAL_LINKING=1]
+  --enable-oauth-server         the OAuth 2.1 server's client admin API (/auth/v1/admin/oauth/clients); off by default
+                                as in GoTrue: 404 feature_disabled [LOCALBASE_ENABLE_OAUTH_SERVER=1]
   --jwt-secret S                the legacy HS256 secret: tokens signed with it (the anon / service_role keys)
                                 still verify [LOCALBASE_JWT_SECRET]
   --signing-keys-path F         JWK set file of the access-token signing keys (ES256, RS256 or HS256; the Supabase
@@ -215,6 +217,7 @@ async function main(): Promise<void> {
         'enable-confirmations': { type: 'boolean' },
         'disable-signup': { type: 'boolean' },
         'enable-manual-linking': { type: 'boolean' },
+        'enable-oauth-server': { type: 'boolean' },
         'jwt-secret': { type: 'string' },
         'signing-keys-path': { type: 'string' },
         algorithm: { type: 'string' },
@@ -278,6 +281,7 @@ async function main(): Promise<void> {
     enableConfirmations: v['enable-confirmations'] ?? flag(env.LOCALBASE_ENABLE_CONFIRMATIONS),
     disableSignup: v['disable-signup'] ?? flag(env.LOCALBASE_DISABLE_SIGNUP),
     enableManualLinking: v['enable-manual-linking'] ?? flag(env.LOCALBASE_ENABLE_MANUAL_LINKING),
+    enableOAuthServer: v['enable-oauth-server'] ?? flag(env.LOCALBASE_ENABLE_OAUTH_SERVER),
     jwtSecret: v['jwt-secret'] ?? env.LOCALBASE_JWT_SECRET,
     signingKeysPath: v['signing-keys-path'] ?? env.LOCALBASE_SIGNING_KEYS_PATH,
     anonKey: v['anon-key'] ?? env.LOCALBASE_ANON_KEY,

@@ -82,6 +82,8 @@ export interface ResolvedConfig {
   disableSignup: boolean;
   /** GOTRUE_SECURITY_MANUAL_LINKING_ENABLED: identities may be linked and unlinked by the user. */
   enableManualLinking: boolean;
+  /** GOTRUE_OAUTH_SERVER_ENABLED: the OAuth 2.1 server's admin API (/admin/oauth/clients) answers; off by default. */
+  enableOAuthServer: boolean;
   siteUrl: string;
   additionalRedirectUrls: string[];
   rateLimits: RateLimits;

@@ -71,6 +71,11 @@ export interface LocalbaseOptions {
   disableSignup?: boolean;
   /** Let users unlink identities (DELETE /user/identities/{id}), as GOTRUE_SECURITY_MANUAL_LINKING_ENABLED. */
   enableManualLinking?: boolean;
+  /**
+   * The OAuth 2.1 server's client management (/auth/v1/admin/oauth/clients), as GOTRUE_OAUTH_SERVER_ENABLED; off by
+   * default (GoTrue's and the Supabase CLI's default), answering 404 feature_disabled. Decision 035.
+   */
+  enableOAuthServer?: boolean;
   siteUrl?: string;
   additionalRedirectUrls?: string[];
   rateLimits?: Partial<RateLimits>;
@@ -161,6 +166,7 @@ export function resolveConfig(opts: LocalbaseOptions = {}): ResolvedConfig {
     enableConfirmations: opts.enableConfirmations ?? false,
     disableSignup: opts.disableSignup ?? false,
     enableManualLinking: opts.enableManualLinking ?? false,
+    enableOAuthServer: opts.enableOAuthServer ?? false,
     siteUrl: opts.siteUrl ?? 'http://127.0.0.1:3000',
     additionalRedirectUrls: opts.additionalRedirectUrls ?? [],
     rateLimits: { ...DEFAULT_RATE_LIMITS, ...(opts.rateLimits ?? {}) },

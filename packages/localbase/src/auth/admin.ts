@@ -7,6 +7,7 @@ import { checkPassword, validateEmail } from './service.ts';
 import type { AuthService, OtpTokenType } from './service.ts';
 import { newOtp, tokenHash, UUID_RE } from './tokens.ts';
 import type { Queryable } from '../db/types.ts';
+import { oauthClientRoutes } from './oauth-clients.ts';
 
 /** Parses a GoTrue ban_duration ("24h", "1h30m", "none") into seconds; null = unban. */
 export function parseBanDuration(v: string): number | null {
@@ -51,6 +52,8 @@ export function adminRoutes(svc: AuthService): Hono {
   app.use('/users', admin);
   app.use('/users/:id', admin);
   app.use('/generate_link', admin);
+  // The OAuth 2.1 server's clients (admin check and feature switch inside, in GoTrue's order).
+  app.route('/oauth/clients', oauthClientRoutes(svc));
 
   async function applyUserAttributes(q: Queryable, userId: string, body: Body): Promise<void> {
     const password = optString(body, 'password');

@@ -11,6 +11,7 @@ import type { OtpTokenType, TokenResponse } from './service.ts';
 import type { Attempt } from './attempts.ts';
 import { mfaRoutes } from './mfa.ts';
 import { adminRoutes } from './admin.ts';
+import { oauthServerRoutes } from './oauth-clients.ts';
 import { UUID_RE } from './tokens.ts';
 import { clientIp, useClientAddresses } from '../http/ip.ts';
 
@@ -788,6 +789,7 @@ export function authRoutes(svc: AuthService): Hono {
 
   app.route('/factors', mfaRoutes(svc));
   app.route('/admin', adminRoutes(svc));
+  app.route('/', oauthServerRoutes(svc));
 
   app.post('/invite', async (c) => {
     await svc.requireAdmin(c.req.header('authorization'));

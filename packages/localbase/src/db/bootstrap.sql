@@ -266,3 +266,45 @@ create table if not exists auth.flow_state (
 );
 create index if not exists flow_state_auth_code_idx on auth.flow_state (auth_code);
 create index if not exists flow_state_user_id_idx on auth.flow_state (user_id, authentication_method, created_at desc);
+
+-- The OAuth 2.1 server's clients, as GoTrue's auth.oauth_clients after its migrations up to 20260121000000 (id is
+-- the public client_id; redirect_uris and grant_types comma-joined; a confidential client's secret as
+-- base64url(SHA-256), a public client has none; deleted clients keep their row with deleted_at). Decision 035.
+do $$
+begin
+  create type auth.oauth_registration_type as enum ('dynamic', 'manual');
+exception when duplicate_object then
+  null;
+end
+$$;
+do $$
+begin
+  create type auth.oauth_client_type as enum ('public', 'confidential');
+exception when duplicate_object then
+  null;
+end
+$$;
+create table if not exists auth.oauth_clients (
+  id uuid not null,
+  client_secret_hash text null,
+  registration_type auth.oauth_registration_type not null,
+  redirect_uris text not null,
+  grant_types text not null,
+  client_name text null,
+  client_uri text null,
+  logo_uri text null,
+  created_at timestamptz not null default now(),
+  updated_at timestamptz not null default now(),
+  deleted_at timestamptz null,
+  client_type auth.oauth_client_type not null default 'confidential',
+  token_endpoint_auth_method text not null
+    check (token_endpoint_auth_method in ('client_secret_basic', 'client_secret_post', 'none')),
+  constraint oauth_clients_pkey primary key (id),
+  constraint oauth_clients_client_name_length check (char_length(client_name) <= 1024),
+  constraint oauth_clients_client_uri_length check (char_length(client_uri) <= 2048),
+  constraint oauth_clients_logo_uri_length check (char_length(logo_uri) <= 2048)
+);
+create index if not exists oauth_clients_deleted_at_idx on auth.oauth_clients (deleted_at);
+-- Never readable through the API roles' grants (service_role bypasses RLS, as it does on every auth table).
+alter table auth.oauth_clients enable row level security;
+grant all on auth.oauth_clients to service_role;
