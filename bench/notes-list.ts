@@ -30,7 +30,9 @@
 // /auth/v1/user and /rest/v1 calls, createContext and the handler, which gives where the time goes (medians); it also
 // times the steps alone (c = 1) and a local ES256 verification of the token against the JWKS (jose), for the proposal.
 // --show-requests logs the recorded requests and the cookie.
-// Target: (b) p50 ≤ 1.3 × (a) p50 in both phases. Exit code 1 when missed.
+// Target (issue 12): at concurrency 1, (b) p50 ≤ 1.1 × (a) p50 over all inputs and ≤ 1.3 × on page 1 (the cheapest
+// REST call, where the server's fixed cost weighs most); at concurrency --connections, (b) p50 ≤ 1.3 × (a) p50.
+// Exit code 1 when missed.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { Agent, createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -55,7 +57,12 @@ const NOTES = Number(argValue('--notes') ?? 10_000);
 const ROUNDS = Number(argValue('--rounds') ?? 5);
 const CONNECTIONS = Number(argValue('--connections') ?? 10);
 const asJson = args.includes('--json');
-const TARGET = 1.3;
+/** (b)/(a) p50 at concurrency 1, over all inputs */
+const TARGET_C1 = 1.1;
+/** (b)/(a) p50 on page 1 at concurrency 1 */
+const TARGET_PAGE1 = 1.3;
+/** (b)/(a) p50 at concurrency --connections */
+const TARGET_LOAD = 1.3;
 const SLICE_S = 0.5;
 const PAGE_SIZE = 20;
 const SORTS = ['updated_at', 'created_at', 'title'] as const;
@@ -208,7 +215,7 @@ async function serveTrpc(): Promise<void> {
 
   const { appRouter } = await load<{ appRouter: AnyRouter }>(join(WEB, 'src/server/root.ts'));
   const { createContext } = await load<{ createContext(o: { req: IncomingMessage; res: ServerResponse }): { supabase: unknown } }>(join(WEB, 'src/server/trpc.ts'));
-  const { needsSecondFactorFor } = await load<{ needsSecondFactorFor(s: unknown, user: unknown): Promise<boolean> }>(join(WEB, 'src/lib/supabase/server.ts'));
+  const { verifySession } = await load<{ verifySession(s: unknown): Promise<{ verifiedBy: string; needsSecondFactor: boolean } | null> }>(join(WEB, 'src/lib/supabase/server.ts'));
   const { notesListQuery } = await load<{ notesListQuery(s: unknown, input: unknown): PromiseLike<{ error: unknown; count: number | null }> }>(join(WEB, 'src/server/routers/notes.ts'));
 
   const handler = createHTTPHandler({ router: appRouter, basePath: '/api/trpc/', createContext: ({ req, res }) => {
@@ -275,12 +282,9 @@ async function serveTrpc(): Promise<void> {
         const r = await (ctxOf().supabase as Auth).auth.getUser();
         if (r.error) throw new Error('getUser failed');
       }),
-      aalCheck: await time(200, async () => {
-        const supabase = ctxOf().supabase as Auth & Sessioned;
-        const { data } = await supabase.auth.getUser();
-        const started = performance.now();
-        if (await needsSecondFactorFor(supabase, data.user)) throw new Error('unexpected aal2 requirement');
-        return performance.now() - started;
+      verifySession: await time(200, async () => {
+        const v = await verifySession(ctxOf().supabase);
+        if (!v || v.needsSecondFactor) throw new Error('verifySession failed');
       }),
       listQuery: await time(200, async (i) => {
         const r = await notesListQuery(ctxOf().supabase, INPUTS[i % INPUTS.length]); // complete inputs: as zod outputs them
@@ -577,7 +581,7 @@ async function main(): Promise<void> {
       steps: {
         contextUs: number;
         getUser: { p50: number; p99: number; mean: number };
-        aalCheck: { p50: number; p99: number; mean: number };
+        verifySession: { p50: number; p99: number; mean: number };
         listQuery: { p50: number; p99: number; mean: number };
         localJwtVerifyUs: number;
       };
@@ -613,11 +617,15 @@ async function main(): Promise<void> {
           p.concurrency === 1
             ? { oneUserCallLessRatio: (b.p50 - srv.userMs / Math.max(1, srv.userCalls)) / a.p50, noUserCallRatio: (b.p50 - srv.userMs) / a.p50 }
             : null,
-        ok: b.p50 / a.p50 <= TARGET,
+        target: p.concurrency === 1 ? TARGET_C1 : TARGET_LOAD,
+        page1Target: p.concurrency === 1 ? TARGET_PAGE1 : null,
+        ok:
+          b.p50 / a.p50 <= (p.concurrency === 1 ? TARGET_C1 : TARGET_LOAD) &&
+          (p.concurrency !== 1 || (b.byPage[0]?.p50 ?? Infinity) / (a.byPage[0]?.p50 ?? 1) <= TARGET_PAGE1),
       };
     });
     const ok = summary.every((s) => s.ok);
-    const report = { notes: NOTES, pageSize: PAGE_SIZE, pages: PAGES, rounds: ROUNDS, target: TARGET, phases: summary, steps, ok };
+    const report = { notes: NOTES, pageSize: PAGE_SIZE, pages: PAGES, rounds: ROUNDS, targets: { concurrency1: TARGET_C1, page1: TARGET_PAGE1, load: TARGET_LOAD }, phases: summary, steps, ok };
 
     if (asJson) console.log(JSON.stringify(report, null, 2));
     else {
@@ -633,7 +641,7 @@ async function main(): Promise<void> {
               r.byPage.map((x) => x.p50.toFixed(2)).join(' / '),
           );
         console.log(
-          `(b)/(a): p50 ${s.ratioP50.toFixed(2)}×  (target ≤ ${TARGET}) ${s.ok ? 'OK' : `MISSED by ${((s.ratioP50 / TARGET - 1) * 100).toFixed(0)} %`};  p99 ${s.ratioP99.toFixed(2)}×;  time per request (1/req/s) ${s.ratioPerRequest.toFixed(2)}×;  p50 per page ${s.ratioP50ByPage.map((x) => `${x.ratio.toFixed(2)}×`).join(' / ')}`,
+          `(b)/(a): p50 ${s.ratioP50.toFixed(2)}×  (target ≤ ${s.target}${s.page1Target ? `, page 1 ≤ ${s.page1Target}` : ''}) ${s.ok ? 'OK' : 'MISSED'};  p99 ${s.ratioP99.toFixed(2)}×;  time per request (1/req/s) ${s.ratioPerRequest.toFixed(2)}×;  p50 per page ${s.ratioP50ByPage.map((x) => `${x.ratio.toFixed(2)}×`).join(' / ')}`,
         );
         console.log(
           `inside the tRPC server, per notes.list (median of each part over ${s.server.requests}): ${s.server.totalMs.toFixed(2)} ms ≈ ` +
@@ -645,7 +653,7 @@ async function main(): Promise<void> {
       }
       console.log(
         `\nsteps alone (c = 1, a fresh request context each): createContext ${steps.contextUs.toFixed(0)} µs; auth.getUser() p50 ${steps.getUser.p50.toFixed(2)} ms; ` +
-          `AAL check (needsSecondFactorFor: the verified user's factors + the token's aal claim, no round trip) p50 ${steps.aalCheck.p50.toFixed(2)} ms; ` +
+          `verifySession (protectedProcedure's check: getSession, getClaims against the cached JWKS, the AAL) p50 ${steps.verifySession.p50.toFixed(2)} ms; ` +
           `notesListQuery p50 ${steps.listQuery.p50.toFixed(2)} ms; local ES256 verification of the access token (jose, JWKS) ${steps.localJwtVerifyUs.toFixed(0)} µs`,
       );
       console.log('\nwhere the time goes (tRPC − REST):');

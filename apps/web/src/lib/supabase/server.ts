@@ -1,11 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 
 import { createServerClient, parseCookieHeader, serializeCookieHeader } from '@supabase/ssr'
-import type { SupabaseClient, User } from '@supabase/supabase-js'
+import { isAuthApiError, isAuthRetryableFetchError, type JwtPayload, type Session, type SupabaseClient, type User } from '@supabase/supabase-js'
 
 import { clientAddress } from '../client-address'
 import { backendConfig } from '../env'
-import { sessionNeedsSecondFactor } from './assurance'
 import type { AppSupabaseClient, Database } from './client-type'
 import { SESSION_COOKIE_OPTIONS } from './cookie-options'
 
@@ -89,13 +88,182 @@ export function createServerSupabase({ req, res }: RequestResponse): AppSupabase
 }
 
 /**
- * The signed-in user, verified by the auth server (`getUser()` checks the access token there), or null.
- * Never `getSession()` alone: its data comes from the cookie and anyone can write a cookie.
+ * The auth server could not be reached while verifying a session (a network failure, or its 5xx): not the same as
+ * "signed out", so a tRPC call answers SERVICE_UNAVAILABLE instead of UNAUTHORIZED.
  */
-export async function getVerifiedUser(supabase: SupabaseClient): Promise<User | null> {
-  const { data, error } = await supabase.auth.getUser()
-  if (error || !data.user) return null
-  return data.user
+export class AuthServerUnavailable extends Error {
+  override name = 'AuthServerUnavailable'
+}
+
+/** A request's session after verification (docs/decisions/031-local-session-verification.md). */
+export interface VerifiedSession {
+  /** The cookie's session with `user` replaced by `user` below (never the cookie's own copy of the user). */
+  session: Session
+  /**
+   * Who is signed in: as the auth server returned it (`verifiedBy: 'auth-server'`), or built from the verified
+   * claims alone (`'signature'`, see userFromClaims).
+   */
+  user: User
+  /** The access token's claims, verified by its signature (ES256/RS256 via the JWKS) or by the auth server. */
+  claims: JwtPayload
+  verifiedBy: 'signature' | 'auth-server'
+  /** aal1 while the user has a verified factor: protected pages and procedures stay closed until /mfa. */
+  needsSecondFactor: boolean
+}
+
+export interface VerifyOptions {
+  /**
+   * Ask the auth server (`GET /auth/v1/user`), which also checks that the token's session still exists: for the
+   * places where a session revoked elsewhere must be refused at once (the ADR lists them).
+   */
+  fresh?: boolean
+}
+
+/**
+ * Whether a user has a verified factor, learnt from the auth server (`getUser()`), per user id, for
+ * FACTORS_TTL_MS: an aal1 session then needs no round trip to know whether it must pass /mfa. Bounded in size.
+ */
+export const FACTORS_TTL_MS = 60_000
+const FACTORS_MAX = 10_000
+const knownFactors = new Map<string, { hasVerifiedFactor: boolean; until: number }>()
+
+function rememberFactors(user: User): boolean {
+  const hasVerifiedFactor = (user.factors ?? []).some((factor) => factor.status === 'verified')
+  knownFactors.delete(user.id)
+  if (knownFactors.size >= FACTORS_MAX) {
+    const oldest = knownFactors.keys().next()
+    if (!oldest.done) knownFactors.delete(oldest.value)
+  }
+  knownFactors.set(user.id, { hasVerifiedFactor, until: Date.now() + FACTORS_TTL_MS })
+  return hasVerifiedFactor
+}
+
+function cachedFactors(userId: string): boolean | undefined {
+  const hit = knownFactors.get(userId)
+  if (!hit) return undefined
+  if (hit.until > Date.now()) return hit.hasVerifiedFactor
+  knownFactors.delete(userId)
+  return undefined
+}
+
+/** Forgets what FACTORS_TTL_MS keeps (tests). */
+export function forgetKnownFactors(): void {
+  knownFactors.clear()
+}
+
+/** The header of a JWT, or null when it is not one. */
+function jwtHeader(token: string): { alg?: unknown; kid?: unknown } | null {
+  const part = token.split('.')[0]
+  if (!part) return null
+  try {
+    return JSON.parse(Buffer.from(part, 'base64url').toString('utf8')) as { alg?: unknown; kid?: unknown }
+  } catch {
+    return null
+  }
+}
+
+/** The payload of a JWT the auth server has just accepted (no signature check here). */
+function jwtPayload(token: string): JwtPayload | null {
+  const part = token.split('.')[1]
+  if (!part) return null
+  try {
+    return JSON.parse(Buffer.from(part, 'base64url').toString('utf8')) as JwtPayload
+  } catch {
+    return null
+  }
+}
+
+/**
+ * auth-js verifies locally only an asymmetric token with a `kid` (ES256/RS256 against the published JWKS); any
+ * other token (HS256 with the legacy secret) it sends to `GET /auth/v1/user` anyway, so for those we ask for the
+ * user directly: one round trip, which also brings the user's factors.
+ */
+function verifiableLocally(token: string): boolean {
+  const header = jwtHeader(token)
+  return (header?.alg === 'ES256' || header?.alg === 'RS256') && typeof header.kid === 'string' && header.kid !== ''
+}
+
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+/** GoTrue's checks of a user's access token beyond its signature: a sub, the session it belongs to, the audience. */
+function isSessionToken(claims: JwtPayload): boolean {
+  const aud = claims.aud as unknown
+  const audOk = aud === undefined || aud === 'authenticated' || (Array.isArray(aud) && aud.includes('authenticated'))
+  return typeof claims.sub === 'string' && UUID_RE.test(claims.sub) && typeof claims.session_id === 'string' && audOk
+}
+
+/**
+ * The user of a session verified by its signature, from the verified claims alone (never the cookie's copy of the
+ * user, which its holder can edit): id, email, phone, role, aud, metadata, is_anonymous. What the token does not
+ * carry stays out: no identities, no factors (such a session needs no second factor: verifySession asks the auth
+ * server for the others), and `created_at` is empty.
+ */
+export function userFromClaims(claims: JwtPayload): User {
+  return {
+    id: claims.sub,
+    aud: typeof claims.aud === 'string' ? claims.aud : 'authenticated',
+    role: claims.role,
+    email: claims.email,
+    phone: claims.phone,
+    app_metadata: claims.app_metadata ?? {},
+    user_metadata: claims.user_metadata ?? {},
+    is_anonymous: claims.is_anonymous ?? false,
+    created_at: '',
+  }
+}
+
+function retryable(error: unknown): boolean {
+  return isAuthRetryableFetchError(error) || (isAuthApiError(error) && error.status >= 500)
+}
+
+/**
+ * The request's session, verified — or null when signed out or the token is refused. `getSession()` reads the
+ * cookie and, when the access token has expired, refreshes it through the refresh token (@supabase/ssr writes the
+ * new cookies to the response). The access token is then verified:
+ * - ES256/RS256 with a `kid`: by `getClaims()`, locally with the auth server's published keys (auth-js keeps them
+ *   per storage key for every client of this process, refetches them after 10 minutes or for an unknown `kid`); no
+ *   round trip. Whether an aal1 session needs its second factor comes from the user's factors, learnt from the auth
+ *   server at most every FACTORS_TTL_MS per user; an aal2 session needs nothing more; an aal1 session that must
+ *   still pass /mfa is verified by the auth server (below).
+ * - anything else (HS256, the legacy secret), or `fresh`: by `getUser()` at the auth server, which also refuses a
+ *   session that was signed out or deleted.
+ * Throws AuthServerUnavailable when the auth server cannot be reached.
+ */
+export async function verifySession(supabase: SupabaseClient, options: VerifyOptions = {}): Promise<VerifiedSession | null> {
+  const { data: current, error: sessionError } = await supabase.auth.getSession()
+  if (sessionError && retryable(sessionError)) throw new AuthServerUnavailable(sessionError.message)
+  const cookieSession = current.session
+  if (!cookieSession) return null
+  const token = cookieSession.access_token
+
+  const fromAuthServer = async (): Promise<VerifiedSession | null> => {
+    const { data, error } = await supabase.auth.getUser()
+    if (error && retryable(error)) throw new AuthServerUnavailable(error.message)
+    if (error || !data.user) return null
+    const claims = jwtPayload(token)
+    if (!claims || claims.sub !== data.user.id) return null
+    const hasVerifiedFactor = rememberFactors(data.user)
+    return {
+      session: { ...cookieSession, user: data.user },
+      user: data.user,
+      claims,
+      verifiedBy: 'auth-server',
+      needsSecondFactor: hasVerifiedFactor && claims.aal !== 'aal2',
+    }
+  }
+  if (options.fresh || !verifiableLocally(token)) return fromAuthServer()
+
+  const { data, error } = await supabase.auth.getClaims(token)
+  if (error && retryable(error)) throw new AuthServerUnavailable(error.message)
+  if (error || !data || !isSessionToken(data.claims)) return null
+  const claims = data.claims
+  // An aal2 session has nothing to step up to. An aal1 one needs its second factor when the user has one: known
+  // for FACTORS_TTL_MS per user; when not known, or when the session must still pass /mfa (rare: between sign-in
+  // and the code), the auth server tells — which also brings the user's factors for the page.
+  const hasVerifiedFactor = claims.aal === 'aal2' ? false : cachedFactors(claims.sub)
+  if (hasVerifiedFactor !== false) return fromAuthServer()
+  const user = userFromClaims(claims)
+  return { session: { ...cookieSession, user }, user, claims, verifiedBy: 'signature', needsSecondFactor: false }
 }
 
 /**
@@ -111,15 +279,4 @@ export async function needsSecondFactor(supabase: SupabaseClient): Promise<boole
   const { data, error } = await supabase.auth.mfa.getAuthenticatorAssuranceLevel(accessToken)
   if (error || !data) return false
   return data.currentLevel === 'aal1' && data.nextLevel === 'aal2'
-}
-
-/**
- * needsSecondFactor without another round trip, for a user the auth server has just verified with `getUser()`:
- * that call checked the session's access token, so its `aal` claim can be read as is, and the verified user carries
- * its factors. Saves one /auth/v1/user call per protected page or procedure.
- */
-export async function needsSecondFactorFor(supabase: SupabaseClient, user: User): Promise<boolean> {
-  const { data } = await supabase.auth.getSession()
-  const token = data.session?.access_token
-  return token ? sessionNeedsSecondFactor(token, user) : false
 }
