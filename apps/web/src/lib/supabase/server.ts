@@ -146,9 +146,31 @@ function cachedFactors(userId: string): boolean | undefined {
   return undefined
 }
 
-/** Forgets what FACTORS_TTL_MS keeps (tests). */
-export function forgetKnownFactors(): void {
-  knownFactors.clear()
+
+/**
+ * Access tokens whose signature getClaims() has checked, with their claims, for VERIFIED_TTL_MS or until they
+ * expire if sooner: a browser sends the same token with every request for its lifetime, and the signature check
+ * (WebCrypto ECDSA, ≈ 0.5–1 ms here) is the largest part of verifying it. Keyed by the whole token, so a changed
+ * byte is a miss; bounded in size (oldest dropped first).
+ */
+const VERIFIED_TTL_MS = 60_000
+const VERIFIED_MAX = 5_000
+const verifiedTokens = new Map<string, { claims: JwtPayload; until: number }>()
+
+function cachedClaims(token: string): JwtPayload | undefined {
+  const hit = verifiedTokens.get(token)
+  if (!hit) return undefined
+  if (hit.until > Date.now()) return hit.claims
+  verifiedTokens.delete(token)
+  return undefined
+}
+
+function rememberClaims(token: string, claims: JwtPayload): void {
+  if (verifiedTokens.size >= VERIFIED_MAX) {
+    const oldest = verifiedTokens.keys().next()
+    if (!oldest.done) verifiedTokens.delete(oldest.value)
+  }
+  verifiedTokens.set(token, { claims, until: Math.min(Date.now() + VERIFIED_TTL_MS, claims.exp * 1000) })
 }
 
 /** The header of a JWT, or null when it is not one. */
@@ -253,10 +275,14 @@ export async function verifySession(supabase: SupabaseClient, options: VerifyOpt
   }
   if (options.fresh || !verifiableLocally(token)) return fromAuthServer()
 
-  const { data, error } = await supabase.auth.getClaims(token)
-  if (error && retryable(error)) throw new AuthServerUnavailable(error.message)
-  if (error || !data || !isSessionToken(data.claims)) return null
-  const claims = data.claims
+  let claims = cachedClaims(token)
+  if (!claims) {
+    const { data, error } = await supabase.auth.getClaims(token)
+    if (error && retryable(error)) throw new AuthServerUnavailable(error.message)
+    if (error || !data || !isSessionToken(data.claims)) return null
+    claims = data.claims
+    rememberClaims(token, claims)
+  }
   // An aal2 session has nothing to step up to. An aal1 one needs its second factor when the user has one: known
   // for FACTORS_TTL_MS per user; when not known, or when the session must still pass /mfa (rare: between sign-in
   // and the code), the auth server tells — which also brings the user's factors for the page.
