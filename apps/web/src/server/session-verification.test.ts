@@ -14,7 +14,7 @@ import type { Session } from '@supabase/supabase-js'
 import { createHTTPHandler } from '@trpc/server/adapters/standalone'
 import { decodeJwt, generateKeyPair, SignJWT } from 'jose'
 import type { Localbase, LocalbaseOptions } from 'localbase'
-import { anonClient, serviceClient, signedInClient, sleep, startTestServer } from 'localbase/testing'
+import { anonClient, serviceClient, signedInClient, sleep, startTestServer, totpCode } from 'localbase/testing'
 import type { GetServerSideProps, GetServerSidePropsContext } from 'next'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 
@@ -149,7 +149,7 @@ describe('ES256 sessions: verified by their signature', { timeout: 30_000 }, () 
     const cookie = cookieOf(session)
     const protectedPage = s.withSession({ protected: true })
     const jwksBefore = jwksCalls(s)
-    // The first request learns whether the user has a verified factor from the auth server (once a minute per user).
+    // The first request with an aal1 token asks the auth server whether its user has a verified factor.
     expect(await me(s, cookie)).toMatchObject({ status: 200, id: session.user.id, email: session.user.email })
     const usersBefore = userCalls(s)
     for (let i = 0; i < 5; i++) expect(await me(s, cookie)).toMatchObject({ status: 200, id: session.user.id })
@@ -223,6 +223,28 @@ describe('ES256 sessions: verified by their signature', { timeout: 30_000 }, () 
     expect(userCalls(s) - usersBefore).toBe(3)
   })
 
+  it('an aal1 token of a user who has just enrolled a factor is sent to /mfa, though the last one was let through', async () => {
+    const { client, email, password } = await signedInClient(s.lb)
+    const first = (await client.auth.getSession()).data.session!
+    expect((await me(s, cookieOf(first))).status).toBe(200)
+    const enrolled = await client.auth.mfa.enroll({ factorType: 'totp' })
+    expect(enrolled.error).toBeNull()
+    const verified = await client.auth.mfa.challengeAndVerify({ factorId: enrolled.data!.id, code: totpCode(enrolled.data!.totp!.secret) })
+    expect(verified.error).toBeNull()
+    const aal2 = (await client.auth.getSession()).data.session!
+    expect((await me(s, cookieOf(aal2))).status).toBe(200)
+
+    const again = anonClient(s.lb)
+    expect((await again.auth.signInWithPassword({ email, password })).error).toBeNull()
+    const aal1 = (await again.auth.getSession()).data.session!
+    const refused = await realFetch(`${s.webUrl}/api/trpc/auth.me`, { headers: { cookie: cookieOf(aal1) } })
+    expect(refused.status).toBe(403)
+    expect(JSON.stringify(await refused.json())).toContain('"secondFactorRequired":true')
+    expect((await renderPage(s.withSession({ protected: true }), '/notes/x', cookieOf(aal1))).result).toMatchObject({
+      redirect: { destination: `/mfa?next=${encodeURIComponent('/notes/x')}` },
+    })
+  })
+
   it('a deleted user: the fresh pages refuse at once', async () => {
     const session = await signIn(s)
     const cookie = cookieOf(session)
@@ -264,7 +286,7 @@ describe('expired access tokens (a 2-second token lifetime)', { timeout: 30_000 
     s = await stack('short-lived')
   }, 120_000)
 
-  it('are refreshed through the cookie: the call works, new cookies are set, still no /auth/v1/user call', async () => {
+  it('are refreshed through the cookie: the call works and new cookies are set', async () => {
     const session = await signIn(s)
     // Another server's key set than the first stack's, under the same storage key: an unknown kid, fetched again.
     expect((await me(s, cookieOf(session))).status).toBe(200)
@@ -277,7 +299,8 @@ describe('expired access tokens (a 2-second token lifetime)', { timeout: 30_000 
     const renewed = JSON.parse(Buffer.from(written!.split(';')[0]!.slice('sb-127-auth-token=base64-'.length), 'base64url').toString('utf8')) as Session
     expect(renewed.access_token).not.toBe(session.access_token)
     expect(renewed.refresh_token).not.toBe(session.refresh_token)
-    expect(userCalls(s) - before).toBe(0)
+    // A new aal1 token: the auth server is asked once whether its user must pass /mfa.
+    expect(userCalls(s) - before).toBe(1)
 
     await sleep(2500)
     const page = await renderPage(s.withSession({ protected: true }), '/notes/x', cookieOf(renewed))

@@ -159,58 +159,41 @@ export interface VerifyOptions {
 }
 
 /**
- * Whether a user has a verified factor, learnt from the auth server (`getUser()`), per user id, for
- * FACTORS_TTL_MS: an aal1 session then needs no round trip to know whether it must pass /mfa. Bounded in size.
+ * Access tokens verified here, for at most TOKEN_TTL_MS (and never past their `exp`): their claims — a browser sends
+ * the same token with every request for its lifetime, and the signature check (WebCrypto ECDSA, ≈ 0.5–1 ms here) is
+ * the largest part of verifying it — and, once the auth server has said so for this token, that its user has no
+ * verified factor (so an aal1 token needs no round trip to know it need not pass /mfa). Per token, not per user:
+ * a new sign-in or a refresh (after a factor was added, or a session lowered to aal1 by removing a factor) is a new
+ * token and asks again. Keyed by the whole token, so a changed byte is a miss; bounded in size (oldest dropped).
  */
-export const FACTORS_TTL_MS = 60_000
-const FACTORS_MAX = 10_000
-const knownFactors = new Map<string, { hasVerifiedFactor: boolean; until: number }>()
-
-function rememberFactors(user: User): boolean {
-  const hasVerifiedFactor = (user.factors ?? []).some((factor) => factor.status === 'verified')
-  knownFactors.delete(user.id)
-  if (knownFactors.size >= FACTORS_MAX) {
-    const oldest = knownFactors.keys().next()
-    if (!oldest.done) knownFactors.delete(oldest.value)
-  }
-  knownFactors.set(user.id, { hasVerifiedFactor, until: Date.now() + FACTORS_TTL_MS })
-  return hasVerifiedFactor
+export const TOKEN_TTL_MS = 60_000
+const TOKENS_MAX = 5_000
+interface KnownToken {
+  claims: JwtPayload
+  /** false once the auth server returned the user without a verified factor for this token */
+  hasVerifiedFactor?: boolean
+  until: number
 }
+const knownTokens = new Map<string, KnownToken>()
 
-function cachedFactors(userId: string): boolean | undefined {
-  const hit = knownFactors.get(userId)
+function knownToken(token: string): KnownToken | undefined {
+  const hit = knownTokens.get(token)
   if (!hit) return undefined
-  if (hit.until > Date.now()) return hit.hasVerifiedFactor
-  knownFactors.delete(userId)
+  if (hit.until > Date.now()) return hit
+  knownTokens.delete(token)
   return undefined
 }
 
-
-/**
- * Access tokens whose signature getClaims() has checked, with their claims, for VERIFIED_TTL_MS or until they
- * expire if sooner: a browser sends the same token with every request for its lifetime, and the signature check
- * (WebCrypto ECDSA, ≈ 0.5–1 ms here) is the largest part of verifying it. Keyed by the whole token, so a changed
- * byte is a miss; bounded in size (oldest dropped first).
- */
-const VERIFIED_TTL_MS = 60_000
-const VERIFIED_MAX = 5_000
-const verifiedTokens = new Map<string, { claims: JwtPayload; until: number }>()
-
-function cachedClaims(token: string): JwtPayload | undefined {
-  const hit = verifiedTokens.get(token)
-  if (!hit) return undefined
-  if (hit.until > Date.now()) return hit.claims
-  verifiedTokens.delete(token)
-  return undefined
-}
-
-function rememberClaims(token: string, claims: JwtPayload): void {
-  if (verifiedTokens.size >= VERIFIED_MAX) {
-    const oldest = verifiedTokens.keys().next()
-    if (!oldest.done) verifiedTokens.delete(oldest.value)
+function rememberToken(token: string, entry: Omit<KnownToken, 'until'>): void {
+  knownTokens.delete(token)
+  if (knownTokens.size >= TOKENS_MAX) {
+    const oldest = knownTokens.keys().next()
+    if (!oldest.done) knownTokens.delete(oldest.value)
   }
-  verifiedTokens.set(token, { claims, until: Math.min(Date.now() + VERIFIED_TTL_MS, claims.exp * 1000) })
+  knownTokens.set(token, { ...entry, until: Math.min(Date.now() + TOKEN_TTL_MS, entry.claims.exp * 1000) })
 }
+
+const hasVerifiedFactorOf = (user: User) => (user.factors ?? []).some((factor) => factor.status === 'verified')
 
 /** The header of a JWT, or null when it is not one. */
 function jwtHeader(token: string): { alg?: unknown; kid?: unknown } | null {
@@ -283,9 +266,8 @@ function retryable(error: unknown): boolean {
  * new cookies to the response). The access token is then verified:
  * - ES256/RS256 with a `kid`: by `getClaims()`, locally with the auth server's published keys (auth-js keeps them
  *   per storage key for every client of this process, refetches them after 10 minutes or for an unknown `kid`); no
- *   round trip. Whether an aal1 session needs its second factor comes from the user's factors, learnt from the auth
- *   server at most every FACTORS_TTL_MS per user; an aal2 session needs nothing more; an aal1 session that must
- *   still pass /mfa is verified by the auth server (below).
+ *   round trip (claims kept per token for TOKEN_TTL_MS). An aal2 session needs nothing more; for an aal1 token the
+ *   auth server is asked once whether the user has a verified factor (and every time while the answer is yes).
  * - anything else (HS256, the legacy secret), or `fresh`: by `getUser()` at the auth server, which also refuses a
  *   session that was signed out or deleted.
  * Throws AuthServerUnavailable when the auth server cannot be reached.
@@ -296,6 +278,7 @@ export async function verifySession(supabase: SupabaseClient, options: VerifyOpt
   const cookieSession = current.session
   if (!cookieSession) return null
   const token = cookieSession.access_token
+  const locally = verifiableLocally(token)
 
   const fromAuthServer = async (): Promise<VerifiedSession | null> => {
     const { data, error } = await supabase.auth.getUser()
@@ -303,7 +286,9 @@ export async function verifySession(supabase: SupabaseClient, options: VerifyOpt
     if (error || !data.user) return null
     const claims = jwtPayload(token)
     if (!claims || claims.sub !== data.user.id) return null
-    const hasVerifiedFactor = rememberFactors(data.user)
+    const hasVerifiedFactor = hasVerifiedFactorOf(data.user)
+    // Only tokens this server can verify itself: an HS256 token goes to the auth server every time, as before.
+    if (locally && typeof claims.exp === 'number') rememberToken(token, { claims, hasVerifiedFactor })
     return {
       session: { ...cookieSession, user: data.user },
       user: data.user,
@@ -312,21 +297,21 @@ export async function verifySession(supabase: SupabaseClient, options: VerifyOpt
       needsSecondFactor: hasVerifiedFactor && claims.aal !== 'aal2',
     }
   }
-  if (options.fresh || !verifiableLocally(token)) return fromAuthServer()
+  if (options.fresh || !locally) return fromAuthServer()
 
-  let claims = cachedClaims(token)
+  const known = knownToken(token)
+  let claims = known?.claims
   if (!claims) {
     const { data, error } = await supabase.auth.getClaims(token)
     if (error && retryable(error)) throw new AuthServerUnavailable(error.message)
     if (error || !data || !isSessionToken(data.claims)) return null
     claims = data.claims
-    rememberClaims(token, claims)
+    rememberToken(token, { claims })
   }
-  // An aal2 session has nothing to step up to. An aal1 one needs its second factor when the user has one: known
-  // for FACTORS_TTL_MS per user; when not known, or when the session must still pass /mfa (rare: between sign-in
-  // and the code), the auth server tells — which also brings the user's factors for the page.
-  const hasVerifiedFactor = claims.aal === 'aal2' ? false : cachedFactors(claims.sub)
-  if (hasVerifiedFactor !== false) return fromAuthServer()
+  // An aal2 session has nothing to step up to. An aal1 one needs its second factor when the user has one: known for
+  // this token once the auth server said "no verified factor"; otherwise — not known yet, or the session must still
+  // pass /mfa (rare: between sign-in and the code) — the auth server tells, and brings the user's factors for the page.
+  if (claims.aal !== 'aal2' && known?.hasVerifiedFactor !== false) return fromAuthServer()
   const user = userFromClaims(claims)
   return { session: { ...cookieSession, user }, user, claims, verifiedBy: 'signature', needsSecondFactor: false }
 }
