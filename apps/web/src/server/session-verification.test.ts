@@ -18,10 +18,11 @@ import { anonClient, serviceClient, signedInClient, sleep, startTestServer, totp
 import type { GetServerSideProps, GetServerSidePropsContext } from 'next'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 
-type Kind = 'es256' | 'hs256' | 'short-lived'
+type Kind = 'es256' | 'hs256' | 'short-lived' | 'stopped'
 
 interface Stack {
   lb: Localbase
+  stopped?: boolean
   web: http.Server
   webUrl: string
   /** withSession from this stack's modules (loaded with its backend URL) */
@@ -47,7 +48,7 @@ afterAll(async () => {
   for (const s of stacks.values()) {
     s.web.closeAllConnections()
     await new Promise((resolve) => s.web.close(resolve))
-    await s.lb.stop()
+    if (!s.stopped) await s.lb.stop()
   }
 })
 
@@ -322,4 +323,22 @@ describe('expired access tokens (a 2-second token lifetime)', { timeout: 30_000 
     expect((await me(s, lying)).status).toBe(401)
     expect((await renderPage(s.withSession({ protected: true }), '/notes/x', lying)).result).toMatchObject(signInRedirect('/notes/x'))
   })
+})
+
+describe('the backend out of reach', { timeout: 30_000 }, () => {
+  it('a protected call that reads the database answers SERVICE_UNAVAILABLE in one attempt, not after retries', async () => {
+    const s = await stack('stopped')
+    const session = await signIn(s)
+    const cookie = cookieOf(session)
+    const list = `${s.webUrl}/api/trpc/notes.list?batch=1&input=${encodeURIComponent(JSON.stringify({ 0: { json: { sort: 'updated_at', page: 1, pageSize: 20 } } }))}`
+    await realFetch(list, { headers: { cookie } }) // the token is verified and known
+    await s.lb.stop()
+    s.stopped = true
+    const started = Date.now()
+    const res = await realFetch(list, { headers: { cookie } })
+    expect(res.status).toBe(503)
+    expect(await res.text()).toContain("Can't reach the server")
+    // supabase-js would retry the read three times (≈ 7 s); the browser's query layer retries instead.
+    expect(Date.now() - started).toBeLessThan(2000)
+  }, 120_000)
 })

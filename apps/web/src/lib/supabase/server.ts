@@ -109,6 +109,10 @@ export function createServerSupabase({ req, res }: RequestResponse): AppSupabase
   return createServerClient<Database>(backendConfig.supabaseUrl, backendConfig.supabaseAnonKey, {
     cookieOptions: SESSION_COOKIE_OPTIONS,
     auth: { flowType: 'pkce' },
+    // No retries of table reads here (supabase-js retries a failed GET three times, ≈ 7 s): the browser's query
+    // layer retries the whole call with its own backoff and shows that it does, and "can't reach the server" should
+    // come back in one attempt's time. (Before ADR 031 the auth round trip failed first and this never ran.)
+    db: { retry: false },
     global: { fetch: forwardingFetch(clientAddress(req)) },
     cookies: {
       getAll() {
