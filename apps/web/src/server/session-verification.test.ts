@@ -18,6 +18,8 @@ import { anonClient, serviceClient, signedInClient, sleep, startTestServer, totp
 import type { GetServerSideProps, GetServerSidePropsContext } from 'next'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 
+import type { withSession as WithSession } from './with-session'
+
 type Kind = 'es256' | 'hs256' | 'short-lived' | 'stopped'
 
 interface Stack {
@@ -26,7 +28,7 @@ interface Stack {
   web: http.Server
   webUrl: string
   /** withSession from this stack's modules (loaded with its backend URL) */
-  withSession: typeof import('./with-session').withSession
+  withSession: typeof WithSession
   securityPage: GetServerSideProps
   accountPage: GetServerSideProps
   mfaPage: GetServerSideProps
