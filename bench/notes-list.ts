@@ -9,7 +9,8 @@
 //   tRPC child        (this file with --serve-trpc) a plain node:http server mounting apps/web's `appRouter` with
 //                     tRPC's standalone adapter at /api/trpc/ and apps/web's own `createContext` (the Next API
 //                     route's), so each request goes cookie → @supabase/ssr server client → protectedProcedure
-//                     (auth.getUser() → GET /auth/v1/user; AAL check) → notesListQuery → GET /rest/v1/notes, as
+//                     (verifySession: the ES256 token checked locally against the JWKS, ADR 031; GET
+//                     /auth/v1/user only for a token not seen before at aal1) → notesListQuery → GET /rest/v1/notes, as
 //                     under `next start` minus Next's routing (its tRPC adapter runs the same node-http handler). apps/web's sources use bundler-style extensionless
 //                     imports, so this child registers a module resolve hook (node:module registerHooks) that maps
 //                     them to the .ts files (and JSON imports to `type: 'json'`); Node 22 strips the types.
@@ -22,7 +23,8 @@
 //               Prefer: count=exact and the user's JWT) that the procedure sent for that input — recorded in the tRPC
 //               child during the warm-up, replayed here
 //   (b) tRPC    GET /api/trpc/notes.list?batch=1&input=… with the session cookie, as the browser sends it
-//   (c) /user   GET /auth/v1/user with the user's JWT (the call auth.getUser() makes), for the breakdown
+//   (c) /user   GET /auth/v1/user with the user's JWT (the call auth.getUser() makes; before ADR 031 every
+//               protected request made it), for the breakdown
 // Two phases. Concurrency 1: for --rounds × 3 s, a, b and c one after another for the same input (the order rotating),
 // so whatever else this shared machine does at a moment hits all three alike. Concurrency --connections: 2 × --rounds
 // rounds of 0.5 s slices per variant, the order rotating (per-variant req/s needs slices). p50/p99 over all latencies
@@ -662,8 +664,8 @@ async function main(): Promise<void> {
         if (!a || !b) continue;
         console.log(
           `  concurrency ${x.concurrency}: p50 ${b.p50.toFixed(2)} − ${a.p50.toFixed(2)} = ${(b.p50 - a.p50).toFixed(2)} ms. Before its REST call the procedure makes ` +
-            `${x.server.userCalls.toFixed(0)} sequential GET /auth/v1/user round trip(s) (protectedProcedure's auth.getUser(); the AAL is read from ` +
-            `that verified user and its token): ${x.server.userMs.toFixed(2)} ms` +
+            `${x.server.userCalls.toFixed(0)} sequential GET /auth/v1/user round trip(s) (median; verifySession asks the auth server only ` +
+            `for HS256 tokens and an aal1 token not seen before): ${x.server.userMs.toFixed(2)} ms` +
             (x.concurrency > 1
               ? ` — localbase answers /user from its cache; under load the call also waits its turn on localbase's HTTP thread (alone, auth.getUser() takes ${steps.getUser.p50.toFixed(2)} ms)`
               : '') +
@@ -675,12 +677,8 @@ async function main(): Promise<void> {
       }
       if (!ok)
         console.log(
-          '\nproposal (apps/web/src/server/trpc.ts + lib/supabase/server.ts; not done here): (1) take the AAL from the user auth.getUser() already returned ' +
-            "(its verified factors + the token's aal claim) instead of getAuthenticatorAssuranceLevel(token): one round trip less, no change in what is checked; " +
-            `(2) verify the access token locally (ES256 with the published JWKS, as getClaims() does; ${steps.localJwtVerifyUs.toFixed(0)} µs) and take sub/aal ` +
-            'from its claims: no round trip for an aal2 session; an aal1 session must still learn whether the user has a verified factor (one getUser as in (1), ' +
-            'or that fact cached per user for a short time), and the restrictive AAL2 RLS policy keeps guarding the rows whatever the app decides. ' +
-            'Trade-off of (2): a signed-out or deleted user keeps access until the token expires. (3) The rest is the server\'s own work (see above).',
+          '\nleft (see bench/README.md): the tRPC server\'s own work per request — the extra HTTP hop, tRPC and superjson, ' +
+            'the per-request @supabase/ssr client (createContext) and its getSession() calls — now makes the whole difference.',
         );
     }
     process.exitCode = ok ? 0 : 1;
