@@ -9,7 +9,8 @@
 //   tRPC child        (this file with --serve-trpc) a plain node:http server mounting apps/web's `appRouter` with
 //                     tRPC's standalone adapter at /api/trpc/ and apps/web's own `createContext` (the Next API
 //                     route's), so each request goes cookie → @supabase/ssr server client → protectedProcedure
-//                     (auth.getUser() → GET /auth/v1/user; AAL check) → notesListQuery → GET /rest/v1/notes, as
+//                     (verifySession: the ES256 token checked locally against the JWKS, ADR 031; GET
+//                     /auth/v1/user only for a token not seen before at aal1) → notesListQuery → GET /rest/v1/notes, as
 //                     under `next start` minus Next's routing (its tRPC adapter runs the same node-http handler). apps/web's sources use bundler-style extensionless
 //                     imports, so this child registers a module resolve hook (node:module registerHooks) that maps
 //                     them to the .ts files (and JSON imports to `type: 'json'`); Node 22 strips the types.
@@ -22,7 +23,8 @@
 //               Prefer: count=exact and the user's JWT) that the procedure sent for that input — recorded in the tRPC
 //               child during the warm-up, replayed here
 //   (b) tRPC    GET /api/trpc/notes.list?batch=1&input=… with the session cookie, as the browser sends it
-//   (c) /user   GET /auth/v1/user with the user's JWT (the call auth.getUser() makes), for the breakdown
+//   (c) /user   GET /auth/v1/user with the user's JWT (the call auth.getUser() makes; before ADR 031 every
+//               protected request made it), for the breakdown
 // Two phases. Concurrency 1: for --rounds × 3 s, a, b and c one after another for the same input (the order rotating),
 // so whatever else this shared machine does at a moment hits all three alike. Concurrency --connections: 2 × --rounds
 // rounds of 0.5 s slices per variant, the order rotating (per-variant req/s needs slices). p50/p99 over all latencies
@@ -30,7 +32,9 @@
 // /auth/v1/user and /rest/v1 calls, createContext and the handler, which gives where the time goes (medians); it also
 // times the steps alone (c = 1) and a local ES256 verification of the token against the JWKS (jose), for the proposal.
 // --show-requests logs the recorded requests and the cookie.
-// Target: (b) p50 ≤ 1.3 × (a) p50 in both phases. Exit code 1 when missed.
+// Target (issue 12): at concurrency 1, (b) p50 ≤ 1.1 × (a) p50 over all inputs and ≤ 1.3 × on page 1 (the cheapest
+// REST call, where the server's fixed cost weighs most); at concurrency --connections, (b) p50 ≤ 1.3 × (a) p50.
+// Exit code 1 when missed.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { Agent, createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -55,7 +59,12 @@ const NOTES = Number(argValue('--notes') ?? 10_000);
 const ROUNDS = Number(argValue('--rounds') ?? 5);
 const CONNECTIONS = Number(argValue('--connections') ?? 10);
 const asJson = args.includes('--json');
-const TARGET = 1.3;
+/** (b)/(a) p50 at concurrency 1, over all inputs */
+const TARGET_C1 = 1.1;
+/** (b)/(a) p50 on page 1 at concurrency 1 */
+const TARGET_PAGE1 = 1.3;
+/** (b)/(a) p50 at concurrency --connections */
+const TARGET_LOAD = 1.3;
 const SLICE_S = 0.5;
 const PAGE_SIZE = 20;
 const SORTS = ['updated_at', 'created_at', 'title'] as const;
@@ -208,7 +217,7 @@ async function serveTrpc(): Promise<void> {
 
   const { appRouter } = await load<{ appRouter: AnyRouter }>(join(WEB, 'src/server/root.ts'));
   const { createContext } = await load<{ createContext(o: { req: IncomingMessage; res: ServerResponse }): { supabase: unknown } }>(join(WEB, 'src/server/trpc.ts'));
-  const { needsSecondFactorFor } = await load<{ needsSecondFactorFor(s: unknown, user: unknown): Promise<boolean> }>(join(WEB, 'src/lib/supabase/server.ts'));
+  const { verifySession } = await load<{ verifySession(s: unknown): Promise<{ verifiedBy: string; needsSecondFactor: boolean } | null> }>(join(WEB, 'src/lib/supabase/server.ts'));
   const { notesListQuery } = await load<{ notesListQuery(s: unknown, input: unknown): PromiseLike<{ error: unknown; count: number | null }> }>(join(WEB, 'src/server/routers/notes.ts'));
 
   const handler = createHTTPHandler({ router: appRouter, basePath: '/api/trpc/', createContext: ({ req, res }) => {
@@ -275,12 +284,9 @@ async function serveTrpc(): Promise<void> {
         const r = await (ctxOf().supabase as Auth).auth.getUser();
         if (r.error) throw new Error('getUser failed');
       }),
-      aalCheck: await time(200, async () => {
-        const supabase = ctxOf().supabase as Auth & Sessioned;
-        const { data } = await supabase.auth.getUser();
-        const started = performance.now();
-        if (await needsSecondFactorFor(supabase, data.user)) throw new Error('unexpected aal2 requirement');
-        return performance.now() - started;
+      verifySession: await time(200, async () => {
+        const v = await verifySession(ctxOf().supabase);
+        if (!v || v.needsSecondFactor) throw new Error('verifySession failed');
       }),
       listQuery: await time(200, async (i) => {
         const r = await notesListQuery(ctxOf().supabase, INPUTS[i % INPUTS.length]); // complete inputs: as zod outputs them
@@ -577,7 +583,7 @@ async function main(): Promise<void> {
       steps: {
         contextUs: number;
         getUser: { p50: number; p99: number; mean: number };
-        aalCheck: { p50: number; p99: number; mean: number };
+        verifySession: { p50: number; p99: number; mean: number };
         listQuery: { p50: number; p99: number; mean: number };
         localJwtVerifyUs: number;
       };
@@ -613,11 +619,15 @@ async function main(): Promise<void> {
           p.concurrency === 1
             ? { oneUserCallLessRatio: (b.p50 - srv.userMs / Math.max(1, srv.userCalls)) / a.p50, noUserCallRatio: (b.p50 - srv.userMs) / a.p50 }
             : null,
-        ok: b.p50 / a.p50 <= TARGET,
+        target: p.concurrency === 1 ? TARGET_C1 : TARGET_LOAD,
+        page1Target: p.concurrency === 1 ? TARGET_PAGE1 : null,
+        ok:
+          b.p50 / a.p50 <= (p.concurrency === 1 ? TARGET_C1 : TARGET_LOAD) &&
+          (p.concurrency !== 1 || (b.byPage[0]?.p50 ?? Infinity) / (a.byPage[0]?.p50 ?? 1) <= TARGET_PAGE1),
       };
     });
     const ok = summary.every((s) => s.ok);
-    const report = { notes: NOTES, pageSize: PAGE_SIZE, pages: PAGES, rounds: ROUNDS, target: TARGET, phases: summary, steps, ok };
+    const report = { notes: NOTES, pageSize: PAGE_SIZE, pages: PAGES, rounds: ROUNDS, targets: { concurrency1: TARGET_C1, page1: TARGET_PAGE1, load: TARGET_LOAD }, phases: summary, steps, ok };
 
     if (asJson) console.log(JSON.stringify(report, null, 2));
     else {
@@ -633,7 +643,7 @@ async function main(): Promise<void> {
               r.byPage.map((x) => x.p50.toFixed(2)).join(' / '),
           );
         console.log(
-          `(b)/(a): p50 ${s.ratioP50.toFixed(2)}×  (target ≤ ${TARGET}) ${s.ok ? 'OK' : `MISSED by ${((s.ratioP50 / TARGET - 1) * 100).toFixed(0)} %`};  p99 ${s.ratioP99.toFixed(2)}×;  time per request (1/req/s) ${s.ratioPerRequest.toFixed(2)}×;  p50 per page ${s.ratioP50ByPage.map((x) => `${x.ratio.toFixed(2)}×`).join(' / ')}`,
+          `(b)/(a): p50 ${s.ratioP50.toFixed(2)}×  (target ≤ ${s.target}${s.page1Target ? `, page 1 ≤ ${s.page1Target}` : ''}) ${s.ok ? 'OK' : 'MISSED'};  p99 ${s.ratioP99.toFixed(2)}×;  time per request (1/req/s) ${s.ratioPerRequest.toFixed(2)}×;  p50 per page ${s.ratioP50ByPage.map((x) => `${x.ratio.toFixed(2)}×`).join(' / ')}`,
         );
         console.log(
           `inside the tRPC server, per notes.list (median of each part over ${s.server.requests}): ${s.server.totalMs.toFixed(2)} ms ≈ ` +
@@ -645,7 +655,7 @@ async function main(): Promise<void> {
       }
       console.log(
         `\nsteps alone (c = 1, a fresh request context each): createContext ${steps.contextUs.toFixed(0)} µs; auth.getUser() p50 ${steps.getUser.p50.toFixed(2)} ms; ` +
-          `AAL check (needsSecondFactorFor: the verified user's factors + the token's aal claim, no round trip) p50 ${steps.aalCheck.p50.toFixed(2)} ms; ` +
+          `verifySession (protectedProcedure's check: getSession, getClaims against the cached JWKS, the AAL) p50 ${steps.verifySession.p50.toFixed(2)} ms; ` +
           `notesListQuery p50 ${steps.listQuery.p50.toFixed(2)} ms; local ES256 verification of the access token (jose, JWKS) ${steps.localJwtVerifyUs.toFixed(0)} µs`,
       );
       console.log('\nwhere the time goes (tRPC − REST):');
@@ -654,8 +664,8 @@ async function main(): Promise<void> {
         if (!a || !b) continue;
         console.log(
           `  concurrency ${x.concurrency}: p50 ${b.p50.toFixed(2)} − ${a.p50.toFixed(2)} = ${(b.p50 - a.p50).toFixed(2)} ms. Before its REST call the procedure makes ` +
-            `${x.server.userCalls.toFixed(0)} sequential GET /auth/v1/user round trip(s) (protectedProcedure's auth.getUser(); the AAL is read from ` +
-            `that verified user and its token): ${x.server.userMs.toFixed(2)} ms` +
+            `${x.server.userCalls.toFixed(0)} sequential GET /auth/v1/user round trip(s) (median; verifySession asks the auth server only ` +
+            `for HS256 tokens and an aal1 token not seen before): ${x.server.userMs.toFixed(2)} ms` +
             (x.concurrency > 1
               ? ` — localbase answers /user from its cache; under load the call also waits its turn on localbase's HTTP thread (alone, auth.getUser() takes ${steps.getUser.p50.toFixed(2)} ms)`
               : '') +
@@ -667,12 +677,8 @@ async function main(): Promise<void> {
       }
       if (!ok)
         console.log(
-          '\nproposal (apps/web/src/server/trpc.ts + lib/supabase/server.ts; not done here): (1) take the AAL from the user auth.getUser() already returned ' +
-            "(its verified factors + the token's aal claim) instead of getAuthenticatorAssuranceLevel(token): one round trip less, no change in what is checked; " +
-            `(2) verify the access token locally (ES256 with the published JWKS, as getClaims() does; ${steps.localJwtVerifyUs.toFixed(0)} µs) and take sub/aal ` +
-            'from its claims: no round trip for an aal2 session; an aal1 session must still learn whether the user has a verified factor (one getUser as in (1), ' +
-            'or that fact cached per user for a short time), and the restrictive AAL2 RLS policy keeps guarding the rows whatever the app decides. ' +
-            'Trade-off of (2): a signed-out or deleted user keeps access until the token expires. (3) The rest is the server\'s own work (see above).',
+          '\nleft (see bench/README.md): the tRPC server\'s own work per request — the extra HTTP hop, tRPC and superjson, ' +
+            'the per-request @supabase/ssr client (createContext) and its getSession() calls — now makes the whole difference.',
         );
     }
     process.exitCode = ok ? 0 : 1;

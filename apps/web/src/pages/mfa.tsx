@@ -7,6 +7,7 @@ import { withSession } from '../server/with-session'
 export const getServerSideProps = withSession({
   protected: true,
   allowAal1: true,
+  fresh: true,
   redirectUnlessMfaNeeded: (ctx) => resolveNext(ctx.query.next),
 })
 export default MfaScreen

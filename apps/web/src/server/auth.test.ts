@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { GetServerSidePropsContext } from 'next'
 import { describe, expect, it } from 'vitest'
 
-import { appendSetCookie, createServerSupabase } from '../lib/supabase/server'
+import { appendSetCookie, createServerSupabase, readRequestCookies } from '../lib/supabase/server'
 import { createCaller } from './root'
 import { createInnerContext } from './trpc'
 import { withSession } from './with-session'
@@ -69,6 +69,42 @@ describe('server Supabase client', () => {
     const supabase = createServerSupabase({ req: { headers: { cookie: `sb-127-auth-token=${value}` } }, res })
     const { data } = await supabase.auth.getSession()
     expect(data.session?.access_token).toBe('a.b.c')
+  })
+})
+
+describe('the request cookies handed to @supabase/ssr', () => {
+  const session = {
+    access_token: 'a.b.c',
+    refresh_token: 'r',
+    expires_at: 4102444800,
+    expires_in: 3600,
+    token_type: 'bearer',
+    user: { id: 'u1', user_metadata: { note: 'ünïcødé '.repeat(600) } },
+  }
+  const encoded = `base64-${Buffer.from(JSON.stringify(session)).toString('base64url')}`
+
+  it('hands over a session split into chunks (sb-…-auth-token.0, .1, …) decoded, keeping every chunk name', async () => {
+    const chunks = [encoded.slice(0, 3180), encoded.slice(3180, 6360), encoded.slice(6360)]
+    expect(chunks[2]!.length).toBeGreaterThan(0)
+    const header = [...chunks.map((c, i) => `sb-127-auth-token.${i}=${c}`), 'theme=dark'].join('; ')
+    const cookies = readRequestCookies(header)
+    expect(cookies.map((c) => c.name)).toEqual(['sb-127-auth-token.0', 'sb-127-auth-token.1', 'sb-127-auth-token.2', 'theme'])
+    expect(JSON.parse(cookies[0]!.value)).toEqual(session)
+    expect(cookies.find((c) => c.name === 'theme')?.value).toBe('dark')
+
+    const { res } = fakeResponse()
+    const supabase = createServerSupabase({ req: { headers: { cookie: header } }, res })
+    const { data } = await supabase.auth.getSession()
+    expect(data.session?.access_token).toBe('a.b.c')
+    expect((data.session?.user.user_metadata as { note: string }).note).toBe(session.user.user_metadata.note)
+  })
+
+  it('leaves a value that is not base64 JSON as it is (read as no session)', async () => {
+    const header = `sb-127-auth-token=base64-${Buffer.from('{"broken').toString('base64url')}`
+    expect(readRequestCookies(header)[0]!.value).toBe(header.split('=')[1])
+    const { res } = fakeResponse()
+    const { data } = await createServerSupabase({ req: { headers: { cookie: header } }, res }).auth.getSession()
+    expect(data.session).toBeNull()
   })
 })
 

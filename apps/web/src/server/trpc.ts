@@ -4,7 +4,7 @@
  *  2. INITIALISATION — the tRPC instance: superjson transformer and the error formatter.
  *  3. PROCEDURES — the building blocks routers use.
  */
-import { isAuthRetryableFetchError, type User } from '@supabase/supabase-js'
+import type { User } from '@supabase/supabase-js'
 import { initTRPC, TRPCError } from '@trpc/server'
 import type { CreateNextContextOptions } from '@trpc/server/adapters/next'
 import superjson from 'superjson'
@@ -12,7 +12,7 @@ import { z, ZodError } from 'zod'
 
 import { clientAddress } from '../lib/client-address'
 import type { AppSupabaseClient } from '../lib/supabase/client-type'
-import { createServerSupabase, needsSecondFactorFor } from '../lib/supabase/server'
+import { AuthServerUnavailable, createServerSupabase, verifySession, type VerifiedSession } from '../lib/supabase/server'
 import { API_RATE_LIMITS, crossSiteReason, RateLimiter, readRateLimitRule } from './request-guards'
 import { SecondFactorRequired, secondFactorRequiredError } from './second-factor'
 
@@ -28,8 +28,14 @@ export interface Context {
    * so data calls run under RLS as that user. Null for server-side callers without a request.
    */
   supabase: AppSupabaseClient | null
-  /** The caller, verified by the auth server (once per request, memoised); null when signed out. */
+  /**
+   * The caller's verified session (once per request, memoised; lib/supabase/server.ts `verifySession`): by the
+   * access token's signature, no round trip for an ES256 token; null when signed out.
+   */
+  getSession: () => Promise<VerifiedSession | null>
+  /** The caller, from getSession(); null when signed out. */
   getUser: () => Promise<User | null>
+
   /** The browser's address (src/lib/client-address.ts); null for server-side callers. */
   clientAddress: string | null
   /**
@@ -63,25 +69,30 @@ export class RetryAfter extends Error {
 }
 
 /**
- * The caller as the auth server verifies them, or null. When the auth server cannot be reached the call fails
- * with SERVICE_UNAVAILABLE instead: "sign in" would be the wrong thing to tell a signed-in user.
+ * The caller's verified session, or null. When the auth server cannot be reached the call fails with
+ * SERVICE_UNAVAILABLE instead: "sign in" would be the wrong thing to tell a signed-in user.
  */
-async function verifiedUserOf(supabase: AppSupabaseClient): Promise<User | null> {
-  const { data, error } = await supabase.auth.getUser()
-  if (error && isAuthRetryableFetchError(error))
-    throw new TRPCError({ code: 'SERVICE_UNAVAILABLE', message: "Can't reach the server. Check your connection and try again." })
-  return error || !data.user ? null : data.user
+async function verifiedSessionOf(supabase: AppSupabaseClient): Promise<VerifiedSession | null> {
+  try {
+    return await verifySession(supabase)
+  } catch (error) {
+    if (error instanceof AuthServerUnavailable)
+      throw new TRPCError({ code: 'SERVICE_UNAVAILABLE', message: "Can't reach the server. Check your connection and try again." })
+    throw error
+  }
 }
 
 export function createInnerContext(
   opts: { headers?: Headers; supabase?: AppSupabaseClient | null; clientAddress?: string | null; limits?: ApiLimits | null } = {},
 ): Context {
   const supabase = opts.supabase ?? null
-  let user: Promise<User | null> | undefined
+  let session: Promise<VerifiedSession | null> | undefined
+  const getSession = () => (session ??= supabase ? verifiedSessionOf(supabase) : Promise.resolve(null))
   return {
     headers: opts.headers ?? new Headers(),
     supabase,
-    getUser: () => (user ??= supabase ? verifiedUserOf(supabase) : Promise.resolve(null)),
+    getSession,
+    getUser: async () => (await getSession())?.user ?? null,
     clientAddress: opts.clientAddress ?? null,
     limits: opts.limits ?? null,
   }
@@ -169,17 +180,21 @@ export const publicProcedure = baseProcedure.use(({ ctx, type, next }) => {
 })
 
 /**
- * A procedure for signed-in callers: UNAUTHORIZED without a user the auth server vouches for; FORBIDDEN while the
- * session is at aal1 and the user has a verified factor (AAL2 enforcement). Its context
- * carries `user` and a non-null `supabase` acting as that user.
+ * A procedure for signed-in callers: UNAUTHORIZED without a verified session; FORBIDDEN while the session is at
+ * aal1 and the user has a verified factor (AAL2 enforcement). The session is verified by the access token's
+ * signature (no round trip for ES256 tokens), so a session signed out elsewhere keeps working here until its token
+ * expires (docs/decisions/031-local-session-verification.md); a procedure that changes the account or its security
+ * must ask the auth server instead (`verifySession(ctx.supabase, { fresh: true })`). Its context carries `user`, the verified `claims` and
+ * a non-null `supabase` acting as that user.
  */
 export const protectedProcedure = baseProcedure.use(async ({ ctx, type, next }) => {
-  const user = await ctx.getUser()
-  if (!user || !ctx.supabase) {
+  const verified = await ctx.getSession()
+  if (!verified || !ctx.supabase) {
     spendBudget(ctx.limits, type, ctx.clientAddress === null ? null : `address:${ctx.clientAddress}`)
     throw new TRPCError({ code: 'UNAUTHORIZED', message: 'Sign in to do this.' })
   }
-  spendBudget(ctx.limits, type, `user:${user.id}`)
-  if (await needsSecondFactorFor(ctx.supabase, user)) throw secondFactorRequiredError()
-  return next({ ctx: { ...ctx, user, supabase: ctx.supabase } })
+  spendBudget(ctx.limits, type, `user:${verified.user.id}`)
+  if (verified.needsSecondFactor) throw secondFactorRequiredError()
+  return next({ ctx: { ...ctx, user: verified.user, claims: verified.claims, supabase: ctx.supabase } })
 })
+

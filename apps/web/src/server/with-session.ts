@@ -1,7 +1,7 @@
 import type { Session } from '@supabase/supabase-js'
 import type { GetServerSideProps, GetServerSidePropsContext, GetServerSidePropsResult } from 'next'
 
-import { createServerSupabase, getVerifiedUser, needsSecondFactorFor } from '../lib/supabase/server'
+import { createServerSupabase, verifySession } from '../lib/supabase/server'
 import type { AppSupabaseClient } from '../lib/supabase/client-type'
 import { mfaPathFor, signInPathFor } from '../lib/safe-next'
 
@@ -36,12 +36,20 @@ export interface WithSessionOptions<P = object> {
   allowAal1?: boolean
   /** Sessions that need no second factor are redirected here (the `/mfa` page sends them on to `next`). */
   redirectUnlessMfaNeeded?: (ctx: GetServerSidePropsContext) => string
+  /**
+   * Verify the session with the auth server (`getUser()`) instead of the token's signature alone, so a session
+   * signed out or deleted elsewhere is refused at once: the account and security settings and `/mfa`
+   * (docs/decisions/031-local-session-verification.md names every such place).
+   */
+  fresh?: boolean
 }
 
 /**
- * The session of a page request, verified by the auth server. `getUser()` checks the access token (refreshing it
- * through the cookie when it expired — new cookies go to the response); only then is the cookie's session passed
- * on, with the verified user in it. Responses are private and never stored: they carry a session.
+ * The session of a page request, verified (lib/supabase/server.ts `verifySession`): the access token's signature
+ * against the auth server's published keys, or the auth server itself for HS256 tokens and `fresh` pages; an
+ * expired access token is refreshed through the cookie first (new cookies go to the response). Only then is the
+ * cookie's session passed on, with a user from the verified claims in it. Responses are private and never stored:
+ * they carry a session. An auth server out of reach counts as signed out here (the page offers sign-in).
  */
 export async function readVerifiedSession(ctx: Pick<GetServerSidePropsContext, 'req' | 'res'>): Promise<Session | null> {
   return (await readVerifiedSessionAndLevel(ctx)).session
@@ -51,12 +59,11 @@ export async function readVerifiedSession(ctx: Pick<GetServerSidePropsContext, '
 export async function readVerifiedSessionAndLevel(
   ctx: Pick<GetServerSidePropsContext, 'req' | 'res'>,
   supabase: AppSupabaseClient = createServerSupabase(ctx),
+  options: { fresh?: boolean } = {},
 ): Promise<{ session: Session | null; needsMfa: boolean }> {
-  const user = await getVerifiedUser(supabase)
-  if (!user) return { session: null, needsMfa: false }
-  const { data } = await supabase.auth.getSession()
-  if (!data.session) return { session: null, needsMfa: false }
-  return { session: { ...data.session, user }, needsMfa: await needsSecondFactorFor(supabase, user) }
+  const verified = await verifySession(supabase, options).catch(() => null)
+  if (!verified) return { session: null, needsMfa: false }
+  return { session: verified.session, needsMfa: verified.needsSecondFactor }
 }
 
 /**
@@ -69,7 +76,7 @@ export function withSession<P extends object = object>(
   return async (ctx): Promise<GetServerSidePropsResult<SessionPageProps & P>> => {
     ctx.res.setHeader('Cache-Control', 'private, no-cache, no-store, must-revalidate, max-age=0')
     const supabase = createServerSupabase(ctx)
-    const { session: initialSession, needsMfa } = await readVerifiedSessionAndLevel(ctx, supabase)
+    const { session: initialSession, needsMfa } = await readVerifiedSessionAndLevel(ctx, supabase, { fresh: options.fresh === true })
     if (!initialSession && options.protected) {
       return { redirect: { destination: signInPathFor(ctx.resolvedUrl), permanent: false } }
     }

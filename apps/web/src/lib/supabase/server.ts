@@ -1,11 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 
 import { createServerClient, parseCookieHeader, serializeCookieHeader } from '@supabase/ssr'
-import type { SupabaseClient, User } from '@supabase/supabase-js'
+import { isAuthApiError, isAuthRetryableFetchError, type JwtPayload, type Session, type SupabaseClient, type User } from '@supabase/supabase-js'
 
 import { clientAddress } from '../client-address'
 import { backendConfig } from '../env'
-import { sessionNeedsSecondFactor } from './assurance'
 import type { AppSupabaseClient, Database } from './client-type'
 import { SESSION_COOKIE_OPTIONS } from './cookie-options'
 
@@ -62,19 +61,62 @@ export function appendSetCookie(res: RequestResponse['res'], lines: string[]): v
   res.setHeader('Set-Cookie', [...before, ...lines])
 }
 
+const BASE64_PREFIX = 'base64-'
+
+/**
+ * The request's cookies for @supabase/ssr, read once per request (it asks on every `getSession()`: at least three
+ * times per request), with each `base64-` session value (whole, or its chunks `<name>.0`, `.1`, … joined) decoded
+ * here once, natively, and handed over as the JSON it holds — which @supabase/ssr reads as is (its raw cookie
+ * format) instead of decoding the 3 kB in JavaScript again on each `getSession()` (≈ 0.3 ms each). The decoded
+ * value sits in the first chunk, the others are left empty; every name stays, so when @supabase/ssr writes new
+ * cookies it still clears the chunks a shorter value no longer uses. A value that is not base64 JSON is left as is
+ * (then @supabase/ssr treats it as absent, as before).
+ */
+export function readRequestCookies(header: string): { name: string; value: string }[] {
+  const cookies = parseCookieHeader(header).map(({ name, value }) => ({ name, value: value ?? '' }))
+  const byName = new Map(cookies.map((cookie) => [cookie.name, cookie]))
+  for (const cookie of cookies) {
+    const chunked = cookie.name.endsWith('.0')
+    if (!cookie.value.startsWith(BASE64_PREFIX) || (!chunked && /\.\d+$/.test(cookie.name))) continue
+    const base = chunked ? cookie.name.slice(0, -2) : cookie.name
+    if (chunked && byName.has(base)) continue // @supabase/ssr reads the whole cookie then, not the chunks
+    const parts = [cookie]
+    for (let i = 1; chunked; i++) {
+      const next = byName.get(`${base}.${i}`)
+      if (!next?.value) break
+      parts.push(next)
+    }
+    const encoded = parts.map((part) => part.value).join('').slice(BASE64_PREFIX.length)
+    if (!/^[A-Za-z0-9_-]*$/.test(encoded)) continue
+    const decoded = Buffer.from(encoded, 'base64url').toString('utf8')
+    try {
+      JSON.parse(decoded)
+    } catch {
+      continue
+    }
+    parts.forEach((part, i) => (part.value = i === 0 ? decoded : ''))
+  }
+  return cookies
+}
+
 /**
  * A Supabase client for one server request (getServerSideProps, API routes): it reads the session cookies of
  * the request and writes refreshed/cleared ones to the response, with the no-cache headers @supabase/ssr hands
  * over (a response that sets a session must never be cached for someone else). Create one per request.
  */
 export function createServerSupabase({ req, res }: RequestResponse): AppSupabaseClient {
+  let requestCookies: { name: string; value: string }[] | undefined
   return createServerClient<Database>(backendConfig.supabaseUrl, backendConfig.supabaseAnonKey, {
     cookieOptions: SESSION_COOKIE_OPTIONS,
     auth: { flowType: 'pkce' },
+    // No retries of table reads here (supabase-js retries a failed GET three times, ≈ 7 s): the browser's query
+    // layer retries the whole call with its own backoff and shows that it does, and "can't reach the server" should
+    // come back in one attempt's time. (Before ADR 031 the auth round trip failed first and this never ran.)
+    db: { retry: false },
     global: { fetch: forwardingFetch(clientAddress(req)) },
     cookies: {
       getAll() {
-        return parseCookieHeader(req.headers.cookie ?? '').map(({ name, value }) => ({ name, value: value ?? '' }))
+        return (requestCookies ??= readRequestCookies(req.headers.cookie ?? ''))
       },
       setAll(cookies, headers) {
         if (res.headersSent) return
@@ -89,13 +131,193 @@ export function createServerSupabase({ req, res }: RequestResponse): AppSupabase
 }
 
 /**
- * The signed-in user, verified by the auth server (`getUser()` checks the access token there), or null.
- * Never `getSession()` alone: its data comes from the cookie and anyone can write a cookie.
+ * The auth server could not be reached while verifying a session (a network failure, or its 5xx): not the same as
+ * "signed out", so a tRPC call answers SERVICE_UNAVAILABLE instead of UNAUTHORIZED.
  */
-export async function getVerifiedUser(supabase: SupabaseClient): Promise<User | null> {
-  const { data, error } = await supabase.auth.getUser()
-  if (error || !data.user) return null
-  return data.user
+export class AuthServerUnavailable extends Error {
+  override name = 'AuthServerUnavailable'
+}
+
+/** A request's session after verification (docs/decisions/031-local-session-verification.md). */
+export interface VerifiedSession {
+  /** The cookie's session with `user` replaced by `user` below (never the cookie's own copy of the user). */
+  session: Session
+  /**
+   * Who is signed in: as the auth server returned it (`verifiedBy: 'auth-server'`), or built from the verified
+   * claims alone (`'signature'`, see userFromClaims).
+   */
+  user: User
+  /** The access token's claims, verified by its signature (ES256/RS256 via the JWKS) or by the auth server. */
+  claims: JwtPayload
+  verifiedBy: 'signature' | 'auth-server'
+  /** aal1 while the user has a verified factor: protected pages and procedures stay closed until /mfa. */
+  needsSecondFactor: boolean
+}
+
+export interface VerifyOptions {
+  /**
+   * Ask the auth server (`GET /auth/v1/user`), which also checks that the token's session still exists: for the
+   * places where a session revoked elsewhere must be refused at once (the ADR lists them).
+   */
+  fresh?: boolean
+}
+
+/**
+ * Access tokens verified here, for at most TOKEN_TTL_MS (and never past their `exp`): their claims — a browser sends
+ * the same token with every request for its lifetime, and the signature check (WebCrypto ECDSA, ≈ 0.5–1 ms here) is
+ * the largest part of verifying it — and, once the auth server has said so for this token, that its user has no
+ * verified factor (so an aal1 token needs no round trip to know it need not pass /mfa). Per token, not per user:
+ * a new sign-in or a refresh (after a factor was added, or a session lowered to aal1 by removing a factor) is a new
+ * token and asks again. Keyed by the whole token, so a changed byte is a miss; bounded in size (oldest dropped).
+ */
+export const TOKEN_TTL_MS = 60_000
+const TOKENS_MAX = 5_000
+interface KnownToken {
+  claims: JwtPayload
+  /** false once the auth server returned the user without a verified factor for this token */
+  hasVerifiedFactor?: boolean
+  until: number
+}
+const knownTokens = new Map<string, KnownToken>()
+
+function knownToken(token: string): KnownToken | undefined {
+  const hit = knownTokens.get(token)
+  if (!hit) return undefined
+  if (hit.until > Date.now()) return hit
+  knownTokens.delete(token)
+  return undefined
+}
+
+function rememberToken(token: string, entry: Omit<KnownToken, 'until'>): void {
+  knownTokens.delete(token)
+  if (knownTokens.size >= TOKENS_MAX) {
+    const oldest = knownTokens.keys().next()
+    if (!oldest.done) knownTokens.delete(oldest.value)
+  }
+  knownTokens.set(token, { ...entry, until: Math.min(Date.now() + TOKEN_TTL_MS, entry.claims.exp * 1000) })
+}
+
+const hasVerifiedFactorOf = (user: User) => (user.factors ?? []).some((factor) => factor.status === 'verified')
+
+/** The header of a JWT, or null when it is not one. */
+function jwtHeader(token: string): { alg?: unknown; kid?: unknown } | null {
+  const part = token.split('.')[0]
+  if (!part) return null
+  try {
+    return JSON.parse(Buffer.from(part, 'base64url').toString('utf8')) as { alg?: unknown; kid?: unknown }
+  } catch {
+    return null
+  }
+}
+
+/** The payload of a JWT the auth server has just accepted (no signature check here). */
+function jwtPayload(token: string): JwtPayload | null {
+  const part = token.split('.')[1]
+  if (!part) return null
+  try {
+    return JSON.parse(Buffer.from(part, 'base64url').toString('utf8')) as JwtPayload
+  } catch {
+    return null
+  }
+}
+
+/**
+ * auth-js verifies locally only an asymmetric token with a `kid` (ES256/RS256 against the published JWKS); any
+ * other token (HS256 with the legacy secret) it sends to `GET /auth/v1/user` anyway, so for those we ask for the
+ * user directly: one round trip, which also brings the user's factors.
+ */
+function verifiableLocally(token: string): boolean {
+  const header = jwtHeader(token)
+  return (header?.alg === 'ES256' || header?.alg === 'RS256') && typeof header.kid === 'string' && header.kid !== ''
+}
+
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+/** GoTrue's checks of a user's access token beyond its signature: a sub, the session it belongs to, the audience. */
+function isSessionToken(claims: JwtPayload): boolean {
+  const aud = claims.aud as unknown
+  const audOk = aud === undefined || aud === 'authenticated' || (Array.isArray(aud) && aud.includes('authenticated'))
+  return typeof claims.sub === 'string' && UUID_RE.test(claims.sub) && typeof claims.session_id === 'string' && audOk
+}
+
+/**
+ * The user of a session verified by its signature, from the verified claims alone (never the cookie's copy of the
+ * user, which its holder can edit): id, email, phone, role, aud, metadata, is_anonymous. What the token does not
+ * carry stays out: no identities, no factors (such a session needs no second factor: verifySession asks the auth
+ * server for the others), and `created_at` is empty.
+ */
+export function userFromClaims(claims: JwtPayload): User {
+  return {
+    id: claims.sub,
+    aud: typeof claims.aud === 'string' ? claims.aud : 'authenticated',
+    role: claims.role,
+    email: claims.email,
+    phone: claims.phone,
+    app_metadata: claims.app_metadata ?? {},
+    user_metadata: claims.user_metadata ?? {},
+    is_anonymous: claims.is_anonymous ?? false,
+    created_at: '',
+  }
+}
+
+function retryable(error: unknown): boolean {
+  return isAuthRetryableFetchError(error) || (isAuthApiError(error) && error.status >= 500)
+}
+
+/**
+ * The request's session, verified — or null when signed out or the token is refused. `getSession()` reads the
+ * cookie and, when the access token has expired, refreshes it through the refresh token (@supabase/ssr writes the
+ * new cookies to the response). The access token is then verified:
+ * - ES256/RS256 with a `kid`: by `getClaims()`, locally with the auth server's published keys (auth-js keeps them
+ *   per storage key for every client of this process, refetches them after 10 minutes or for an unknown `kid`); no
+ *   round trip (claims kept per token for TOKEN_TTL_MS). An aal2 session needs nothing more; for an aal1 token the
+ *   auth server is asked once whether the user has a verified factor (and every time while the answer is yes).
+ * - anything else (HS256, the legacy secret), or `fresh`: by `getUser()` at the auth server, which also refuses a
+ *   session that was signed out or deleted.
+ * Throws AuthServerUnavailable when the auth server cannot be reached.
+ */
+export async function verifySession(supabase: SupabaseClient, options: VerifyOptions = {}): Promise<VerifiedSession | null> {
+  const { data: current, error: sessionError } = await supabase.auth.getSession()
+  if (sessionError && retryable(sessionError)) throw new AuthServerUnavailable(sessionError.message)
+  const cookieSession = current.session
+  if (!cookieSession) return null
+  const token = cookieSession.access_token
+  const locally = verifiableLocally(token)
+
+  const fromAuthServer = async (): Promise<VerifiedSession | null> => {
+    const { data, error } = await supabase.auth.getUser()
+    if (error && retryable(error)) throw new AuthServerUnavailable(error.message)
+    if (error || !data.user) return null
+    const claims = jwtPayload(token)
+    if (!claims || claims.sub !== data.user.id) return null
+    const hasVerifiedFactor = hasVerifiedFactorOf(data.user)
+    // Only tokens this server can verify itself: an HS256 token goes to the auth server every time, as before.
+    if (locally && typeof claims.exp === 'number') rememberToken(token, { claims, hasVerifiedFactor })
+    return {
+      session: { ...cookieSession, user: data.user },
+      user: data.user,
+      claims,
+      verifiedBy: 'auth-server',
+      needsSecondFactor: hasVerifiedFactor && claims.aal !== 'aal2',
+    }
+  }
+  if (options.fresh || !locally) return fromAuthServer()
+
+  const known = knownToken(token)
+  let claims = known?.claims
+  if (!claims) {
+    const { data, error } = await supabase.auth.getClaims(token)
+    if (error && retryable(error)) throw new AuthServerUnavailable(error.message)
+    if (error || !data || !isSessionToken(data.claims)) return null
+    claims = data.claims
+    rememberToken(token, { claims })
+  }
+  // An aal2 session has nothing to step up to. An aal1 one needs its second factor when the user has one: known for
+  // this token once the auth server said "no verified factor"; otherwise — not known yet, or the session must still
+  // pass /mfa (rare: between sign-in and the code) — the auth server tells, and brings the user's factors for the page.
+  if (claims.aal !== 'aal2' && known?.hasVerifiedFactor !== false) return fromAuthServer()
+  const user = userFromClaims(claims)
+  return { session: { ...cookieSession, user }, user, claims, verifiedBy: 'signature', needsSecondFactor: false }
 }
 
 /**
@@ -111,15 +333,4 @@ export async function needsSecondFactor(supabase: SupabaseClient): Promise<boole
   const { data, error } = await supabase.auth.mfa.getAuthenticatorAssuranceLevel(accessToken)
   if (error || !data) return false
   return data.currentLevel === 'aal1' && data.nextLevel === 'aal2'
-}
-
-/**
- * needsSecondFactor without another round trip, for a user the auth server has just verified with `getUser()`:
- * that call checked the session's access token, so its `aal` claim can be read as is, and the verified user carries
- * its factors. Saves one /auth/v1/user call per protected page or procedure.
- */
-export async function needsSecondFactorFor(supabase: SupabaseClient, user: User): Promise<boolean> {
-  const { data } = await supabase.auth.getSession()
-  const token = data.session?.access_token
-  return token ? sessionNeedsSecondFactor(token, user) : false
 }

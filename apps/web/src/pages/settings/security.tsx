@@ -1,5 +1,5 @@
 import { SecurityScreen } from '../../features/mfa/SecurityScreen'
 import { withSession } from '../../server/with-session'
 
-export const getServerSideProps = withSession({ protected: true })
+export const getServerSideProps = withSession({ protected: true, fresh: true })
 export default SecurityScreen
