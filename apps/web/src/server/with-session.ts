@@ -38,7 +38,7 @@ export interface WithSessionOptions<P = object> {
   redirectUnlessMfaNeeded?: (ctx: GetServerSidePropsContext) => string
   /**
    * Verify the session with the auth server (`getUser()`) instead of the token's signature alone, so a session
-   * signed out or deleted elsewhere is refused at once: the account and security settings and `/mfa`
+   * signed out or deleted elsewhere is refused at once: the account and security settings, `/mfa`, `/reset-password`
    * (docs/decisions/031-local-session-verification.md names every such place).
    */
   fresh?: boolean
