@@ -130,8 +130,8 @@ async function upsertPhoneIdentity(q: Queryable, userId: string, phone: string, 
   const identityData = { sub: userId, phone, email_verified: false, phone_verified: phoneVerified };
   await q.query(
     `insert into auth.identities (provider_id, user_id, identity_data, provider, last_sign_in_at, created_at, updated_at)
-     values ($1, $1, $2::jsonb, 'phone', now(), now(), now())`,
-    [userId, JSON.stringify(identityData)],
+     values ($1, $2, $3::jsonb, 'phone', now(), now(), now())`,
+    [userId, userId, JSON.stringify(identityData)],
   );
   await q.query(
     `update auth.users set raw_app_meta_data = coalesce(raw_app_meta_data, '{}'::jsonb) || jsonb_build_object('providers',
