@@ -192,6 +192,19 @@ describe('signInWithOtp({ phone }) and verifyOtp type sms', () => {
     expect(shape(late.error)).toEqual(INVALID_CODE);
   });
 
+  it('after 5 wrong codes for a number its code is dead, even the right one', async () => {
+    const phone = uniquePhone();
+    const client = anonClient(auto);
+    await client.auth.signInWithOtp({ phone: phone.spelled });
+    const sms = await latestSms(auto, phone.digits);
+    for (let i = 0; i < 5; i++) {
+      const wrong = await client.auth.verifyOtp({ phone: phone.spelled, token: otherCode(sms.token!), type: 'sms' });
+      expect(shape(wrong.error)).toEqual(INVALID_CODE);
+    }
+    const right = await client.auth.verifyOtp({ phone: phone.spelled, token: sms.token!, type: 'sms' });
+    expect(shape(right.error)).toEqual(INVALID_CODE);
+  });
+
   it('stores the code hashed, never in clear', async () => {
     const phone = uniquePhone();
     await anonClient(auto).auth.signInWithOtp({ phone: phone.spelled });
@@ -385,6 +398,9 @@ describe('send limits', () => {
     const again = await client.auth.signInWithOtp({ phone: phone.spelled });
     expect(again.error).toMatchObject({ status: 429, code: 'over_sms_send_rate_limit' });
     expect(again.error?.message).toMatch(/^For security purposes, you can only request this after (59|60) seconds\.$/);
+    const res = await raw(limited, '/auth/v1/otp', { body: { phone: phone.spelled } });
+    expect(res.status).toBe(429);
+    expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(50);
     expect(await listSms(limited, phone.digits)).toHaveLength(1);
   });
 
