@@ -12,6 +12,7 @@ import {
   listMail,
   raw,
   serviceClient,
+  sleep,
   startTestServer,
   uniqueEmail,
   type Localbase,
@@ -192,7 +193,7 @@ describe('signInWithOtp({ phone }) and verifyOtp type sms', () => {
     expect(shape(late.error)).toEqual(INVALID_CODE);
   });
 
-  it('after 5 wrong codes for a number its code is dead, even the right one', async () => {
+  it('after 5 wrong codes for a number: the next try waits, then even the right code is dead', async () => {
     const phone = uniquePhone();
     const client = anonClient(auto);
     await client.auth.signInWithOtp({ phone: phone.spelled });
@@ -201,6 +202,13 @@ describe('signInWithOtp({ phone }) and verifyOtp type sms', () => {
       const wrong = await client.auth.verifyOtp({ phone: phone.spelled, token: otherCode(sms.token!), type: 'sms' });
       expect(shape(wrong.error)).toEqual(INVALID_CODE);
     }
+    const held = await client.auth.verifyOtp({ phone: phone.spelled, token: sms.token!, type: 'sms' });
+    expect(shape(held.error)).toEqual({
+      status: 429,
+      code: 'too_many_failed_attempts',
+      message: 'For security purposes, too many wrong codes for this phone number: try again in 1 second.',
+    });
+    await sleep(1100);
     const right = await client.auth.verifyOtp({ phone: phone.spelled, token: sms.token!, type: 'sms' });
     expect(shape(right.error)).toEqual(INVALID_CODE);
   });
@@ -303,9 +311,10 @@ describe('with SMS confirmations', () => {
     const first = await latestSms(confirm, phone.digits);
     expect(first.type).toBe('phone_change');
 
-    // resend phone_change (found by the user's email here: the user has no number yet) texts a new code.
-    const resent = await client.auth.resend({ type: 'phone_change', email });
-    expect(resent.error).toBeNull();
+    // resend phone_change texts a new code. GoTrue finds the user by its current number, or by email as here (the
+    // user has no number yet; auth-js's types only offer the phone, so the request is sent as is).
+    const resent = await raw(confirm, '/auth/v1/resend', { body: { type: 'phone_change', email } });
+    expect(resent.status).toBe(200);
     const code = await latestSms(confirm, phone.digits);
     expect(code.id).not.toBe(first.id);
 
@@ -323,6 +332,19 @@ describe('with SMS confirmations', () => {
     const signIn = await client.auth.signInWithPassword({ phone: phone.spelled, password: PASSWORD });
     expect(signIn.error).toBeNull();
     expect(signIn.data.user?.id).toBe(data.user?.id);
+
+    // A second change: supabase-js's resend({ type: 'phone_change', phone }) names the current number.
+    const next = uniquePhone();
+    expect((await user.auth.updateUser({ phone: next.spelled })).error).toBeNull();
+    const again = await client.auth.resend({ type: 'phone_change', phone: phone.spelled });
+    expect(again.error).toBeNull();
+    const texts = await listSms(confirm, next.digits);
+    expect(texts).toHaveLength(2);
+    expect(again.data.messageId).toBe(texts[0]!.id);
+    const moved = await client.auth.verifyOtp({ phone: next.spelled, token: texts[0]!.token!, type: 'phone_change' });
+    expect(moved.error).toBeNull();
+    expect(moved.data.user?.phone).toBe(next.digits);
+    expect(moved.data.user?.identities?.filter((i) => i.provider === 'phone').map((i) => i.identity_data?.phone)).toEqual([next.digits]);
   });
 });
 

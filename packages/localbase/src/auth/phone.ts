@@ -401,7 +401,7 @@ export async function verifyPhone(svc: AuthService, c: Context, body: Body): Pro
   svc.limit('verify', ip);
   const owner = type === 'sms' ? await findUserByPhone(svc.db, phone) : await findUserByPhoneChange(svc.db, phone);
   // A short code can be guessed: wrong codes per number hold further tries back (docs/decisions/017-…).
-  const attempt = svc.attempts.begin('otp', phone, ip, owner ? svc.attempts.isKnownAddress(String(owner.id), ip) : false);
+  const attempt = svc.attempts.begin('sms', phone, ip, owner ? svc.attempts.isKnownAddress(String(owner.id), ip) : false);
   const tokenType = type === 'sms' ? 'confirmation_token' : 'phone_change_token';
   const outcome = await svc.db
     .transaction(async (tx): Promise<{ tokens: TokenResponse } | { error: ApiError }> => {
