@@ -374,6 +374,27 @@ describe('updateUser({ phone }) with SMS autoconfirm', () => {
   });
 });
 
+describe('reauthenticate() of a phone user', () => {
+  it('texts the nonce; updateUser({ password, nonce }) takes it once', async () => {
+    const phone = uniquePhone();
+    const client = anonClient(auto);
+    const { data } = await client.auth.signUp({ phone: phone.spelled, password: PASSWORD });
+    const user = createClient(auto.url, auto.anonKey, { auth: { persistSession: false, autoRefreshToken: false } });
+    await user.auth.setSession({ access_token: data.session!.access_token, refresh_token: data.session!.refresh_token });
+    const sent = await user.auth.reauthenticate();
+    expect(sent.error).toBeNull();
+    const sms = await latestSms(auto, phone.digits);
+    expect(sms.type).toBe('reauthentication');
+    const wrong = await user.auth.updateUser({ password: 'another-password-1', nonce: otherCode(sms.token!) });
+    expect(wrong.error).toMatchObject({ status: 400, code: 'reauthentication_not_valid' });
+    const changed = await user.auth.updateUser({ password: 'another-password-1', nonce: sms.token! });
+    expect(changed.error).toBeNull();
+    expect((await client.auth.signInWithPassword({ phone: phone.spelled, password: 'another-password-1' })).error).toBeNull();
+    const again = await user.auth.updateUser({ password: 'third-password-1', nonce: sms.token! });
+    expect(again.error).toMatchObject({ status: 400, code: 'reauthentication_not_valid' });
+  });
+});
+
 describe('admin API with phone', () => {
   it('createUser({ phone, phone_confirm }), duplicates, updateUserById({ phone }), listUsers', async () => {
     const admin = serviceClient(auto).auth.admin;

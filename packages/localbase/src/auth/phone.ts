@@ -174,10 +174,10 @@ function newSmsOtp(length: number): string {
 async function sendPhoneCode(
   svc: AuthService,
   q: Queryable,
-  p: { userId: string; phone: string; kind: 'confirmation' | 'phone_change'; ip: string },
+  p: { userId: string; phone: string; kind: 'confirmation' | 'phone_change' | 'reauthentication'; ip: string },
 ): Promise<string> {
   const sms = svc.cfg.sms;
-  const sentAtColumn = p.kind === 'confirmation' ? 'confirmation_sent_at' : 'phone_change_sent_at';
+  const sentAtColumn = `${p.kind}_sent_at`; // confirmation_sent_at, phone_change_sent_at, reauthentication_sent_at
   const r = await q.query<{ left: number | string | null }>(
     `select extract(epoch from (${sentAtColumn} + make_interval(secs => $2) - now()))::float8 as left
      from auth.users where id = $1 for update`,
@@ -208,13 +208,13 @@ async function sendPhoneCode(
     const text = sms.template.replace(/\{\{\s*\.Code\s*\}\}/g, otp);
     messageId = await state(svc).outbox.deliver(q, {
       to: p.phone,
-      type: p.kind === 'confirmation' ? 'sms' : 'phone_change',
+      type: p.kind === 'confirmation' ? 'sms' : p.kind,
       body: text,
       token: otp,
     });
   }
   svc.newCodeFor(p.phone);
-  const tokenType = p.kind === 'confirmation' ? 'confirmation_token' : 'phone_change_token';
+  const tokenType = `${p.kind}_token`;
   await q.query(
     `insert into auth.one_time_tokens (user_id, token_type, token_hash, relates_to, created_at, updated_at)
      values ($1, $2, $3, $4, now(), now())
@@ -222,10 +222,9 @@ async function sendPhoneCode(
        relates_to = excluded.relates_to, created_at = now(), updated_at = now()`,
     [p.userId, tokenType, tokenHash(p.phone, otp), p.phone],
   );
-  if (p.kind === 'confirmation')
-    await q.query('update auth.users set confirmation_sent_at = now() where id = $1', [p.userId]);
-  else
+  if (p.kind === 'phone_change')
     await q.query('update auth.users set phone_change = $2, phone_change_sent_at = now() where id = $1', [p.userId, p.phone]);
+  else await q.query(`update auth.users set ${sentAtColumn} = now() where id = $1`, [p.userId]);
   return messageId;
 }
 
@@ -472,6 +471,24 @@ export async function newPhoneForUpdate(svc: AuthService, user: Row, body: Body)
 export async function changePhone(svc: AuthService, c: Context, q: Queryable, userId: string, phone: string): Promise<void> {
   if (svc.cfg.sms.autoconfirm) await confirmPhoneChange(q, userId, phone);
   else await sendPhoneCode(svc, q, { userId, phone, kind: 'phone_change', ip: clientIp(c) });
+}
+
+// ---------- GET /reauthenticate for a user without email ----------
+
+/** reauthenticate() of a user with a phone and no email: the nonce goes by SMS (GoTrue's Reauthenticate). */
+export async function reauthenticateBySms(svc: AuthService, c: Context, user: Row): Promise<Record<string, string>> {
+  if (!isPhoneConfirmed(user)) throw new ApiError(422, 'phone_not_confirmed', 'Please verify your phone first.');
+  const messageId = await svc.db.transaction((tx) =>
+    sendPhoneCode(svc, tx, { userId: String(user.id), phone: String(user.phone), kind: 'reauthentication', ip: clientIp(c) }),
+  );
+  return messageIdBody(messageId);
+}
+
+/** Who a reauthentication nonce was sent to, and how long it lives: the email, else the phone with the SMS expiry. */
+export function nonceRecipient(svc: AuthService, user: Row): { to: string; expirySeconds: number } {
+  const email = String(user.email ?? '');
+  if (email) return { to: email, expirySeconds: svc.cfg.otpExpiry };
+  return { to: String(user.phone ?? ''), expirySeconds: svc.cfg.sms.otpExpiry };
 }
 
 // ---------- admin API ----------

@@ -10,7 +10,17 @@ import { AuthService, checkPassword, pkceMatches, readPkce, validateEmail } from
 import type { OtpTokenType, TokenResponse } from './service.ts';
 import type { Attempt } from './attempts.ts';
 import { mfaRoutes } from './mfa.ts';
-import { changePhone, newPhoneForUpdate, phonePasswordGrant, phoneSignup, resendPhone, smsOtp, verifyPhone } from './phone.ts';
+import {
+  changePhone,
+  newPhoneForUpdate,
+  nonceRecipient,
+  phonePasswordGrant,
+  phoneSignup,
+  reauthenticateBySms,
+  resendPhone,
+  smsOtp,
+  verifyPhone,
+} from './phone.ts';
 import { adminRoutes } from './admin.ts';
 import { UUID_RE } from './tokens.ts';
 import { clientIp, useClientAddresses } from '../http/ip.ts';
@@ -395,7 +405,8 @@ export function authRoutes(svc: AuthService): Hono {
       // Returned, not thrown: a wrong nonce is counted and may delete the pending codes, which must commit.
       const valid = await svc.db.transaction(async (tx) => {
         try {
-          await svc.consumeOtp(tx, ['reauthentication_token'], { email: String(ctx.user.email ?? ''), otp: nonce.trim() });
+          const { to, expirySeconds } = nonceRecipient(svc, ctx.user); // the email, or the phone (src/auth/phone.ts)
+          await svc.consumeOtp(tx, ['reauthentication_token'], { email: to, otp: nonce.trim() }, expirySeconds);
           return true;
         } catch (err) {
           if (err instanceof ApiError) return false;
@@ -483,6 +494,7 @@ export function authRoutes(svc: AuthService): Hono {
   app.get('/reauthenticate', async (c) => {
     const ctx = await svc.authenticate(c.req.header('authorization'));
     const email = String(ctx.user.email ?? '');
+    if (!email && ctx.user.phone) return c.json(await reauthenticateBySms(svc, c, ctx.user)); // src/auth/phone.ts
     if (!email) throw new ApiError(422, 'email_address_not_provided', 'Reauthentication requires an email address');
     svc.limitEmail(clientIp(c), email);
     await svc.db.transaction((tx) =>

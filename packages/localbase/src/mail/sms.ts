@@ -1,8 +1,8 @@
 import type { Queryable, Row } from '../db/types.ts';
 import { iso } from '../auth/format.ts';
 
-/** Why a code was texted: a phone sign-up / sign-in code, or the code confirming a new number. */
-export type SmsType = 'sms' | 'phone_change';
+/** Why a code was texted: a phone sign-up / sign-in code, the code confirming a new number, or a reauthentication. */
+export type SmsType = 'sms' | 'phone_change' | 'reauthentication';
 
 export interface SmsMessage {
   /** The phone number as GoTrue stores it: E.164 digits without "+". */
