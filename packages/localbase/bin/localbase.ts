@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util';
 import { startLocalbase, resolveConfig, DataDirLockedError, MigrationError } from '../src/index.ts';
 import type { LocalbaseOptions } from '../src/index.ts';
 import type { ResolvedConfig } from '../src/config.ts';
+import { parseTestOtp } from '../src/config.ts';
 import { formatStatus, newMigration, resetDatabase, statusOf } from '../src/commands.ts';
 import { generateTypescript, generateTypescriptFromMigrations } from '../src/gen/index.ts';
 import { openPg } from '../src/db/pg.ts';
@@ -49,6 +50,15 @@ Options (environment variable in brackets; each command reads the ones it needs)
   --enable-manual-linking       users may unlink identities (DELETE /user/identities/{id}) [LOCALBASE_ENABLE_MANUAL_LINKING=1]
   --enable-oauth-server         the OAuth 2.1 server's client admin API (/auth/v1/admin/oauth/clients); off by default
                                 as in GoTrue: 404 feature_disabled [LOCALBASE_ENABLE_OAUTH_SERVER=1]
+  --enable-phone-signup         phone sign-ups and sign-ins (password or SMS code); the SMS go to the mailbox, default
+                                off as the CLI's [auth.sms] enable_signup [LOCALBASE_ENABLE_PHONE_SIGNUP=1]
+  --sms-confirmations           a phone sign-up needs the SMS code before it gets a session (default: confirmed at
+                                once, as the CLI's [auth.sms] enable_confirmations = false) [LOCALBASE_SMS_CONFIRMATIONS=1]
+  --sms-otp-expiry SECONDS      how long an SMS code is valid, default 60 [LOCALBASE_SMS_OTP_EXPIRY]
+  --sms-otp-length N            digits of an SMS code, 6 to 10, default 6 [LOCALBASE_SMS_OTP_LENGTH]
+  --sms-max-frequency SECONDS   least time between two SMS codes to a user, default 5 [LOCALBASE_SMS_MAX_FREQUENCY]
+  --sms-template T              the SMS text, default "Your code is {{ .Code }}" [LOCALBASE_SMS_TEMPLATE]
+  --sms-test-otp LIST           fixed codes for test numbers, no SMS sent: 4152127777:123456,… [LOCALBASE_SMS_TEST_OTP]
   --jwt-secret S                the legacy HS256 secret: tokens signed with it (the anon / service_role keys)
                                 still verify [LOCALBASE_JWT_SECRET]
   --signing-keys-path F         JWK set file of the access-token signing keys (ES256, RS256 or HS256; the Supabase
@@ -63,6 +73,7 @@ Options (environment variable in brackets; each command reads the ones it needs)
   --rate-limit-refresh N        default 150 [LOCALBASE_RATE_LIMIT_REFRESH]
   --rate-limit-verify N         default 30 [LOCALBASE_RATE_LIMIT_VERIFY]
   --rate-limit-email N          default 1000 [LOCALBASE_RATE_LIMIT_EMAIL]
+  --rate-limit-sms N            SMS per IP and per phone number per hour, default 30 [LOCALBASE_RATE_LIMIT_SMS]
   --rate-limit-window SECONDS   default 300 [LOCALBASE_RATE_LIMIT_WINDOW]
   --trusted-proxies LIST        reverse proxies / gateways whose client-IP header is believed: comma-separated IPs
                                 and CIDRs, IPv4 and IPv6 (e.g. 127.0.0.1,10.0.0.0/8); default none: every TCP
@@ -183,6 +194,16 @@ function fail(message: string): never {
   process.exit(1);
 }
 
+/** --sms-test-otp / LOCALBASE_SMS_TEST_OTP: "phone:code" pairs, comma-separated. */
+function smsTestOtp(v: string | undefined): Record<string, string> | undefined {
+  if (!v) return undefined;
+  try {
+    return parseTestOtp(v);
+  } catch (err) {
+    fail(`--sms-test-otp: ${(err as Error).message}`);
+  }
+}
+
 function num(name: string, v: string | undefined): number | undefined {
   if (v === undefined || v === '') return undefined;
   const n = Number(v);
@@ -218,6 +239,14 @@ async function main(): Promise<void> {
         'disable-signup': { type: 'boolean' },
         'enable-manual-linking': { type: 'boolean' },
         'enable-oauth-server': { type: 'boolean' },
+        'enable-phone-signup': { type: 'boolean' },
+        'sms-confirmations': { type: 'boolean' },
+        'sms-otp-expiry': { type: 'string' },
+        'sms-otp-length': { type: 'string' },
+        'sms-max-frequency': { type: 'string' },
+        'sms-template': { type: 'string' },
+        'sms-test-otp': { type: 'string' },
+        'rate-limit-sms': { type: 'string' },
         'jwt-secret': { type: 'string' },
         'signing-keys-path': { type: 'string' },
         algorithm: { type: 'string' },
@@ -282,6 +311,17 @@ async function main(): Promise<void> {
     disableSignup: v['disable-signup'] ?? flag(env.LOCALBASE_DISABLE_SIGNUP),
     enableManualLinking: v['enable-manual-linking'] ?? flag(env.LOCALBASE_ENABLE_MANUAL_LINKING),
     enableOAuthServer: v['enable-oauth-server'] ?? flag(env.LOCALBASE_ENABLE_OAUTH_SERVER),
+    sms: Object.fromEntries(
+      Object.entries({
+        enabled: v['enable-phone-signup'] ?? flag(env.LOCALBASE_ENABLE_PHONE_SIGNUP),
+        autoconfirm: (v['sms-confirmations'] ?? flag(env.LOCALBASE_SMS_CONFIRMATIONS)) ? false : undefined,
+        otpExpiry: num('--sms-otp-expiry', v['sms-otp-expiry'] ?? env.LOCALBASE_SMS_OTP_EXPIRY),
+        otpLength: num('--sms-otp-length', v['sms-otp-length'] ?? env.LOCALBASE_SMS_OTP_LENGTH),
+        maxFrequencySeconds: num('--sms-max-frequency', v['sms-max-frequency'] ?? env.LOCALBASE_SMS_MAX_FREQUENCY),
+        template: v['sms-template'] ?? env.LOCALBASE_SMS_TEMPLATE,
+        testOtp: smsTestOtp(v['sms-test-otp'] ?? env.LOCALBASE_SMS_TEST_OTP),
+      }).filter(([, x]) => x !== undefined),
+    ),
     jwtSecret: v['jwt-secret'] ?? env.LOCALBASE_JWT_SECRET,
     signingKeysPath: v['signing-keys-path'] ?? env.LOCALBASE_SIGNING_KEYS_PATH,
     anonKey: v['anon-key'] ?? env.LOCALBASE_ANON_KEY,
@@ -294,6 +334,7 @@ async function main(): Promise<void> {
         tokenRefresh: num('--rate-limit-refresh', v['rate-limit-refresh'] ?? env.LOCALBASE_RATE_LIMIT_REFRESH),
         tokenVerifications: num('--rate-limit-verify', v['rate-limit-verify'] ?? env.LOCALBASE_RATE_LIMIT_VERIFY),
         emailSent: num('--rate-limit-email', v['rate-limit-email'] ?? env.LOCALBASE_RATE_LIMIT_EMAIL),
+        smsSent: num('--rate-limit-sms', v['rate-limit-sms'] ?? env.LOCALBASE_RATE_LIMIT_SMS),
         windowSeconds: num('--rate-limit-window', v['rate-limit-window'] ?? env.LOCALBASE_RATE_LIMIT_WINDOW),
       }).filter(([, x]) => x !== undefined),
     ),

@@ -21,6 +21,8 @@ export interface RateLimits {
   tokenVerifications: number;
   /** auth emails per IP and per recipient per window */
   emailSent: number;
+  /** SMS per IP and per phone number per hour (GOTRUE_RATE_LIMIT_SMS_SENT; the CLI's [auth.rate_limit] sms_sent = 30) */
+  smsSent: number;
   windowSeconds: number;
 }
 
@@ -29,7 +31,39 @@ export const DEFAULT_RATE_LIMITS: RateLimits = {
   tokenRefresh: 150,
   tokenVerifications: 30,
   emailSent: 1000,
+  smsSent: 30,
   windowSeconds: 300,
+};
+
+/**
+ * Phone sign-ups and sign-ins with SMS codes (docs/decisions/034-phone-auth-and-sms-in-the-mailbox.md). The SMS
+ * go to localbase's mailbox (GET /mailbox, /mailbox/api/sms?to=<phone>); nothing leaves the machine.
+ */
+export interface SmsSettings {
+  /** GOTRUE_EXTERNAL_PHONE_ENABLED (the CLI's [auth.sms] enable_signup, default false): phone sign-ups and sign-ins. */
+  enabled: boolean;
+  /** GOTRUE_SMS_AUTOCONFIRM (the CLI's [auth.sms] enable_confirmations = false, so true): no code needed at sign-up. */
+  autoconfirm: boolean;
+  /** GOTRUE_SMS_OTP_EXP: seconds an SMS code stays valid (GoTrue's default 60). */
+  otpExpiry: number;
+  /** GOTRUE_SMS_OTP_LENGTH: digits of an SMS code, 6 to 10 (default 6). */
+  otpLength: number;
+  /** GOTRUE_SMS_MAX_FREQUENCY in seconds: the least time between two codes to one user (the CLI's max_frequency "5s"). */
+  maxFrequencySeconds: number;
+  /** GOTRUE_SMS_TEMPLATE: the text, "{{ .Code }}" replaced by the code (default "Your code is {{ .Code }}"). */
+  template: string;
+  /** GOTRUE_SMS_TEST_OTP: fixed codes per phone number (digits only); no SMS is stored for them. */
+  testOtp: Record<string, string>;
+}
+
+export const DEFAULT_SMS: SmsSettings = {
+  enabled: false,
+  autoconfirm: true,
+  otpExpiry: 60,
+  otpLength: 6,
+  maxFrequencySeconds: 5,
+  template: 'Your code is {{ .Code }}',
+  testOtp: {},
 };
 
 /**
@@ -87,6 +121,8 @@ export interface ResolvedConfig {
   siteUrl: string;
   additionalRedirectUrls: string[];
   rateLimits: RateLimits;
+  /** Phone auth and SMS codes. */
+  sms: SmsSettings;
   /** Proxies whose client-IP header is believed (IPs and CIDRs); empty = every peer is a client. */
   trustedProxies: string[];
   /** The header a trusted proxy puts the client's address in (default X-Forwarded-For). */
@@ -144,4 +180,28 @@ export function findRepoRoot(): string {
     walkUp(path.dirname(fileURLToPath(import.meta.url))) ??
     process.cwd()
   );
+}
+
+/** The SMS settings with GoTrue's corrections: a code length outside 6..10 is 6, test numbers lose "+" and spaces. */
+export function resolveSms(given: Partial<SmsSettings> = {}): SmsSettings {
+  const s: SmsSettings = { ...DEFAULT_SMS, ...given };
+  if (!Number.isInteger(s.otpLength) || s.otpLength < 6 || s.otpLength > 10) s.otpLength = 6;
+  if (!(s.otpExpiry > 0)) s.otpExpiry = DEFAULT_SMS.otpExpiry;
+  if (!(s.maxFrequencySeconds >= 0)) s.maxFrequencySeconds = DEFAULT_SMS.maxFrequencySeconds;
+  if (s.template === '') s.template = DEFAULT_SMS.template;
+  s.testOtp = Object.fromEntries(
+    Object.entries(s.testOtp).map(([phone, code]) => [phone.replace(/^\+/, '').replaceAll(' ', ''), code]),
+  );
+  return s;
+}
+
+/** GOTRUE_SMS_TEST_OTP's format: "phone:code" pairs separated by commas ("4152127777:123456,4152127778:654321"). */
+export function parseTestOtp(value: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const pair of value.split(',').map((p) => p.trim()).filter(Boolean)) {
+    const i = pair.lastIndexOf(':');
+    if (i <= 0 || i === pair.length - 1) throw new Error(`SMS test OTP: "${pair}" is not phone:code`);
+    out[pair.slice(0, i).trim()] = pair.slice(i + 1).trim();
+  }
+  return out;
 }

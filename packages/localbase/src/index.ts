@@ -10,8 +10,9 @@ import {
   DEFAULT_RATE_LIMITS,
   DEFAULT_SERVICE_ROLE_KEY,
   findRepoRoot,
+  resolveSms,
 } from './config.ts';
-import type { AccountProtection, RateLimits, ResolvedConfig } from './config.ts';
+import type { AccountProtection, RateLimits, ResolvedConfig, SmsSettings } from './config.ts';
 import { DEFAULT_CLIENT_IP_HEADER, isHeaderName, parseTrustedProxies } from './http/ip.ts';
 import type { Database } from './db/types.ts';
 import { isInitialisedDataDir, loadOrBuildTemplate, openPGlite } from './db/pglite.ts';
@@ -38,6 +39,7 @@ export type { AccountProtection, RateLimits } from './config.ts';
 export { DataDirLockedError } from './db/lock.ts';
 export { MigrationError } from './db/migrations.ts';
 export {
+  DEFAULT_SMS,
   DEFAULT_ACCOUNT_PROTECTION,
   DEFAULT_ANON_KEY,
   DEFAULT_JWT_SECRET,
@@ -79,6 +81,8 @@ export interface LocalbaseOptions {
   siteUrl?: string;
   additionalRedirectUrls?: string[];
   rateLimits?: Partial<RateLimits>;
+  /** Phone sign-ups / sign-ins and their SMS codes (default: off, as the Supabase CLI's [auth.sms] enable_signup). */
+  sms?: Partial<SmsSettings>;
   /**
    * Addresses of reverse proxies / gateways (IPs and CIDRs, IPv4 and IPv6) whose client-IP header is believed.
    * Default none: every TCP peer is a client. See packages/localbase/README.md "Client addresses".
@@ -170,6 +174,7 @@ export function resolveConfig(opts: LocalbaseOptions = {}): ResolvedConfig {
     siteUrl: opts.siteUrl ?? 'http://127.0.0.1:3000',
     additionalRedirectUrls: opts.additionalRedirectUrls ?? [],
     rateLimits: { ...DEFAULT_RATE_LIMITS, ...(opts.rateLimits ?? {}) },
+    sms: resolveSms(opts.sms),
     trustedProxies: opts.trustedProxies ?? [],
     clientIpHeader: opts.clientIpHeader ?? DEFAULT_CLIENT_IP_HEADER,
     sbForwardedFor: opts.sbForwardedFor ?? true,

@@ -8,6 +8,7 @@ import type { AuthService, OtpTokenType } from './service.ts';
 import { newOtp, tokenHash, UUID_RE } from './tokens.ts';
 import type { Queryable } from '../db/types.ts';
 import { oauthClientRoutes } from './oauth-clients.ts';
+import { adminCheckPhoneFree, adminSetPhone, createPhoneUser, validatePhone } from './phone.ts';
 
 /** Parses a GoTrue ban_duration ("24h", "1h30m", "none") into seconds; null = unban. */
 export function parseBanDuration(v: string): number | null {
@@ -59,6 +60,8 @@ export function adminRoutes(svc: AuthService): Hono {
     const password = optString(body, 'password');
     const rawEmail = optString(body, 'email');
     const emailConfirm = optBool(body, 'email_confirm');
+    const rawPhone = optString(body, 'phone');
+    const phone = rawPhone ? validatePhone(rawPhone) : undefined;
     const userMeta = optObject(body, 'user_metadata') ?? optObject(body, 'data');
     const appMeta = optObject(body, 'app_metadata');
     const ban = optString(body, 'ban_duration');
@@ -83,6 +86,7 @@ export function adminRoutes(svc: AuthService): Hono {
       );
     }
     if (emailConfirm === true) await svc.confirmEmail(q, userId);
+    await adminSetPhone(q, userId, phone, optBool(body, 'phone_confirm'));
     // As GoTrue's UpdateUserMetaData / UpdateAppMetaData: given keys are set, keys given as null are removed.
     const merge = (column: string) =>
       `update auth.users set ${column} = (coalesce(${column}, '{}'::jsonb)
@@ -131,22 +135,40 @@ export function adminRoutes(svc: AuthService): Hono {
   app.post('/users', async (c) => {
     const body = await readJsonObject(c);
     const rawEmail = optString(body, 'email');
-    if (!rawEmail) throw validationFailed('Unable to validate email address: invalid format');
-    const email = validateEmail(rawEmail);
+    const rawPhone = optString(body, 'phone');
+    if (!rawEmail && !rawPhone) throw validationFailed('Cannot create a user without either an email or phone');
+    const email = rawEmail ? validateEmail(rawEmail) : undefined;
+    const phone = rawPhone ? validatePhone(rawPhone) : undefined;
     const password = optString(body, 'password');
     if (password !== undefined) checkPassword(password, svc.cfg.minPasswordLength);
     const hash = password !== undefined ? await svc.hashPassword(password) : null;
     const user = await svc.db.transaction(async (tx) => {
-      if (await svc.findUserByEmail(tx, email))
+      if (email && (await svc.findUserByEmail(tx, email)))
         throw new ApiError(422, 'email_exists', 'A user with this email address has already been registered');
-      const u = await svc.createUser(tx, {
-        email,
-        passwordHash: hash,
-        confirmed: optBool(body, 'email_confirm') === true,
-        userMetadata: optObject(body, 'user_metadata') ?? optObject(body, 'data') ?? {},
-        appMetadata: optObject(body, 'app_metadata') ?? {},
-        metadataAsGiven: true,
-      });
+      if (phone) await adminCheckPhoneFree(tx, phone);
+      const userMetadata = optObject(body, 'user_metadata') ?? optObject(body, 'data') ?? {};
+      const appMetadata = optObject(body, 'app_metadata') ?? {};
+      const phoneConfirm = optBool(body, 'phone_confirm') === true;
+      let u;
+      if (email) {
+        u = await svc.createUser(tx, {
+          email,
+          passwordHash: hash,
+          confirmed: optBool(body, 'email_confirm') === true,
+          userMetadata,
+          appMetadata,
+          metadataAsGiven: true,
+        });
+        // A phone as well: a second identity, app_metadata.providers ["email", "phone"].
+        // GoTrue's admin createUser leaves phone_verified false in the identity even with phone_confirm.
+        if (phone) await adminSetPhone(tx, String(u.id), phone, undefined);
+        if (phoneConfirm) await adminSetPhone(tx, String(u.id), undefined, true);
+      } else {
+        const id = await createPhoneUser(tx, { phone: phone!, passwordHash: hash, confirmed: phoneConfirm, userMetadata, admin: true });
+        if (Object.keys(appMetadata).length > 0)
+          await applyUserAttributes(tx, id, { app_metadata: appMetadata });
+        u = await svc.reloadUser(tx, id);
+      }
       const ban = optString(body, 'ban_duration');
       const role = optString(body, 'role');
       if (ban !== undefined || role !== undefined)

@@ -20,7 +20,7 @@ import { rateLimitKey } from '../http/ip.ts';
  * In memory, per process, like the per-IP limits: a restart forgets it.
  */
 
-export type AttemptScope = 'password' | 'otp' | 'totp';
+export type AttemptScope = 'password' | 'otp' | 'sms' | 'totp';
 
 export const THROTTLED_CODE = 'too_many_failed_attempts';
 const BASE_DELAY_MS = 1000;
@@ -32,6 +32,7 @@ const MAX_ACCOUNTS_WITH_KNOWN_ADDRESSES = 100_000;
 const WHAT: Record<AttemptScope, string> = {
   password: 'failed sign-in attempts for this account',
   otp: 'wrong codes for this email address',
+  sms: 'wrong codes for this phone number',
   totp: 'wrong codes for this account',
 };
 

@@ -89,6 +89,8 @@ export function userJson(u: Row): Record<string, unknown> {
   put('recovery_sent_at', u.recovery_sent_at);
   if (typeof u.email_change === 'string' && u.email_change !== '') out.new_email = u.email_change;
   put('email_change_sent_at', u.email_change_sent_at);
+  if (typeof u.phone_change === 'string' && u.phone_change !== '') out.new_phone = u.phone_change;
+  put('phone_change_sent_at', u.phone_change_sent_at);
   put('invited_at', u.invited_at);
   put('last_sign_in_at', u.last_sign_in_at);
   out.app_metadata = appMetadata(u);

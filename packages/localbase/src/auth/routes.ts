@@ -10,6 +10,17 @@ import { AuthService, checkPassword, pkceMatches, readPkce, validateEmail } from
 import type { OtpTokenType, TokenResponse } from './service.ts';
 import type { Attempt } from './attempts.ts';
 import { mfaRoutes } from './mfa.ts';
+import {
+  changePhone,
+  newPhoneForUpdate,
+  nonceRecipient,
+  phonePasswordGrant,
+  phoneSignup,
+  reauthenticateBySms,
+  resendPhone,
+  smsOtp,
+  verifyPhone,
+} from './phone.ts';
 import { adminRoutes } from './admin.ts';
 import { oauthServerRoutes } from './oauth-clients.ts';
 import { UUID_RE } from './tokens.ts';
@@ -166,12 +177,12 @@ export function authRoutes(svc: AuthService): Hono {
         twitter: false,
         x: false,
         email: true,
-        phone: false,
+        phone: cfg.sms.enabled,
         zoom: false,
       },
       disable_signup: cfg.disableSignup,
       mailer_autoconfirm: !cfg.enableConfirmations,
-      phone_autoconfirm: true,
+      phone_autoconfirm: cfg.sms.autoconfirm,
       sms_provider: '',
       saml_enabled: false,
       saml_private_key_next_configured: false,
@@ -193,7 +204,7 @@ export function authRoutes(svc: AuthService): Hono {
     if (!rawEmail && !phone && password === undefined)
       throw new ApiError(422, 'anonymous_provider_disabled', 'Anonymous sign-ins are disabled');
     if (cfg.disableSignup) throw signupDisabled();
-    if (phone) throw new ApiError(400, 'phone_provider_disabled', 'Phone signups are disabled');
+    if (phone) return c.json(await phoneSignup(svc, c, body)); // src/auth/phone.ts
     if (!rawEmail) throw validationFailed('To signup, please provide your email');
     const email = validateEmail(rawEmail);
     if (!password) throw validationFailed('Signup requires a valid password');
@@ -275,8 +286,7 @@ export function authRoutes(svc: AuthService): Hono {
     if (grantType === 'password') {
       const rawEmail = optString(body, 'email');
       const password = optString(body, 'password');
-      if (optString(body, 'phone') && !rawEmail)
-        throw new ApiError(400, 'phone_provider_disabled', 'Phone logins are disabled');
+      if (optString(body, 'phone')) return c.json(await phonePasswordGrant(svc, c, body)); // src/auth/phone.ts
       if (!rawEmail) throw validationFailed('Please provide an email address');
       if (password === undefined) throw validationFailed('Please provide a password');
       svc.limit('signIn', ip);
@@ -386,7 +396,7 @@ export function authRoutes(svc: AuthService): Hono {
     const data = optObject(body, 'data');
     const password = optString(body, 'password');
     const rawEmail = optString(body, 'email');
-    if (optString(body, 'phone')) throw new ApiError(422, 'phone_provider_disabled', 'Phone updates are disabled');
+    const newPhone = await newPhoneForUpdate(svc, ctx.user, body); // src/auth/phone.ts
     const redirectTo = c.req.query('redirect_to');
     const pkce = readPkce(body);
     const userId = String(ctx.user.id);
@@ -396,7 +406,8 @@ export function authRoutes(svc: AuthService): Hono {
       // Returned, not thrown: a wrong nonce is counted and may delete the pending codes, which must commit.
       const valid = await svc.db.transaction(async (tx) => {
         try {
-          await svc.consumeOtp(tx, ['reauthentication_token'], { email: String(ctx.user.email ?? ''), otp: nonce.trim() });
+          const { to, expirySeconds } = nonceRecipient(svc, ctx.user); // the email, or the phone (src/auth/phone.ts)
+          await svc.consumeOtp(tx, ['reauthentication_token'], { email: to, otp: nonce.trim() }, expirySeconds);
           return true;
         } catch (err) {
           if (err instanceof ApiError) return false;
@@ -473,6 +484,7 @@ export function authRoutes(svc: AuthService): Hono {
           });
         }
       }
+      if (newPhone) await changePhone(svc, c, tx, userId, newPhone);
       return svc.reloadUser(tx, userId);
     });
     return c.json(userJson(updated));
@@ -483,6 +495,7 @@ export function authRoutes(svc: AuthService): Hono {
   app.get('/reauthenticate', async (c) => {
     const ctx = await svc.authenticate(c.req.header('authorization'));
     const email = String(ctx.user.email ?? '');
+    if (!email && ctx.user.phone) return c.json(await reauthenticateBySms(svc, c, ctx.user)); // src/auth/phone.ts
     if (!email) throw new ApiError(422, 'email_address_not_provided', 'Reauthentication requires an email address');
     svc.limitEmail(clientIp(c), email);
     await svc.db.transaction((tx) =>
@@ -524,8 +537,7 @@ export function authRoutes(svc: AuthService): Hono {
   app.post('/otp', async (c) => {
     const body = await readJsonObject(c);
     const rawEmail = optString(body, 'email');
-    if (optString(body, 'phone') && !rawEmail)
-      throw new ApiError(400, 'phone_provider_disabled', 'Unsupported phone provider');
+    if (optString(body, 'phone')) return c.json(await smsOtp(svc, c, body)); // src/auth/phone.ts
     if (!rawEmail) throw validationFailed('An email address is required');
     const email = validateEmail(rawEmail);
     const createUser = optBool(body, 'create_user') ?? true;
@@ -552,6 +564,7 @@ export function authRoutes(svc: AuthService): Hono {
     const body = await readJsonObject(c);
     const type = optString(body, 'type');
     const rawEmail = optString(body, 'email');
+    if (type === 'sms' || type === 'phone_change') return c.json(await resendPhone(svc, c, body)); // src/auth/phone.ts
     if (type !== 'signup' && type !== 'email_change')
       throw validationFailed('Missing one of these types: signup, email_change, sms, phone_change');
     if (!rawEmail) throw validationFailed('Email is required');
@@ -685,7 +698,8 @@ export function authRoutes(svc: AuthService): Hono {
     const tokenHash = optString(body, 'token_hash');
     const rawEmail = optString(body, 'email');
     if (!type) throw validationFailed('Verify requires a verification type');
-    if (optString(body, 'phone')) throw new ApiError(422, 'sms_send_failed', 'Phone verification is not supported');
+    if (!rawEmail && (optString(body, 'phone') || type === 'sms' || type === 'phone_change'))
+      return c.json(await verifyPhone(svc, c, body)); // src/auth/phone.ts
     let outcome: VerifyOutcome;
     if (tokenHash) {
       if (rawEmail) throw validationFailed('Only the token_hash and type should be provided');

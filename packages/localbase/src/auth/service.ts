@@ -362,11 +362,16 @@ export class AuthService {
     await this.mailbox.deliver(q, composeMail(p.mailType, p.to, link, otp));
   }
 
-  /** Finds and consumes a one-time token of one of the given types, or throws otp_expired. */
+  /**
+   * Finds and consumes a one-time token of one of the given types, or throws otp_expired. `by.email` is the
+   * recipient the code was sent to (an email address, or a phone number for SMS codes); `expirySeconds` defaults to
+   * the mailed codes' lifetime.
+   */
   async consumeOtp(
     q: Queryable,
-    types: OtpTokenType[],
+    types: Array<OtpTokenType | 'phone_change_token'>,
     by: { hash: string } | { email: string; otp: string },
+    expirySeconds = this.cfg.otpExpiry,
   ): Promise<{ userId: string; tokenType: OtpTokenType; relatesTo: string; pkce: boolean }> {
     const hash = 'hash' in by ? by.hash : tokenHash(by.email, by.otp);
     const r = await q.query<{
@@ -381,7 +386,7 @@ export class AuthService {
        from auth.one_time_tokens where (token_hash = $1 or token_hash = 'pkce_' || $1) and token_type = any($2::text[])
        ${'email' in by ? 'and lower(relates_to) = lower($4)' : ''}
        order by created_at desc limit 1 for update`,
-      'email' in by ? [hash, types, this.cfg.otpExpiry, by.email] : [hash, types, this.cfg.otpExpiry],
+      'email' in by ? [hash, types, expirySeconds, by.email] : [hash, types, expirySeconds],
     );
     const t = r.rows[0];
     if (!t || !t.fresh) {

@@ -248,6 +248,16 @@ create table if not exists localbase.mailbox (
   created_at timestamptz not null default clock_timestamp()
 );
 create index if not exists mailbox_created_at_idx on localbase.mailbox (created_at desc);
+-- Text messages (SMS codes of phone sign-ups and sign-ins), shown in the mailbox per phone number (ADR 034).
+create table if not exists localbase.sms (
+  id uuid not null primary key default gen_random_uuid(),
+  to_phone text not null,
+  type text not null,
+  body text not null,
+  token text null,
+  created_at timestamptz not null default clock_timestamp()
+);
+create index if not exists sms_to_phone_idx on localbase.sms (to_phone, created_at desc);
 
 -- PKCE flows (email links answered with ?code= and exchanged at /token?grant_type=pkce), as GoTrue's auth.flow_state.
 create table if not exists auth.flow_state (
