@@ -279,6 +279,28 @@ describe('anonymous sign-ins on, email confirmations on', () => {
     expect(enroll.error).toBeNull();
   });
 
+  it('conversion with a PKCE client (as @supabase/ssr): the link answers ?code=, exchanged for the permanent session', async () => {
+    const client = createClient(lb.url, lb.anonKey, {
+      auth: { persistSession: false, autoRefreshToken: false, detectSessionInUrl: false, flowType: 'pkce' },
+    });
+    const g = await guest(lb, undefined, client);
+    const email = uniqueEmail('convert-pkce');
+    const upd = await client.auth.updateUser({ email }, { emailRedirectTo: 'http://127.0.0.1:3000/auth/confirm' });
+    expect(upd.error).toBeNull();
+    const link = verifyLink(await latestMail(lb, email, 'email_change'));
+    expect(link.searchParams.get('token')).toMatch(/^pkce_/);
+    const res = await fetch(link, { redirect: 'manual' });
+    expect(res.status).toBe(303);
+    const location = new URL(res.headers.get('location')!);
+    expect(location.pathname).toBe('/auth/confirm');
+    const code = location.searchParams.get('code');
+    expect(code).toBeTruthy();
+    const exchanged = await client.auth.exchangeCodeForSession(code!);
+    expect(exchanged.error).toBeNull();
+    expect(exchanged.data.user).toMatchObject({ id: g.id, email, is_anonymous: false });
+    expect(jwtPayload(exchanged.data.session!.access_token)).toMatchObject({ sub: g.id, is_anonymous: false });
+  });
+
   it("an address that belongs to someone else is refused: 422 email_exists", async () => {
     const { email } = await signedInClient(lb, uniqueEmail('taken'));
     const g = await guest(lb);
