@@ -7,7 +7,8 @@ import { startLocalbase, resolveConfig, DataDirLockedError, MigrationError } fro
 import type { LocalbaseOptions } from '../src/index.ts';
 import type { ResolvedConfig } from '../src/config.ts';
 import { parseTestOtp } from '../src/config.ts';
-import { formatStatus, newMigration, resetDatabase, statusOf } from '../src/commands.ts';
+import { deleteGuests, formatStatus, newMigration, resetDatabase, statusOf } from '../src/commands.ts';
+import { parseAge } from '../src/auth/cleanup.ts';
 import { generateTypescript, generateTypescriptFromMigrations } from '../src/gen/index.ts';
 import { openPg } from '../src/db/pg.ts';
 import { SIGNING_ALGS, generateSigningKey, loadOrCreateKeyFile, rotateKeys, writeKeyFile } from '../src/auth/keys.ts';
@@ -28,6 +29,10 @@ Commands (the Supabase CLI's names):
   keys rotate [--algorithm A]   rotate the signing keys file: the standby key signs from the next start, the
                                 current one stays published for verification until tokens signed with it expire,
                                 a new standby is made (restart the server to use it)
+  auth delete-guests            delete the anonymous (guest) users created more than --older-than ago (default
+      [--older-than 30d]        30d; also 12h, 90m, 3600s) and, by cascade, their rows; prints how many. On
+                                PostgreSQL directly (safe while the server runs); a PGlite folder held by a running
+                                server (found at --port) is cleaned by that server
   gen types typescript          print the database's TypeScript types (Database, Tables<…>, Enums<…>, Constants)
       [--schema S]…             schemas to describe, repeatable or comma-separated, default public
       [--db-url U]              read a live PostgreSQL database as it is; without it the migrations are applied to
@@ -47,6 +52,9 @@ Options (environment variable in brackets; each command reads the ones it needs)
   --redirect-url U              extra allowed redirect URL (repeatable) [LOCALBASE_REDIRECT_URLS, comma-separated]
   --enable-confirmations        require email confirmation on sign-up [LOCALBASE_ENABLE_CONFIRMATIONS=1]
   --disable-signup              no new users from sign-up or OTP; admin create/invite still work [LOCALBASE_DISABLE_SIGNUP=1]
+  --enable-anonymous-sign-ins   guest users: POST /signup without email and phone (signInAnonymously) creates an
+                                anonymous user, as the CLI's [auth] enable_anonymous_sign_ins
+                                [LOCALBASE_ENABLE_ANONYMOUS_SIGN_INS=1]
   --enable-manual-linking       users may unlink identities (DELETE /user/identities/{id}) [LOCALBASE_ENABLE_MANUAL_LINKING=1]
   --enable-oauth-server         the OAuth 2.1 server's client admin API (/auth/v1/admin/oauth/clients); off by default
                                 as in GoTrue: 404 feature_disabled [LOCALBASE_ENABLE_OAUTH_SERVER=1]
@@ -74,6 +82,9 @@ Options (environment variable in brackets; each command reads the ones it needs)
   --rate-limit-verify N         default 30 [LOCALBASE_RATE_LIMIT_VERIFY]
   --rate-limit-email N          default 1000 [LOCALBASE_RATE_LIMIT_EMAIL]
   --rate-limit-sms N            SMS per IP and per phone number per hour, default 30 [LOCALBASE_RATE_LIMIT_SMS]
+  --rate-limit-anonymous-users N
+                                anonymous sign-ins per IP per hour (not per window), default 30
+                                [LOCALBASE_RATE_LIMIT_ANONYMOUS_USERS]
   --rate-limit-window SECONDS   default 300 [LOCALBASE_RATE_LIMIT_WINDOW]
   --trusted-proxies LIST        reverse proxies / gateways whose client-IP header is believed: comma-separated IPs
                                 and CIDRs, IPv4 and IPv6 (e.g. 127.0.0.1,10.0.0.0/8); default none: every TCP
@@ -186,6 +197,18 @@ async function runCommand(words: string[], cfg: ResolvedConfig, v: Record<string
     process.stdout.write(text);
     return;
   }
+  if (command === 'auth' && sub === 'delete-guests') {
+    const text = (v['older-than'] as string | undefined) ?? '30d';
+    let seconds: number;
+    try {
+      seconds = parseAge(text);
+    } catch (err) {
+      fail((err as Error).message);
+    }
+    const r = await deleteGuests(cfg, seconds);
+    console.log(`Deleted ${r.deleted} guest user(s) created more than ${text} ago from ${r.location}.`);
+    return;
+  }
   fail(`unknown command "${words.join(' ')}"\n\n${HELP}`);
 }
 
@@ -247,6 +270,7 @@ async function main(): Promise<void> {
         'sms-template': { type: 'string' },
         'sms-test-otp': { type: 'string' },
         'rate-limit-sms': { type: 'string' },
+        'enable-anonymous-sign-ins': { type: 'boolean' },
         'jwt-secret': { type: 'string' },
         'signing-keys-path': { type: 'string' },
         algorithm: { type: 'string' },
@@ -259,6 +283,7 @@ async function main(): Promise<void> {
         'rate-limit-refresh': { type: 'string' },
         'rate-limit-verify': { type: 'string' },
         'rate-limit-email': { type: 'string' },
+        'rate-limit-anonymous-users': { type: 'string' },
         'rate-limit-window': { type: 'string' },
         'trusted-proxies': { type: 'string' },
         'client-ip-header': { type: 'string' },
@@ -277,7 +302,8 @@ async function main(): Promise<void> {
         schemas: { type: 'string' },
         quiet: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
-        // status, gen types
+        // status, gen types, auth delete-guests
+        'older-than': { type: 'string' },
         output: { type: 'string', short: 'o' },
         schema: { type: 'string', short: 's', multiple: true },
         'db-url': { type: 'string' },
@@ -322,6 +348,7 @@ async function main(): Promise<void> {
         testOtp: smsTestOtp(v['sms-test-otp'] ?? env.LOCALBASE_SMS_TEST_OTP),
       }).filter(([, x]) => x !== undefined),
     ),
+    enableAnonymousSignIns: v['enable-anonymous-sign-ins'] ?? flag(env.LOCALBASE_ENABLE_ANONYMOUS_SIGN_INS),
     jwtSecret: v['jwt-secret'] ?? env.LOCALBASE_JWT_SECRET,
     signingKeysPath: v['signing-keys-path'] ?? env.LOCALBASE_SIGNING_KEYS_PATH,
     anonKey: v['anon-key'] ?? env.LOCALBASE_ANON_KEY,
@@ -335,6 +362,10 @@ async function main(): Promise<void> {
         tokenVerifications: num('--rate-limit-verify', v['rate-limit-verify'] ?? env.LOCALBASE_RATE_LIMIT_VERIFY),
         emailSent: num('--rate-limit-email', v['rate-limit-email'] ?? env.LOCALBASE_RATE_LIMIT_EMAIL),
         smsSent: num('--rate-limit-sms', v['rate-limit-sms'] ?? env.LOCALBASE_RATE_LIMIT_SMS),
+        anonymousUsers: num(
+          '--rate-limit-anonymous-users',
+          v['rate-limit-anonymous-users'] ?? env.LOCALBASE_RATE_LIMIT_ANONYMOUS_USERS,
+        ),
         windowSeconds: num('--rate-limit-window', v['rate-limit-window'] ?? env.LOCALBASE_RATE_LIMIT_WINDOW),
       }).filter(([, x]) => x !== undefined),
     ),

@@ -23,6 +23,8 @@ export interface RateLimits {
   emailSent: number;
   /** SMS per IP and per phone number per hour (GOTRUE_RATE_LIMIT_SMS_SENT; the CLI's [auth.rate_limit] sms_sent = 30) */
   smsSent: number;
+  /** anonymous sign-ins per IP per hour (GoTrue's GOTRUE_RATE_LIMIT_ANONYMOUS_USERS; not windowSeconds) */
+  anonymousUsers: number;
   windowSeconds: number;
 }
 
@@ -32,6 +34,7 @@ export const DEFAULT_RATE_LIMITS: RateLimits = {
   tokenVerifications: 30,
   emailSent: 1000,
   smsSent: 30,
+  anonymousUsers: 30,
   windowSeconds: 300,
 };
 
@@ -114,6 +117,8 @@ export interface ResolvedConfig {
   enableConfirmations: boolean;
   /** GOTRUE_DISABLE_SIGNUP: no new users from /signup or OTP. */
   disableSignup: boolean;
+  /** GOTRUE_EXTERNAL_ANONYMOUS_USERS_ENABLED: POST /signup without email and phone creates a guest user. */
+  enableAnonymousSignIns: boolean;
   /** GOTRUE_SECURITY_MANUAL_LINKING_ENABLED: identities may be linked and unlinked by the user. */
   enableManualLinking: boolean;
   /** GOTRUE_OAUTH_SERVER_ENABLED: the OAuth 2.1 server's admin API (/admin/oauth/clients) answers; off by default. */
