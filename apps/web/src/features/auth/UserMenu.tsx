@@ -1,7 +1,9 @@
+import dynamic from 'next/dynamic'
 import Link from 'next/link'
 import { useEffect, useId, useRef, useState } from 'react'
 import { Button, Text, YStack, type TamaguiElement } from 'tamagui'
 
+import { ADD_EMAIL_PATH, GUEST_NAME, isGuest } from '../../lib/guest'
 import { toast } from '../toast'
 import { loadBrowserSupabase } from '../../lib/supabase/browser'
 import { useSession } from './SessionProvider'
@@ -17,17 +19,32 @@ export function displayNameOf(user: { email?: string | undefined; user_metadata?
   return typeof name === 'string' && name.trim() !== '' ? name.trim() : (user.email ?? 'Account')
 }
 
+/** Loaded when a guest chooses Sign out: the warning that their notes will be lost. */
+const loadGuestSignOutDialog = () => import(/* webpackExports: ["GuestSignOutDialog"] */ '../guest').then((m) => m.GuestSignOutDialog)
+const GuestSignOutDialog = dynamic(loadGuestSignOutDialog, { ssr: false })
+
 /**
  * The header's account control: "Sign in" when signed out; when signed in a menu button with the user's name
- * (or email) that opens Account settings and Sign out. Escape and a click outside close it.
+ * (or email) that opens Account settings and Sign out. Escape and a click outside close it. A guest is called
+ * "Guest", is offered "Add email and password", and is asked to confirm Sign out (their notes would be lost).
  */
 export function UserMenu() {
   const { user, isLoading } = useSession()
   const [open, setOpen] = useState(false)
   const [signingOut, setSigningOut] = useState(false)
+  const [confirmingSignOut, setConfirmingSignOut] = useState(false)
   const menuId = useId()
   const rootRef = useRef<HTMLDivElement>(null)
   const buttonRef = useRef<TamaguiElement>(null)
+
+  const guest = isGuest(user)
+  const userId = user?.id
+  // A dialog left open for a session that has ended (e.g. signed out in another tab) does not come back for the next.
+  useEffect(() => setConfirmingSignOut(false), [userId])
+  // A guest who opens the menu may choose Sign out: fetch its dialog now, so it opens at once.
+  useEffect(() => {
+    if (open && guest) void loadGuestSignOutDialog()
+  }, [open, guest])
 
   useEffect(() => {
     if (!open) return
@@ -58,12 +75,13 @@ export function UserMenu() {
     )
   }
 
-  const name = displayNameOf(user)
+  const name = guest ? GUEST_NAME : displayNameOf(user)
   async function signOut() {
     setSigningOut(true)
     try {
       const { error } = await (await loadBrowserSupabase()).auth.signOut()
       if (error) await toastSignOutError(error)
+      else setConfirmingSignOut(false)
     } catch (error) {
       await toastSignOutError(error)
     } finally {
@@ -115,22 +133,54 @@ export function UserMenu() {
             <Text fontSize="$4" fontWeight="600" color="$color12" numberOfLines={1} data-testid="user-menu-name">
               {name}
             </Text>
-            {name !== user.email ? (
+            {guest ? (
+              <Text fontSize="$2" color="$color11">
+                Notes live only in this browser
+              </Text>
+            ) : name !== user.email ? (
               <Text fontSize="$2" color="$color11" numberOfLines={1}>
                 {user.email}
               </Text>
             ) : null}
           </YStack>
-          <Link href="/settings/account" className="user-menu-item" onClick={() => setOpen(false)}>
-            Account settings
-          </Link>
-          <Link href="/settings/security" className="user-menu-item" onClick={() => setOpen(false)}>
-            Security
-          </Link>
-          <button type="button" className="user-menu-item" disabled={signingOut} onClick={() => void signOut()}>
+          {guest ? (
+            <Link href={ADD_EMAIL_PATH} className="user-menu-item" onClick={() => setOpen(false)}>
+              Add email and password
+            </Link>
+          ) : (
+            <>
+              <Link href="/settings/account" className="user-menu-item" onClick={() => setOpen(false)}>
+                Account settings
+              </Link>
+              <Link href="/settings/security" className="user-menu-item" onClick={() => setOpen(false)}>
+                Security
+              </Link>
+            </>
+          )}
+          <button
+            type="button"
+            className="user-menu-item"
+            disabled={signingOut}
+            aria-haspopup={guest ? 'dialog' : undefined}
+            onClick={() => {
+              if (!guest) return void signOut()
+              setOpen(false)
+              setConfirmingSignOut(true)
+            }}
+          >
             {signingOut ? 'Signing out…' : 'Sign out'}
           </button>
         </YStack>
+      ) : null}
+      {confirmingSignOut && guest ? (
+        <GuestSignOutDialog
+          pending={signingOut}
+          onConfirm={() => void signOut()}
+          onClose={() => {
+            setConfirmingSignOut(false)
+            buttonRef.current?.focus()
+          }}
+        />
       ) : null}
     </div>
   )
