@@ -16,15 +16,6 @@ function render(Component: NextPageWithLayout<AppPageProps>, pageProps: AppPageP
   return renderToString(<App {...(props as Parameters<typeof App>[0])} />)
 }
 
-/** As the Next server does before rendering: the dynamic (next/dynamic, ssr) parts are loaded first, then rendered. */
-async function renderReady(Component: NextPageWithLayout<AppPageProps>, pageProps: AppPageProps = {}) {
-  const { default: Loadable } = (await import('next/dist/shared/lib/loadable.shared-runtime')) as unknown as {
-    default: { preloadAll: () => Promise<void> }
-  }
-  await Loadable.preloadAll()
-  return render(Component, pageProps)
-}
-
 describe('_app', () => {
   it('wraps pages without getLayout in the app frame (banner with New and the theme toggle, main)', () => {
     const signedIn = { user: { id: 'user-1', email: 'a@example.com' } } as Session
@@ -69,8 +60,8 @@ describe('_app for a guest (anonymous sign-in)', () => {
   const guestSession = { user: { id: 'guest-1', is_anonymous: true } } as unknown as Session
   const memberSession = { user: { id: 'user-1', email: 'a@example.com', is_anonymous: false } } as unknown as Session
 
-  it('renders the guest banner under the header on the server, with its way to add an email and password', async () => {
-    const html = await renderReady(() => <p>page body</p>, { initialSession: guestSession })
+  it('renders the guest banner under the header on the server, with its way to add an email and password', () => {
+    const html = render(() => <p>page body</p>, { initialSession: guestSession })
     expect(html).toMatch(/<aside[^>]*aria-label="Guest session"/)
     expect(html).toContain('Your notes live only in this browser until you add an email and password.')
     expect(html).toMatch(/<a[^>]*href="\/settings\/account"[^>]*>Add email and password<\/a>/)
@@ -78,9 +69,9 @@ describe('_app for a guest (anonymous sign-in)', () => {
     expect(html).toContain('aria-label="Account: Guest"')
   })
 
-  it('leaves the banner out for a guest who dismissed it, and for permanent users', async () => {
-    expect(await renderReady(() => <p>page body</p>, { initialSession: guestSession, guestBannerDismissed: true })).not.toContain('Guest session')
-    const member = await renderReady(() => <p>page body</p>, { initialSession: memberSession })
+  it('leaves the banner out for a guest who dismissed it, and for permanent users', () => {
+    expect(render(() => <p>page body</p>, { initialSession: guestSession, guestBannerDismissed: true })).not.toContain('Guest session')
+    const member = render(() => <p>page body</p>, { initialSession: memberSession })
     expect(member).not.toContain('Guest session')
     expect(member).toContain('aria-label="Account: a@example.com"')
   })

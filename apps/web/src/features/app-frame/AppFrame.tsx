@@ -1,4 +1,3 @@
-import dynamic from 'next/dynamic'
 import Link from 'next/link'
 import type { ReactNode } from 'react'
 import { Button, Text, XStack, YStack } from 'tamagui'
@@ -8,10 +7,8 @@ import { CreateModal, useCreateModal } from '../create-modal'
 import { isGuest } from '../../lib/guest'
 import { ThemeToggle } from '../theme'
 import { PlusIcon } from '../../ui/icons'
+import { GuestBanner } from './GuestBanner'
 import { ProgressBar } from './ProgressBar'
-
-// Only guests see the banner: its code is a chunk of its own, rendered on the server and preloaded for them only.
-const GuestBanner = dynamic(() => import(/* webpackExports: ["GuestBanner"] */ '../guest').then((m) => m.GuestBanner))
 
 function BrandMark() {
   return (

@@ -20,7 +20,7 @@ export function displayNameOf(user: { email?: string | undefined; user_metadata?
 }
 
 /** Loaded when a guest chooses Sign out: the warning that their notes will be lost. */
-const loadGuestSignOutDialog = () => import(/* webpackExports: ["GuestSignOutDialog"] */ '../guest').then((m) => m.GuestSignOutDialog)
+const loadGuestSignOutDialog = () => import('./GuestSignOutDialog').then((m) => m.GuestSignOutDialog)
 const GuestSignOutDialog = dynamic(loadGuestSignOutDialog, { ssr: false })
 
 /**

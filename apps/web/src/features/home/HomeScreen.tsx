@@ -1,7 +1,7 @@
 import Link from 'next/link'
 import { H1, Paragraph, Text, XStack, YStack } from 'tamagui'
 
-import { TryAsGuest } from '../guest'
+import { TryAsGuest } from './TryAsGuest'
 import { SystemStatusCard } from '../system'
 
 function Hint({ keys, children }: { keys: string; children: React.ReactNode }) {

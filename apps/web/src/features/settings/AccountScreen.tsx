@@ -40,7 +40,7 @@ function Section({ id, title, description, children }: { id: string; title: stri
 }
 
 // Only guests get the form that makes their account permanent: a chunk of its own.
-const AddEmailForm = dynamic(() => import(/* webpackExports: ["AddEmailForm"] */ '../guest').then((m) => m.AddEmailForm))
+const AddEmailForm = dynamic(() => import('./AddEmailForm').then((m) => m.AddEmailForm))
 
 function ProfileForm() {
   const { user } = useSession()

@@ -2,11 +2,21 @@ import Router from 'next/router'
 import { useState } from 'react'
 import { YStack } from 'tamagui'
 
-import { AuthForm, confirmUrl, Field, FormMessage, isEmail, loadBrowserSupabase, MIN_PASSWORD_LENGTH, SubmitButton, useSession } from '../auth'
-import type { AuthField } from '../auth'
+import {
+  AuthForm,
+  confirmUrl,
+  Field,
+  FormMessage,
+  isEmail,
+  loadBrowserSupabase,
+  MIN_PASSWORD_LENGTH,
+  readableGuestSaveError,
+  SubmitButton,
+  useSession,
+  type AuthField,
+} from '../auth'
 import { toast } from '../toast'
 import { SAVED_PATH } from '../../lib/guest'
-import { readableGuestSaveError } from './guest-errors'
 
 type Errors = Partial<Record<AuthField, string>>
 

@@ -1,7 +1,7 @@
 // Starting a guest session, imported when the visitor presses "Try it without an account" (the auth client and the
 // error messages are not part of the welcome page's first load).
 import { loadBrowserSupabase } from '../../lib/supabase/browser'
-import { readableGuestStartError } from './guest-errors'
+import { readableGuestStartError } from '../auth'
 
 /** Signs in anonymously; resolves to null on success, or a readable reason the server refused. */
 export async function startGuestSession(): Promise<string | null> {

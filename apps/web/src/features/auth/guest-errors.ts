@@ -1,6 +1,6 @@
 // Readable messages for the two guest-only calls: starting a guest session (welcome page) and adding an email and
-// password (account page). Loaded only by those, not by every page.
-import { readableAuthError, type ReadableAuthError } from '../auth'
+// password (account page). Loaded only by those (through the auth index), not by every page.
+import { readableAuthError, type ReadableAuthError } from './auth-errors'
 
 /** "30 seconds", "2 minutes": how long the server asked to wait, read from its message; undefined when it does not say. */
 export function waitFromMessage(message: unknown): string | undefined {

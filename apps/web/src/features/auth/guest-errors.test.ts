@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 
-import { checkGuestSave } from './AddEmailForm'
+import { checkGuestSave } from '../settings/AddEmailForm'
 import { readableGuestSaveError, readableGuestStartError, waitFromMessage } from './guest-errors'
 
 describe('readableGuestStartError', () => {
