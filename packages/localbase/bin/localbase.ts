@@ -46,6 +46,9 @@ Options (environment variable in brackets; each command reads the ones it needs)
   --redirect-url U              extra allowed redirect URL (repeatable) [LOCALBASE_REDIRECT_URLS, comma-separated]
   --enable-confirmations        require email confirmation on sign-up [LOCALBASE_ENABLE_CONFIRMATIONS=1]
   --disable-signup              no new users from sign-up or OTP; admin create/invite still work [LOCALBASE_DISABLE_SIGNUP=1]
+  --enable-anonymous-sign-ins   guest users: POST /signup without email and phone (signInAnonymously) creates an
+                                anonymous user, as the CLI's [auth] enable_anonymous_sign_ins
+                                [LOCALBASE_ENABLE_ANONYMOUS_SIGN_INS=1]
   --enable-manual-linking       users may unlink identities (DELETE /user/identities/{id}) [LOCALBASE_ENABLE_MANUAL_LINKING=1]
   --jwt-secret S                the legacy HS256 secret: tokens signed with it (the anon / service_role keys)
                                 still verify [LOCALBASE_JWT_SECRET]
@@ -61,6 +64,9 @@ Options (environment variable in brackets; each command reads the ones it needs)
   --rate-limit-refresh N        default 150 [LOCALBASE_RATE_LIMIT_REFRESH]
   --rate-limit-verify N         default 30 [LOCALBASE_RATE_LIMIT_VERIFY]
   --rate-limit-email N          default 1000 [LOCALBASE_RATE_LIMIT_EMAIL]
+  --rate-limit-anonymous-users N
+                                anonymous sign-ins per IP per hour (not per window), default 30
+                                [LOCALBASE_RATE_LIMIT_ANONYMOUS_USERS]
   --rate-limit-window SECONDS   default 300 [LOCALBASE_RATE_LIMIT_WINDOW]
   --trusted-proxies LIST        reverse proxies / gateways whose client-IP header is believed: comma-separated IPs
                                 and CIDRs, IPv4 and IPv6 (e.g. 127.0.0.1,10.0.0.0/8); default none: every TCP
@@ -215,6 +221,7 @@ async function main(): Promise<void> {
         'enable-confirmations': { type: 'boolean' },
         'disable-signup': { type: 'boolean' },
         'enable-manual-linking': { type: 'boolean' },
+        'enable-anonymous-sign-ins': { type: 'boolean' },
         'jwt-secret': { type: 'string' },
         'signing-keys-path': { type: 'string' },
         algorithm: { type: 'string' },
@@ -227,6 +234,7 @@ async function main(): Promise<void> {
         'rate-limit-refresh': { type: 'string' },
         'rate-limit-verify': { type: 'string' },
         'rate-limit-email': { type: 'string' },
+        'rate-limit-anonymous-users': { type: 'string' },
         'rate-limit-window': { type: 'string' },
         'trusted-proxies': { type: 'string' },
         'client-ip-header': { type: 'string' },
@@ -278,6 +286,7 @@ async function main(): Promise<void> {
     enableConfirmations: v['enable-confirmations'] ?? flag(env.LOCALBASE_ENABLE_CONFIRMATIONS),
     disableSignup: v['disable-signup'] ?? flag(env.LOCALBASE_DISABLE_SIGNUP),
     enableManualLinking: v['enable-manual-linking'] ?? flag(env.LOCALBASE_ENABLE_MANUAL_LINKING),
+    enableAnonymousSignIns: v['enable-anonymous-sign-ins'] ?? flag(env.LOCALBASE_ENABLE_ANONYMOUS_SIGN_INS),
     jwtSecret: v['jwt-secret'] ?? env.LOCALBASE_JWT_SECRET,
     signingKeysPath: v['signing-keys-path'] ?? env.LOCALBASE_SIGNING_KEYS_PATH,
     anonKey: v['anon-key'] ?? env.LOCALBASE_ANON_KEY,
@@ -290,6 +299,10 @@ async function main(): Promise<void> {
         tokenRefresh: num('--rate-limit-refresh', v['rate-limit-refresh'] ?? env.LOCALBASE_RATE_LIMIT_REFRESH),
         tokenVerifications: num('--rate-limit-verify', v['rate-limit-verify'] ?? env.LOCALBASE_RATE_LIMIT_VERIFY),
         emailSent: num('--rate-limit-email', v['rate-limit-email'] ?? env.LOCALBASE_RATE_LIMIT_EMAIL),
+        anonymousUsers: num(
+          '--rate-limit-anonymous-users',
+          v['rate-limit-anonymous-users'] ?? env.LOCALBASE_RATE_LIMIT_ANONYMOUS_USERS,
+        ),
         windowSeconds: num('--rate-limit-window', v['rate-limit-window'] ?? env.LOCALBASE_RATE_LIMIT_WINDOW),
       }).filter(([, x]) => x !== undefined),
     ),

@@ -21,6 +21,8 @@ export interface RateLimits {
   tokenVerifications: number;
   /** auth emails per IP and per recipient per window */
   emailSent: number;
+  /** anonymous sign-ins per IP per hour (GoTrue's GOTRUE_RATE_LIMIT_ANONYMOUS_USERS; not windowSeconds) */
+  anonymousUsers: number;
   windowSeconds: number;
 }
 
@@ -29,6 +31,7 @@ export const DEFAULT_RATE_LIMITS: RateLimits = {
   tokenRefresh: 150,
   tokenVerifications: 30,
   emailSent: 1000,
+  anonymousUsers: 30,
   windowSeconds: 300,
 };
 
@@ -80,6 +83,8 @@ export interface ResolvedConfig {
   enableConfirmations: boolean;
   /** GOTRUE_DISABLE_SIGNUP: no new users from /signup or OTP. */
   disableSignup: boolean;
+  /** GOTRUE_EXTERNAL_ANONYMOUS_USERS_ENABLED: POST /signup without email and phone creates a guest user. */
+  enableAnonymousSignIns: boolean;
   /** GOTRUE_SECURITY_MANUAL_LINKING_ENABLED: identities may be linked and unlinked by the user. */
   enableManualLinking: boolean;
   siteUrl: string;

@@ -69,6 +69,8 @@ export interface LocalbaseOptions {
   enableConfirmations?: boolean;
   /** Refuse new users from /signup and OTP sign-ins, as GOTRUE_DISABLE_SIGNUP (admin create, invite and generate_link still work). */
   disableSignup?: boolean;
+  /** Anonymous (guest) sign-ins: POST /signup without email and phone, as GOTRUE_EXTERNAL_ANONYMOUS_USERS_ENABLED. */
+  enableAnonymousSignIns?: boolean;
   /** Let users unlink identities (DELETE /user/identities/{id}), as GOTRUE_SECURITY_MANUAL_LINKING_ENABLED. */
   enableManualLinking?: boolean;
   siteUrl?: string;
@@ -161,6 +163,7 @@ export function resolveConfig(opts: LocalbaseOptions = {}): ResolvedConfig {
     enableConfirmations: opts.enableConfirmations ?? false,
     disableSignup: opts.disableSignup ?? false,
     enableManualLinking: opts.enableManualLinking ?? false,
+    enableAnonymousSignIns: opts.enableAnonymousSignIns ?? false,
     siteUrl: opts.siteUrl ?? 'http://127.0.0.1:3000',
     additionalRedirectUrls: opts.additionalRedirectUrls ?? [],
     rateLimits: { ...DEFAULT_RATE_LIMITS, ...(opts.rateLimits ?? {}) },

@@ -20,7 +20,13 @@ export const testDatabaseUrl = process.env.LOCALBASE_TEST_DATABASE_URL || undefi
 
 export const API_VERSION = '2024-01-01';
 
-const GENEROUS_RATE_LIMITS = { signInSignUps: 100_000, tokenRefresh: 100_000, tokenVerifications: 100_000, emailSent: 100_000 };
+const GENEROUS_RATE_LIMITS = {
+  signInSignUps: 100_000,
+  tokenRefresh: 100_000,
+  tokenVerifications: 100_000,
+  emailSent: 100_000,
+  anonymousUsers: 100_000,
+};
 
 /** Starts a server for one test file. Memory PGlite by default, a real PostgreSQL when LOCALBASE_TEST_DATABASE_URL is set. */
 export async function startTestServer(overrides: LocalbaseOptions = {}): Promise<Localbase> {

@@ -62,6 +62,8 @@ export function factorJson(f: Row): FactorJson {
 
 export function appMetadata(u: Row): Record<string, unknown> {
   const m = obj(u.raw_app_meta_data);
+  // An anonymous user has no provider: GoTrue leaves its app_metadata empty.
+  if (u.is_anonymous) return m;
   return { provider: 'email', providers: ['email'], ...m };
 }
 

@@ -59,7 +59,7 @@ export function mfaRoutes(svc: AuthService): Hono {
   }
 
   app.post('/', async (c) => {
-    const ctx = await svc.authenticate(c.req.header('authorization'));
+    const ctx = await svc.authenticate(c.req.header('authorization'), { notAnonymous: true });
     const body = await readJsonObject(c);
     const factorType = optString(body, 'factor_type');
     const friendlyName = optString(body, 'friendly_name') ?? '';
@@ -105,7 +105,7 @@ export function mfaRoutes(svc: AuthService): Hono {
   });
 
   app.post('/:id/challenge', async (c) => {
-    const ctx = await svc.authenticate(c.req.header('authorization'));
+    const ctx = await svc.authenticate(c.req.header('authorization'), { notAnonymous: true });
     await readJsonObject(c); // the client sends {factorId}; ignored, but must be valid JSON
     const factorId = c.req.param('id');
     const userId = String(ctx.user.id);
@@ -130,7 +130,7 @@ export function mfaRoutes(svc: AuthService): Hono {
   });
 
   app.post('/:id/verify', async (c) => {
-    const ctx = await svc.authenticate(c.req.header('authorization'));
+    const ctx = await svc.authenticate(c.req.header('authorization'), { notAnonymous: true });
     const body = await readJsonObject(c);
     const challengeId = optString(body, 'challenge_id');
     const code = (optString(body, 'code') ?? '').trim();
@@ -216,7 +216,7 @@ export function mfaRoutes(svc: AuthService): Hono {
   });
 
   app.delete('/:id', async (c) => {
-    const ctx = await svc.authenticate(c.req.header('authorization'));
+    const ctx = await svc.authenticate(c.req.header('authorization'), { notAnonymous: true });
     const factorId = c.req.param('id');
     const userId = String(ctx.user.id);
     const f = UUID_RE.test(factorId)

@@ -141,7 +141,7 @@ export function authRoutes(svc: AuthService): Hono {
   app.get('/settings', (c) =>
     c.json({
       external: {
-        anonymous_users: false,
+        anonymous_users: cfg.enableAnonymousSignIns,
         apple: false,
         azure: false,
         bitbucket: false,
@@ -188,9 +188,19 @@ export function authRoutes(svc: AuthService): Hono {
     const password = optString(body, 'password');
     const data = optObject(body, 'data') ?? {};
     const phone = optString(body, 'phone');
-    // As GoTrue: no email and no phone is an anonymous sign-in; then a closed instance refuses any sign-up.
-    if (!rawEmail && !phone && password === undefined)
-      throw new ApiError(422, 'anonymous_provider_disabled', 'Anonymous sign-ins are disabled');
+    // As GoTrue's router: no email and no phone (a password is ignored) is an anonymous sign-in, refused first when
+    // anonymous sign-ins are off; then its own per-address limit, then a closed instance refuses any sign-up.
+    if (!rawEmail && !phone) {
+      if (!cfg.enableAnonymousSignIns)
+        throw new ApiError(422, 'anonymous_provider_disabled', 'Anonymous sign-ins are disabled');
+      svc.limit('anonymous', ip);
+      if (cfg.disableSignup) throw signupDisabled();
+      const tokens = await svc.db.transaction(async (tx) => {
+        const user = await svc.createAnonymousUser(tx, data);
+        return svc.issueSession(tx, String(user.id), 'anonymous', meta(c));
+      });
+      return c.json(tokens);
+    }
     if (cfg.disableSignup) throw signupDisabled();
     if (phone) throw new ApiError(400, 'phone_provider_disabled', 'Phone signups are disabled');
     if (!rawEmail) throw validationFailed('To signup, please provide your email');
@@ -409,6 +419,9 @@ export function authRoutes(svc: AuthService): Hono {
       checkPassword(password, cfg.minPasswordLength);
       if (svc.hasVerifiedFactor(ctx.user) && !aal2)
         throw new ApiError(401, 'insufficient_aal', 'AAL2 session is required to update email or password when MFA is enabled.');
+      // As GoTrue: a guest may set a password only together with an email (or phone) in the same request.
+      if (ctx.user.is_anonymous && password !== '' && !rawEmail)
+        throw new ApiError(422, 'validation_failed', 'Updating password of an anonymous user without an email or phone is not allowed');
       if (await svc.passwordMatches(ctx.user.encrypted_password as string | null, password))
         throw new ApiError(422, 'same_password', 'New password should be different from the old password.');
       newHash = await svc.hashPassword(password);
@@ -419,6 +432,9 @@ export function authRoutes(svc: AuthService): Hono {
       if (svc.hasVerifiedFactor(ctx.user) && !aal2)
         throw new ApiError(401, 'insufficient_aal', 'AAL2 session is required to update email or password when MFA is enabled.');
     }
+    // GoTrue: a guest adding an email while confirmations are off (mailer autoconfirm) gets it at once, like a
+    // sign-up; everyone else confirms the new address from the mail.
+    const convertNow = Boolean(ctx.user.is_anonymous) && !cfg.enableConfirmations;
     const updated = await svc.db.transaction(async (tx) => {
       if (data) {
         const cur = await tx.query<{ m: Record<string, unknown> | null }>(
@@ -443,6 +459,10 @@ export function authRoutes(svc: AuthService): Hono {
         const taken = await svc.findUserByEmail(tx, newEmail);
         if (taken && String(taken.id) !== userId)
           throw new ApiError(422, 'email_exists', 'A user with this email address has already been registered');
+        if (convertNow) {
+          await svc.confirmEmailChange(tx, ctx.user, newEmail);
+          return svc.reloadUser(tx, userId);
+        }
         svc.limitEmail(ip, newEmail);
         await tx.query(
           'update auth.users set email_change = $2, email_change_confirm_status = 0, updated_at = now() where id = $1',
@@ -637,23 +657,11 @@ export function authRoutes(svc: AuthService): Hono {
         const newEmail = String(user.email_change ?? '');
         if (!newEmail) return { error: new ApiError(403, 'otp_expired', 'Token has expired or is invalid') };
         try {
-          await tx.query(
-            `update auth.users set email = $2::text, email_change = '', email_change_confirm_status = 0,
-               email_change_sent_at = null, email_confirmed_at = coalesce(email_confirmed_at, now()),
-               raw_user_meta_data = coalesce(raw_user_meta_data, '{}'::jsonb) || jsonb_build_object('email', $2::text),
-               updated_at = now() where id = $1`,
-            [userId, newEmail],
-          );
+          await svc.confirmEmailChange(tx, user, newEmail);
         } catch (err) {
-          if ((err as { code?: string }).code === '23505')
-            return { error: new ApiError(422, 'email_exists', 'A user with this email address has already been registered') };
+          if (err instanceof ApiError) return { error: err };
           throw err;
         }
-        await tx.query(
-          `update auth.identities set identity_data = identity_data || jsonb_build_object('email', $2::text), updated_at = now()
-           where user_id = $1 and provider = 'email'`,
-          [userId, newEmail],
-        );
       }
       if (viaLink && consumed.pkce) {
         // PKCE: the browser gets ?code=, which the client exchanges with its verifier at /token?grant_type=pkce.

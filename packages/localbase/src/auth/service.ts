@@ -118,6 +118,8 @@ export class AuthService {
     refresh: RateLimiter;
     verify: RateLimiter;
     email: RateLimiter;
+    /** anonymous sign-ins per client address per hour (GoTrue's own limiter for them) */
+    anonymous: RateLimiter;
   };
   /** Per-account delays after failed sign-ins and codes (docs/decisions/017-account-guessing-defence.md). */
   readonly attempts: AttemptGuard;
@@ -140,6 +142,7 @@ export class AuthService {
       refresh: new RateLimiter(cfg.rateLimits.tokenRefresh, w),
       verify: new RateLimiter(cfg.rateLimits.tokenVerifications, w),
       email: new RateLimiter(cfg.rateLimits.emailSent, w),
+      anonymous: new RateLimiter(cfg.rateLimits.anonymousUsers, 3600),
     };
     this.attempts = new AttemptGuard(cfg.accountProtection, cfg.clock);
     this.clientAddresses = new ClientAddressResolver(cfg);
@@ -148,7 +151,7 @@ export class AuthService {
   // ---------- rate limits ----------
 
   /** Counts one request of the client address `ip` (IPv6 clients by their /64). */
-  limit(kind: 'signIn' | 'refresh' | 'verify', ip: string): void {
+  limit(kind: 'signIn' | 'refresh' | 'verify' | 'anonymous', ip: string): void {
     const key = rateLimitKey(ip);
     if (!this.limits[kind].take(key)) {
       const err = new ApiError(429, 'over_request_rate_limit', 'Request rate limit reached');
@@ -282,6 +285,70 @@ export class AuthService {
       [id, id, JSON.stringify(identityData)],
     );
     return this.reloadUser(q, id);
+  }
+
+  /**
+   * Inserts an anonymous (guest) user as GoTrue's SignupAnonymously: no email, phone or password, no identity,
+   * app_metadata {} and user_metadata exactly as given.
+   */
+  async createAnonymousUser(q: Queryable, userMetadata: Record<string, unknown>): Promise<Row> {
+    const id = crypto.randomUUID();
+    await q.query(
+      `insert into auth.users (instance_id, id, aud, role, encrypted_password, raw_app_meta_data, raw_user_meta_data,
+         created_at, updated_at, is_anonymous)
+       values ('00000000-0000-0000-0000-000000000000', $1, 'authenticated', 'authenticated', '', '{}'::jsonb, $2::jsonb,
+         now(), now(), true)`,
+      [id, JSON.stringify(userMetadata)],
+    );
+    return this.reloadUser(q, id);
+  }
+
+  /**
+   * Makes `email` the user's address, confirmed (a completed email change: GoTrue's emailChangeVerify and
+   * ConfirmEmailChange). A user without an email identity (a guest) gets one, a guest stops being anonymous, pending
+   * one-time tokens are dropped and app_metadata.providers follows the identities. Throws email_exists when another
+   * user has the address.
+   */
+  async confirmEmailChange(q: Queryable, user: Row, email: string): Promise<void> {
+    const userId = String(user.id);
+    // GoTrue's Confirm marks email_verified in user_metadata for a guest (never confirmed before); localbase keeps
+    // copying the address into user_metadata for the others, as before.
+    const metadataPatch = user.is_anonymous ? { email_verified: true } : { email };
+    try {
+      await q.query(
+        `update auth.users set email = $2::text, email_change = '', email_change_confirm_status = 0,
+           email_change_sent_at = null, email_confirmed_at = coalesce(email_confirmed_at, now()),
+           raw_user_meta_data = coalesce(raw_user_meta_data, '{}'::jsonb) || $3::jsonb,
+           is_anonymous = false, updated_at = now() where id = $1`,
+        [userId, email, JSON.stringify(metadataPatch)],
+      );
+    } catch (err) {
+      if ((err as { code?: string }).code === '23505')
+        throw new ApiError(422, 'email_exists', 'A user with this email address has already been registered');
+      throw err;
+    }
+    const updated = await q.query(
+      `update auth.identities set identity_data = identity_data || jsonb_build_object('email', $2::text), updated_at = now()
+       where user_id = $1 and provider = 'email'`,
+      [userId, email],
+    );
+    if ((updated.affectedRows ?? 0) === 0) {
+      const identityData = { sub: userId, email, email_verified: true, phone_verified: false };
+      await q.query(
+        `insert into auth.identities (provider_id, user_id, identity_data, provider, last_sign_in_at, created_at, updated_at)
+         values ($1, $2, $3::jsonb, 'email', now(), now(), now())`,
+        [userId, userId, JSON.stringify(identityData)],
+      );
+    }
+    await q.query('delete from auth.one_time_tokens where user_id = $1', [userId]);
+    // GoTrue's UpdateAppMetaDataProviders: providers = the identities' providers, provider = the first of them.
+    await q.query(
+      `update auth.users u set raw_app_meta_data = coalesce(u.raw_app_meta_data, '{}'::jsonb)
+         || jsonb_build_object('providers', p.list, 'provider', p.list->0)
+       from (select coalesce(jsonb_agg(distinct i.provider), '[]'::jsonb) as list from auth.identities i where i.user_id = $1) p
+       where u.id = $1`,
+      [userId],
+    );
   }
 
   /** Marks the email confirmed (user_metadata and identity get email_verified: true). */
@@ -642,8 +709,12 @@ export class AuthService {
     return body;
   }
 
-  /** Validates `Authorization: Bearer <user jwt>` and loads the user and session (GoTrue's requireAuthentication). */
-  async authenticate(authorization: string | undefined): Promise<AuthContext> {
+  /**
+   * Validates `Authorization: Bearer <user jwt>` and loads the user and session (GoTrue's requireAuthentication).
+   * `notAnonymous`: a token with `is_anonymous: true` is refused as GoTrue's requireNotAnonymous (by the token's
+   * claim, so a guest who converted needs a refreshed token).
+   */
+  async authenticate(authorization: string | undefined, opts: { notAnonymous?: boolean } = {}): Promise<AuthContext> {
     const m = authorization ? /^bearer\s+(\S+)\s*$/i.exec(authorization) : null;
     if (!m) throw new ApiError(401, 'no_authorization', 'This endpoint requires a valid Bearer token');
     const payload = await this.verifyCached(m[1]!);
@@ -661,6 +732,8 @@ export class AuthService {
       payload.sub,
     ]);
     if (!s.rows[0]) throw new ApiError(403, 'session_not_found', 'Session from session_id claim in JWT does not exist');
+    if (opts.notAnonymous && payload.is_anonymous === true)
+      throw new ApiError(403, 'no_authorization', 'Anonymous user not allowed to perform these actions');
     return { claims: payload as AccessTokenClaims, user, session: s.rows[0] };
   }
 
