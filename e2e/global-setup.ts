@@ -133,6 +133,7 @@ async function startBackend(appURL: string): Promise<number> {
       LOCALBASE_RATE_LIMIT_REFRESH: '100000',
       LOCALBASE_RATE_LIMIT_VERIFY: '100000',
       LOCALBASE_RATE_LIMIT_EMAIL: '100000',
+      LOCALBASE_RATE_LIMIT_ANONYMOUS_USERS: '100000',
     },
     log: BACKEND_LOG,
   };

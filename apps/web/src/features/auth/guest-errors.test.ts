@@ -12,7 +12,7 @@ describe('readableGuestStartError', () => {
 
   it('says when to try again after a rate limit, from the server message when it says', () => {
     expect(readableGuestStartError({ code: 'over_request_rate_limit', status: 429, message: 'Request rate limit reached' })).toBe(
-      'Too many guest sessions were started from your network. Wait a few minutes, then try again, or create an account.',
+      'Too many guest sessions were started from your network in the last hour. Try again later, or create an account.',
     )
     expect(readableGuestStartError({ status: 429, message: 'Too many requests. Try again in 42 seconds.' })).toMatch(/Try again in 42 seconds, or create/)
     expect(readableGuestStartError({ status: 429, message: 'retry in 1 minute' })).toMatch(/Try again in 1 minute,/)

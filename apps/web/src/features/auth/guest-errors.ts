@@ -20,7 +20,11 @@ export function readableGuestStartError(error: unknown): string {
   }
   if (e.code === 'over_request_rate_limit' || e.status === 429) {
     const wait = waitFromMessage(e.message)
-    return `Too many guest sessions were started from your network. ${wait ? `Try again in ${wait}` : 'Wait a few minutes, then try again'}, or create an account.`
+    // Supabase Auth (and localbase) count guest sessions per network per hour; the 429's Retry-After header does not
+    // reach supabase-js errors, so the wait is named only when the message gives it.
+    return wait
+      ? `Too many guest sessions were started from your network. Try again in ${wait}, or create an account.`
+      : 'Too many guest sessions were started from your network in the last hour. Try again later, or create an account.'
   }
   return readableAuthError(error).message
 }
