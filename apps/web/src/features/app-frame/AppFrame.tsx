@@ -105,7 +105,6 @@ export function AppFrame({ children, guestBannerDismissed = false }: { children:
       <YStack
         render="main"
         id="main"
-        tabIndex={-1}
         flexGrow={1}
         width="100%"
         maxWidth={1200}

@@ -9,6 +9,15 @@ import { ADD_EMAIL_PATH, guestBannerDismissCookie } from '../../lib/guest'
  * the next pages without the banner (no flash), and moves focus to the page's main content. Plain HTML styled by
  * base.css (`.guest-banner`): it is part of every page's first load, so it stays small.
  */
+/** Focus to <main> (where the page goes on), focusable only until focus leaves it: a click in it never focuses it. */
+function focusMain() {
+  const main = document.getElementById('main')
+  if (!main) return
+  main.tabIndex = -1
+  main.addEventListener('blur', () => main.removeAttribute('tabindex'), { once: true })
+  main.focus()
+}
+
 export function GuestBanner({ userId, dismissed }: { userId: string; dismissed: boolean }) {
   const [hidden, setHidden] = useState(dismissed)
   if (hidden) return null
@@ -24,7 +33,7 @@ export function GuestBanner({ userId, dismissed }: { userId: string; dismissed: 
         onClick={() => {
           document.cookie = guestBannerDismissCookie(userId, location.protocol === 'https:')
           setHidden(true)
-          document.getElementById('main')?.focus()
+          focusMain()
         }}
       >
         Hide for a week
