@@ -6,7 +6,8 @@ import { parseArgs } from 'node:util';
 import { startLocalbase, resolveConfig, DataDirLockedError, MigrationError } from '../src/index.ts';
 import type { LocalbaseOptions } from '../src/index.ts';
 import type { ResolvedConfig } from '../src/config.ts';
-import { formatStatus, newMigration, resetDatabase, statusOf } from '../src/commands.ts';
+import { deleteGuests, formatStatus, newMigration, resetDatabase, statusOf } from '../src/commands.ts';
+import { parseAge } from '../src/auth/cleanup.ts';
 import { generateTypescript, generateTypescriptFromMigrations } from '../src/gen/index.ts';
 import { openPg } from '../src/db/pg.ts';
 import { SIGNING_ALGS, generateSigningKey, loadOrCreateKeyFile, rotateKeys, writeKeyFile } from '../src/auth/keys.ts';
@@ -27,6 +28,10 @@ Commands (the Supabase CLI's names):
   keys rotate [--algorithm A]   rotate the signing keys file: the standby key signs from the next start, the
                                 current one stays published for verification until tokens signed with it expire,
                                 a new standby is made (restart the server to use it)
+  auth delete-guests            delete the anonymous (guest) users created more than --older-than ago (default
+      [--older-than 30d]        30d; also 12h, 90m, 3600s) and, by cascade, their rows; prints how many. On
+                                PostgreSQL directly (safe while the server runs); a PGlite folder held by a running
+                                server (found at --port) is cleaned by that server
   gen types typescript          print the database's TypeScript types (Database, Tables<…>, Enums<…>, Constants)
       [--schema S]…             schemas to describe, repeatable or comma-separated, default public
       [--db-url U]              read a live PostgreSQL database as it is; without it the migrations are applied to
@@ -179,6 +184,18 @@ async function runCommand(words: string[], cfg: ResolvedConfig, v: Record<string
     process.stdout.write(text);
     return;
   }
+  if (command === 'auth' && sub === 'delete-guests') {
+    const text = (v['older-than'] as string | undefined) ?? '30d';
+    let seconds: number;
+    try {
+      seconds = parseAge(text);
+    } catch (err) {
+      fail((err as Error).message);
+    }
+    const r = await deleteGuests(cfg, seconds);
+    console.log(`Deleted ${r.deleted} guest user(s) created more than ${text} ago from ${r.location}.`);
+    return;
+  }
   fail(`unknown command "${words.join(' ')}"\n\n${HELP}`);
 }
 
@@ -253,7 +270,8 @@ async function main(): Promise<void> {
         schemas: { type: 'string' },
         quiet: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
-        // status, gen types
+        // status, gen types, auth delete-guests
+        'older-than': { type: 'string' },
         output: { type: 'string', short: 'o' },
         schema: { type: 'string', short: 's', multiple: true },
         'db-url': { type: 'string' },

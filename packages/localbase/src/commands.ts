@@ -11,6 +11,7 @@ import { dropAllSchemas, rebuild } from './db/reset.ts';
 import { loadOrBuildTemplate, openPGlite } from './db/pglite.ts';
 import { openPg, redactDatabaseUrl } from './db/pg.ts';
 import type { MigrationReport } from './db/migrations.ts';
+import { deleteOldGuests } from './auth/cleanup.ts';
 
 export interface ResetReport extends MigrationReport {
   /** The data folder or the (redacted) database URL that was reset. */
@@ -75,8 +76,69 @@ async function resetThroughServer(cfg: ResolvedConfig, locked: DataDirLockedErro
   return { applied: body.applied ?? [], skipped: body.skipped ?? [], seeded: body.seeded ?? false, location: `${body.location} (running server, pid ${locked.pid})` };
 }
 
-function notReachable(url: string): string {
-  return `No localbase answered at ${url} (is it on another --port?). Stop it (Ctrl-C) and reset, or pass its --port.`;
+function notReachable(url: string, action = 'reset'): string {
+  return `No localbase answered at ${url} (is it on another --port?). Stop it (Ctrl-C) and ${action}, or pass its --port.`;
+}
+
+/**
+ * `localbase auth delete-guests --older-than 30d`: deletes the anonymous users created before the cutoff (and, by
+ * cascade, their rows). On PostgreSQL directly (batches that skip locked rows, so safe while the server runs). On a
+ * PGlite folder, PGlite's single writer decides: a folder held by a running server is cleaned by that server
+ * (POST /localbase/v1/auth/delete-guests with the service_role key, found at --port, as `db reset`); a free folder
+ * is opened and cleaned in place.
+ */
+export async function deleteGuests(cfg: ResolvedConfig, olderThanSeconds: number): Promise<{ deleted: number; location: string }> {
+  if (cfg.databaseUrl) {
+    const db = await openPg(cfg.databaseUrl, 1);
+    try {
+      return { deleted: await deleteOldGuests(db, olderThanSeconds), location: redactDatabaseUrl(cfg.databaseUrl) };
+    } finally {
+      await db.close();
+    }
+  }
+  if (cfg.memory) throw new Error('auth delete-guests: --memory keeps no data; pass --data-dir or --database-url');
+  let lock;
+  try {
+    lock = lockDataDir(cfg.dataDir);
+  } catch (err) {
+    if (err instanceof DataDirLockedError) return deleteGuestsThroughServer(cfg, err, olderThanSeconds);
+    throw err;
+  }
+  try {
+    if (!fs.existsSync(path.join(cfg.dataDir, 'PG_VERSION')))
+      throw new Error(`auth delete-guests: no database in ${cfg.dataDir} (start localbase once, or pass --data-dir)`);
+    const db = await openPGlite({ dataDir: cfg.dataDir });
+    try {
+      return { deleted: await deleteOldGuests(db, olderThanSeconds), location: cfg.dataDir };
+    } finally {
+      await db.close();
+    }
+  } finally {
+    lock.release();
+  }
+}
+
+async function deleteGuestsThroughServer(
+  cfg: ResolvedConfig,
+  locked: DataDirLockedError,
+  olderThanSeconds: number,
+): Promise<{ deleted: number; location: string }> {
+  const host = cfg.host === '0.0.0.0' ? '127.0.0.1' : cfg.host.includes(':') ? `[${cfg.host}]` : cfg.host;
+  const url = `http://${host}:${cfg.port}/localbase/v1/auth/delete-guests`;
+  let res: Response;
+  try {
+    res = await fetch(url, {
+      method: 'POST',
+      headers: { apikey: cfg.serviceRoleKey, 'content-type': 'application/json' },
+      body: JSON.stringify({ older_than_seconds: olderThanSeconds }),
+    });
+  } catch {
+    throw new DataDirLockedError(locked.message.match(/Lock file: (.*)$/)?.[1] ?? cfg.dataDir + '.lock', locked.pid, notReachable(url, 'run the command again'));
+  }
+  const body = (await res.json().catch(() => ({}))) as { deleted?: number; message?: string };
+  if (res.status !== 200)
+    throw new Error(`the running server (pid ${locked.pid}) refused at ${url}: ${res.status} ${body.message ?? ''}`.trim());
+  return { deleted: body.deleted ?? 0, location: `${cfg.dataDir} (running server, pid ${locked.pid})` };
 }
 
 /** `20261124031500` for 2026-11-24 03:15:00 UTC: the Supabase CLI's migration version. */

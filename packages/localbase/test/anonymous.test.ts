@@ -3,8 +3,11 @@
 // the guest becomes a permanent user by adding an email (confirmed from the mail, or at once when confirmations are
 // off) and then a password, keeping its id and rows. docs/decisions/032-anonymous-sign-ins.md.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClient, type SupabaseClient } from '@supabase/supabase-js';
+import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { createClient, type SupabaseClient } from '@supabase/supabase-js';
+import { cliPath, createScratchDatabase, nodeBin, repoRoot } from './cli.ts';
 import {
   PASSWORD,
   anonClient,
@@ -14,10 +17,12 @@ import {
   latestMail,
   listMail,
   raw,
+  refreshRaw,
   serviceClient,
   signedInClient,
   sleep,
   startTestServer,
+  testDatabaseUrl,
   uniqueEmail,
   verifyLink,
   type Localbase,
@@ -31,6 +36,18 @@ async function guest(lb: Localbase, data?: Record<string, unknown>, client: Supa
   expect(res.error).toBeNull();
   const session = res.data.session!;
   return { client, session, id: session.user.id, claims: jwtPayload(session.access_token) };
+}
+
+/** A one-shot CLI command, without blocking this process (its test server keeps answering meanwhile). */
+function runCliAsync(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const env = { ...process.env };
+  for (const key of Object.keys(env)) if (key.startsWith('LOCALBASE_') || key === 'DATABASE_URL') delete env[key];
+  const child = spawn(nodeBin, [cliPath, ...args], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  return new Promise((resolve) => child.once('exit', (code) => resolve({ code, stdout, stderr })));
 }
 
 async function accessToken(client: SupabaseClient): Promise<string> {
@@ -172,6 +189,16 @@ describe('anonymous sign-ins on, email confirmations on', () => {
     expect(weak.error?.code).toBe('weak_password');
   });
 
+  it('a guest cannot ask for a reauthentication code: 400 validation_failed', async () => {
+    const g = await guest(lb);
+    const { error } = await g.client.auth.reauthenticate();
+    expect([error?.status, error?.code, error?.message]).toEqual([
+      400,
+      'validation_failed',
+      'Reauthentication requires the user to have an email or a phone number',
+    ]);
+  });
+
   it('a guest cannot enrol an MFA factor: 403 no_authorization', async () => {
     const g = await guest(lb);
     const { error } = await g.client.auth.mfa.enroll({ factorType: 'totp' });
@@ -252,11 +279,51 @@ describe('anonymous sign-ins on, email confirmations on', () => {
     expect(enroll.error).toBeNull();
   });
 
+  it('conversion with a PKCE client (as @supabase/ssr): the link answers ?code=, exchanged for the permanent session', async () => {
+    const client = createClient(lb.url, lb.anonKey, {
+      auth: { persistSession: false, autoRefreshToken: false, detectSessionInUrl: false, flowType: 'pkce' },
+    });
+    const g = await guest(lb, undefined, client);
+    const email = uniqueEmail('convert-pkce');
+    const upd = await client.auth.updateUser({ email }, { emailRedirectTo: 'http://127.0.0.1:3000/auth/confirm' });
+    expect(upd.error).toBeNull();
+    const link = verifyLink(await latestMail(lb, email, 'email_change'));
+    expect(link.searchParams.get('token')).toMatch(/^pkce_/);
+    const res = await fetch(link, { redirect: 'manual' });
+    expect(res.status).toBe(303);
+    const location = new URL(res.headers.get('location')!);
+    expect(location.pathname).toBe('/auth/confirm');
+    const code = location.searchParams.get('code');
+    expect(code).toBeTruthy();
+    const exchanged = await client.auth.exchangeCodeForSession(code!);
+    expect(exchanged.error).toBeNull();
+    expect(exchanged.data.user).toMatchObject({ id: g.id, email, is_anonymous: false });
+    expect(jwtPayload(exchanged.data.session!.access_token)).toMatchObject({ sub: g.id, is_anonymous: false });
+  });
+
   it("an address that belongs to someone else is refused: 422 email_exists", async () => {
     const { email } = await signedInClient(lb, uniqueEmail('taken'));
     const g = await guest(lb);
     const { error } = await g.client.auth.updateUser({ email });
     expect([error?.status, error?.code]).toEqual([422, 'email_exists']);
+  });
+
+  it('admin: updateUserById({ email, email_confirm: true }) makes a guest permanent; without email_confirm it stays a guest', async () => {
+    const admin = serviceClient(lb).auth.admin;
+    const g = await guest(lb);
+    const email = uniqueEmail('admin-convert');
+    const upd = await admin.updateUserById(g.id, { email, email_confirm: true });
+    expect(upd.error).toBeNull();
+    expect(upd.data.user).toMatchObject({ id: g.id, email, is_anonymous: false });
+    expect(upd.data.user?.identities?.[0]).toMatchObject({ provider: 'email', identity_data: { email, email_verified: true } });
+    const refreshed = await g.client.auth.refreshSession();
+    expect(jwtPayload(refreshed.data.session!.access_token)).toMatchObject({ sub: g.id, email, is_anonymous: false });
+
+    const h = await guest(lb);
+    const pending = await admin.updateUserById(h.id, { email: uniqueEmail('admin-unconfirmed') });
+    expect(pending.error).toBeNull();
+    expect(pending.data.user).toMatchObject({ is_anonymous: true });
+    expect(pending.data.user?.email_confirmed_at).toBeUndefined();
   });
 
   it('admin: listUsers shows guests with is_anonymous; deleting one removes its rows by cascade', async () => {
@@ -280,6 +347,77 @@ describe('anonymous sign-ins on, email confirmations on', () => {
     const refresh = await raw(lb, '/auth/v1/token?grant_type=refresh_token', { body: { refresh_token: g.session.refresh_token } });
     expect(refresh.status).toBe(400);
   });
+});
+
+describe('cleanup of old guests', () => {
+  let lb: Localbase;
+  beforeAll(async () => {
+    lb = await startTestServer({ enableAnonymousSignIns: true, migrationsDir, seedFile: emptySeedFile });
+  });
+  afterAll(async () => {
+    await lb?.stop();
+  });
+
+  const backdate = (id: string, days: number) =>
+    lb.db.query(`update auth.users set created_at = now() - make_interval(days => $2) where id = $1`, [id, days]);
+  const exists = async (id: string) =>
+    (await lb.db.query('select 1 from auth.users where id = $1', [id])).rows.length === 1;
+
+  it('the running server deletes guests older than the cutoff with their rows; fresh guests and permanent users stay', async () => {
+    const old = await guest(lb);
+    expect((await old.client.from('guest_notes').insert({ body: 'old guest' })).error).toBeNull();
+    const fresh = await guest(lb);
+    const converted = await guest(lb);
+    expect((await converted.client.auth.updateUser({ email: uniqueEmail('kept') })).error).toBeNull();
+    const { client: permanent } = await signedInClient(lb, uniqueEmail('old-permanent'));
+    const permanentId = (await permanent.auth.getUser()).data.user!.id;
+    for (const id of [old.id, converted.id, permanentId]) await backdate(id, 40);
+
+    const path = '/localbase/v1/auth/delete-guests';
+    const refused = await raw(lb, path, { body: { older_than_seconds: 30 * 86_400 } });
+    expect(refused.status).toBe(401); // the anon key may not
+    const bad = await raw(lb, path, { apikey: lb.serviceRoleKey, body: { older_than_seconds: '30d' } });
+    expect(bad.status).toBe(400);
+
+    const res = await raw(lb, path, { apikey: lb.serviceRoleKey, body: { older_than_seconds: 30 * 86_400 } });
+    expect(res.status).toBe(200);
+    expect((res.json as { deleted: number }).deleted).toBeGreaterThanOrEqual(1);
+    expect(await exists(old.id)).toBe(false);
+    expect((await lb.db.query('select count(*)::int as n from public.guest_notes where owner = $1', [old.id])).rows[0]?.n).toBe(0);
+    expect((await refreshRaw(lb, old.session.refresh_token)).status).toBe(400);
+    for (const id of [fresh.id, converted.id, permanentId]) expect(await exists(id)).toBe(true);
+    expect((await fresh.client.auth.refreshSession()).error).toBeNull();
+  });
+
+  it.runIf(testDatabaseUrl)(
+    'on PostgreSQL: `localbase auth delete-guests --database-url` deletes them; a guest locked by a running request is skipped, not waited for',
+    async () => {
+      const scratch = await createScratchDatabase(testDatabaseUrl!);
+      const server = await startTestServer({ databaseUrl: scratch.url, enableAnonymousSignIns: true });
+      const client = new pg.Client({ connectionString: scratch.url });
+      try {
+        const [a, b, c] = [await guest(server), await guest(server), await guest(server)];
+        for (const g of [a, b]) await server.db.query(`update auth.users set created_at = now() - interval '40 days' where id = $1`, [g.id]);
+        // a request holding b's row: skipped by the batch (skip locked), left for the next run
+        await client.connect();
+        await client.query('begin');
+        await client.query('select 1 from auth.users where id = $1 for update', [b.id]);
+        const r = await runCliAsync(['auth', 'delete-guests', '--older-than', '30d', '--database-url', scratch.url]);
+        expect(r.code, r.stderr).toBe(0);
+        expect(r.stdout).toContain('Deleted 1 guest user(s) created more than 30d ago');
+        await client.query('commit');
+        const again = await runCliAsync(['auth', 'delete-guests', '--database-url', scratch.url]);
+        expect(again.stdout).toContain('Deleted 1 guest user(s)');
+        const left = await server.db.query<{ id: string }>('select id::text from auth.users where is_anonymous');
+        expect(left.rows.map((x) => x.id)).toEqual([c.id]);
+      } finally {
+        await client.end().catch(() => {});
+        await server.stop();
+        await scratch.drop();
+      }
+    },
+    120_000,
+  );
 });
 
 describe('anonymous sign-ins on, email confirmations off (autoconfirm)', () => {

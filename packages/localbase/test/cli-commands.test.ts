@@ -38,7 +38,7 @@ describe('localbase commands', () => {
   it('--help lists every command', () => {
     const r = runCli(['--help']);
     expect(r.code).toBe(0);
-    for (const c of ['start', 'status', 'db reset', 'migration new <name>', 'gen types typescript', '--schema', '--db-url'])
+    for (const c of ['start', 'status', 'db reset', 'migration new <name>', 'gen types typescript', '--schema', '--db-url', 'auth delete-guests', '--older-than'])
       expect(r.stdout).toContain(c);
     const unknown = runCli(['frobnicate']);
     expect(unknown.code).toBe(1);
@@ -143,6 +143,47 @@ describe('localbase commands', () => {
     expect((await signIn(again.url)).status).toBe(400);
     await stopCli(again);
   }, 180_000);
+
+  it('auth delete-guests on a PGlite folder: a running server deletes its own old guests; a stopped folder is cleaned in place', async () => {
+    const dataDir = path.join(tmp, 'guests');
+    const args = ['--data-dir', dataDir, '--migrations-dir', migrationsDir, '--seed-file', seedFile];
+    const proc = await start([...args, '--enable-anonymous-sign-ins']);
+    const port = new URL(proc.url).port;
+    const signInAnonymously = async (url: string) => {
+      const res = await fetch(`${url}/auth/v1/signup`, { method: 'POST', headers, body: JSON.stringify({ data: {} }) });
+      expect(res.status).toBe(200);
+      return (await res.json()) as { refresh_token: string; user: { is_anonymous: boolean } };
+    };
+    const refresh = (url: string, token: string) =>
+      fetch(`${url}/auth/v1/token?grant_type=refresh_token`, { method: 'POST', headers, body: JSON.stringify({ refresh_token: token }) });
+    const a = await signInAnonymously(proc.url);
+    expect(a.user.is_anonymous).toBe(true);
+    await signInAnonymously(proc.url);
+
+    const none = runCli(['auth', 'delete-guests', '--older-than', '1h', ...args, '--port', port]);
+    expect(none.code, none.stderr).toBe(0);
+    expect(none.stdout).toContain('Deleted 0 guest user(s) created more than 1h ago');
+    const live = runCli(['auth', 'delete-guests', '--older-than', '0s', ...args, '--port', port]);
+    expect(live.code, live.stderr).toBe(0);
+    expect(live.stdout).toContain('Deleted 2 guest user(s)');
+    expect(live.stdout).toContain('running server');
+    expect((await refresh(proc.url, a.refresh_token)).status).toBe(400);
+    const c = await signInAnonymously(proc.url); // the server keeps serving
+
+    await stopCli(proc);
+    const inPlace = runCli(['auth', 'delete-guests', '--older-than', '0s', ...args]);
+    expect(inPlace.code, inPlace.stderr).toBe(0);
+    expect(inPlace.stdout).toContain(`Deleted 1 guest user(s) created more than 0s ago from ${dataDir}.`);
+    const again = await start(args);
+    expect((await refresh(again.url, c.refresh_token)).status).toBe(400);
+    await stopCli(again);
+
+    const bad = runCli(['auth', 'delete-guests', '--older-than', '30', ...args]);
+    expect([bad.code, bad.stderr.trim()]).toEqual([1, 'localbase: --older-than: "30" is not an age like 30d, 12h, 90m or 3600s']);
+    const memory = runCli(['auth', 'delete-guests', '--memory']);
+    expect(memory.code).toBe(1);
+    expect(memory.stderr).toContain('--memory keeps no data');
+  }, 240_000);
 
   it.runIf(testDatabaseUrl)('db reset on a PostgreSQL server drops every schema and rebuilds it', async () => {
     const scratch = await createScratchDatabase(testDatabaseUrl!);

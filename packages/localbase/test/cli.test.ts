@@ -82,6 +82,8 @@ describe('localbase start', () => {
       LOCALBASE_ACCOUNT_MAX_DELAY: '0',
       LOCALBASE_TRUSTED_PROXIES: '127.0.0.2',
       LOCALBASE_RATE_LIMIT_REFRESH: '1',
+      LOCALBASE_ENABLE_ANONYMOUS_SIGN_INS: '1',
+      LOCALBASE_RATE_LIMIT_ANONYMOUS_USERS: '1',
     };
     const configured = spawnCli(['--memory', '--quiet'], await freePort(), env);
     running.push(configured);
@@ -116,6 +118,9 @@ describe('localbase start', () => {
       statuses.push(res.status);
     }
     expect(statuses).toEqual(Array<number>(7).fill(400));
+    // LOCALBASE_ENABLE_ANONYMOUS_SIGN_INS=1 and LOCALBASE_RATE_LIMIT_ANONYMOUS_USERS=1: one guest per address an hour.
+    const guest = () => fetch(`${configured.url}/auth/v1/signup`, { method: 'POST', headers, body: JSON.stringify({ data: {} }) });
+    expect([(await guest()).status, (await guest()).status]).toEqual([200, 429]);
     configured.child.kill('SIGTERM');
     expect((await configured.exited).code).toBe(0);
 
@@ -126,7 +131,8 @@ describe('localbase start', () => {
 
     const help = spawnSync(nodeBin, [cliPath, 'start', '--help'], { encoding: 'utf8' });
     for (const flag of ['--trusted-proxies', '--client-ip-header', '--no-sb-forwarded-for', 'LOCALBASE_SB_FORWARDED_FOR=0',
-      '--account-free-failures', '--account-max-delay', '--account-failure-window', '--otp-max-attempts'])
+      '--account-free-failures', '--account-max-delay', '--account-failure-window', '--otp-max-attempts',
+      '--enable-anonymous-sign-ins', 'LOCALBASE_ENABLE_ANONYMOUS_SIGN_INS=1', '--rate-limit-anonymous-users'])
       expect(help.stdout).toContain(flag);
   }, 180_000);
 

@@ -73,11 +73,22 @@ export function adminRoutes(svc: AuthService): Hono {
       if (taken && String(taken.id) !== userId)
         throw new ApiError(422, 'email_exists', 'A user with this email address has already been registered');
       await q.query('update auth.users set email = $2 where id = $1', [userId, email]);
-      await q.query(
+      const updated = await q.query(
         `update auth.identities set identity_data = identity_data || jsonb_build_object('email', $2::text)
          where user_id = $1 and provider = 'email'`,
         [userId, email],
       );
+      // As GoTrue: a user without an email identity (a guest) gets one; a guest whose new address is confirmed by
+      // the admin (email_confirm) stops being anonymous.
+      if ((updated.affectedRows ?? 0) === 0) {
+        const identityData = { sub: userId, email, email_verified: emailConfirm === true, phone_verified: false };
+        await q.query(
+          `insert into auth.identities (provider_id, user_id, identity_data, provider, last_sign_in_at, created_at, updated_at)
+           values ($1, $2, $3::jsonb, 'email', now(), now(), now())`,
+          [userId, userId, JSON.stringify(identityData)],
+        );
+      }
+      if (emailConfirm === true) await q.query('update auth.users set is_anonymous = false where id = $1', [userId]);
     }
     if (emailConfirm === true) await svc.confirmEmail(q, userId);
     // As GoTrue's UpdateUserMetaData / UpdateAppMetaData: given keys are set, keys given as null are removed.

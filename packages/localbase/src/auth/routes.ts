@@ -502,7 +502,9 @@ export function authRoutes(svc: AuthService): Hono {
   app.get('/reauthenticate', async (c) => {
     const ctx = await svc.authenticate(c.req.header('authorization'));
     const email = String(ctx.user.email ?? '');
-    if (!email) throw new ApiError(422, 'email_address_not_provided', 'Reauthentication requires an email address');
+    // As GoTrue: a guest has no address to send the code to; an unconfirmed address is refused too.
+    if (!email) throw validationFailed('Reauthentication requires the user to have an email or a phone number');
+    if (!svc.isConfirmed(ctx.user)) throw new ApiError(422, 'email_not_confirmed', 'Please verify your email first.');
     svc.limitEmail(clientIp(c), email);
     await svc.db.transaction((tx) =>
       svc.sendOtpMail(tx, { user: ctx.user, to: email, mailType: 'reauthentication', tokenType: 'reauthentication_token' }),

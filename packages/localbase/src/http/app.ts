@@ -9,6 +9,7 @@ import { ApiError } from './errors.ts';
 import { CLIENT_CLOSED_REQUEST, clientGone, closesAfterAnswer, discardRest, nodeOf } from './connection.ts';
 import type { AuthService } from '../auth/service.ts';
 import { authRoutes } from '../auth/routes.ts';
+import { deleteOldGuests } from '../auth/cleanup.ts';
 import { mailboxRoutes } from '../mail/routes.ts';
 import { mailboxGuard } from '../mail/guard.ts';
 import type { RestService } from '../rest/service.ts';
@@ -51,6 +52,14 @@ export function knownApiKeys(cfg: ResolvedConfig): Map<string, ApiKeyRole> {
 /** What the running server can do for the CLI (`localbase db reset` while it runs). */
 export interface AdminActions {
   resetDatabase(): Promise<unknown>;
+}
+
+/** Loopback peer and the service_role / secret key as apikey: the checks of the /localbase/v1 endpoints. */
+function requireLocalAdmin(c: Context, keys: Map<string, ApiKeyRole>, what: string): void {
+  const peer = nodeOf(c)?.incoming.socket?.remoteAddress ?? '';
+  if (!LOOPBACK.test(peer)) throw new ApiError(403, 'forbidden', `${what} is only accepted from this machine`);
+  if (keys.get(c.req.header('apikey') ?? '') !== 'service_role')
+    throw new ApiError(401, 'no_authorization', `${what} needs the service_role (or secret) key as apikey`);
 }
 
 const LOOPBACK = /^(127\.|::1$|::ffff:127\.)/;
@@ -191,12 +200,20 @@ export function createApp(cfg: ResolvedConfig, auth: AuthService, rest?: RestSer
   // only from this machine. Not part of Supabase's API.
   if (admin)
     app.post('/localbase/v1/db/reset', async (c) => {
-      const peer = nodeOf(c)?.incoming.socket?.remoteAddress ?? '';
-      if (!LOOPBACK.test(peer)) throw new ApiError(403, 'forbidden', 'db reset is only accepted from this machine');
-      if (keys.get(c.req.header('apikey') ?? '') !== 'service_role')
-        throw new ApiError(401, 'no_authorization', 'db reset needs the service_role (or secret) key as apikey');
+      requireLocalAdmin(c, keys, 'db reset');
       return c.json(await admin.resetDatabase());
     });
+  // `localbase auth delete-guests` while the server holds a PGlite folder (the single writer): the server deletes.
+  app.post('/localbase/v1/auth/delete-guests', async (c) => {
+    requireLocalAdmin(c, keys, 'auth delete-guests');
+    const body = (await c.req.json().catch(() => null)) as { older_than_seconds?: unknown } | null;
+    const secs = body?.older_than_seconds;
+    if (typeof secs !== 'number' || !Number.isFinite(secs) || secs < 0)
+      throw new ApiError(400, 'validation_failed', 'older_than_seconds must be a number of seconds ≥ 0');
+    const deleted = await deleteOldGuests(auth.db, secs);
+    auth.invalidate();
+    return c.json({ deleted });
+  });
   app.get('/', (c) =>
     c.json({ name: 'localbase', auth: '/auth/v1', rest: '/rest/v1', mailbox: '/mailbox' }),
   );
