@@ -90,7 +90,7 @@ describe('a guest keeps their notes by adding an email and password (confirmatio
     // The menu calls the user "Guest" and offers the way to keep the notes.
     await page.getByRole('button', { name: 'Account: Guest' }).click();
     expect(await page.getByTestId('user-menu-name').innerText()).toBe('Guest');
-    await page.getByRole('link', { name: 'Add email and password' }).first().waitFor();
+    await page.getByRole('banner').getByRole('link', { name: 'Add email and password' }).waitFor();
     await page.keyboard.press('Escape');
 
     // The banner's action opens the form; the form checks its fields before any call.
@@ -173,6 +173,28 @@ describe('guest sessions', () => {
     await page.waitForURL((url) => url.pathname === '/sign-in', { timeout: 20_000 });
     await gotoHydrated(page, '/');
     await page.getByRole('heading', { name: 'Welcome to Foyer', level: 1 }).waitFor();
+  });
+
+  test('with confirmations off (the default here) the email and password apply at once: saved, same notes, no banner', async () => {
+    const page = await fixture.newPage();
+    await tryAsGuest(page);
+    await createNote(page, 'Kept at once');
+    const guest = await me(page);
+    await page.getByRole('button', { name: 'Account: Guest' }).click();
+    await page.getByRole('banner').getByRole('link', { name: 'Add email and password' }).click(); // the menu's
+    const form = page.getByRole('form', { name: 'Add email and password' });
+    const email = uniqueEmail('guest-now');
+    await form.getByLabel('Email').fill(email);
+    await form.getByLabel('Password').fill(GUEST_PASSWORD);
+    await form.getByRole('button', { name: 'Add email and password' }).click();
+    await page.getByTestId('toast').filter({ hasText: 'Your account is saved' }).waitFor({ timeout: 20_000 });
+    await page.getByRole('status').filter({ hasText: 'Your account is saved' }).waitFor({ timeout: 20_000 });
+    await page.getByRole('button', { name: `Account: ${email}` }).waitFor();
+    expect(await banner(page).count()).toBe(0);
+    expect(await me(page)).toMatchObject({ id: guest.id, email });
+    await gotoHydrated(page, '/');
+    await expect.poll(() => listedTitles(page)).toEqual(['Kept at once']);
+    expect(await banner(page).count()).toBe(0); // also rendered so by the server after the refreshed session
   });
 
   test('"Hide for a week" hides the banner on later pages too (rendered without it), but not for the next guest', async () => {
