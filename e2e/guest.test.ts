@@ -188,7 +188,7 @@ describe('guest sessions', () => {
     await form.getByLabel('Password').fill(GUEST_PASSWORD);
     await form.getByRole('button', { name: 'Add email and password' }).click();
     await page.getByTestId('toast').filter({ hasText: 'Your account is saved' }).waitFor({ timeout: 20_000 });
-    await page.getByRole('status').filter({ hasText: 'Your account is saved' }).waitFor({ timeout: 20_000 });
+    await page.getByRole('main').getByRole('status').filter({ hasText: 'Your account is saved' }).waitFor({ timeout: 20_000 });
     await page.getByRole('button', { name: `Account: ${email}` }).waitFor();
     expect(await banner(page).count()).toBe(0);
     expect(await me(page)).toMatchObject({ id: guest.id, email });
