@@ -127,7 +127,8 @@ export interface BackendChange {
 export async function restartBackendWith(change: BackendChange): Promise<() => Promise<void>> {
   const original = readBackendState();
   if (!original) throw new Error(`[e2e] no ${BACKEND_STATE_FILE}: localbase was not started by the e2e global setup (E2E_BASE_URL?)`);
-  const { pid: _pid, ...spec } = original;
+  const spec: BackendSpec = { ...original };
+  delete spec.pid;
   await stopBackend();
   const changed: BackendSpec = {
     ...spec,
