@@ -81,15 +81,18 @@ describe('anonymous sign-ins switched off (the default), also with --disable-sig
 });
 
 describe('anonymous sign-ins on with --disable-signup', () => {
+  let lb: Localbase;
+  beforeAll(async () => {
+    lb = await startTestServer({ disableSignup: true, enableAnonymousSignIns: true });
+  });
+  afterAll(async () => {
+    await lb?.stop();
+  });
+
   it('signInAnonymously answers 422 signup_disabled', async () => {
-    const lb = await startTestServer({ disableSignup: true, enableAnonymousSignIns: true });
-    try {
-      expect((await raw(lb, '/auth/v1/settings')).json).toMatchObject({ external: { anonymous_users: true }, disable_signup: true });
-      const { error } = await anonClient(lb).auth.signInAnonymously();
-      expect([error?.status, error?.code, error?.message]).toEqual([422, 'signup_disabled', 'Signups not allowed for this instance']);
-    } finally {
-      await lb.stop();
-    }
+    expect((await raw(lb, '/auth/v1/settings')).json).toMatchObject({ external: { anonymous_users: true }, disable_signup: true });
+    const { error } = await anonClient(lb).auth.signInAnonymously();
+    expect([error?.status, error?.code, error?.message]).toEqual([422, 'signup_disabled', 'Signups not allowed for this instance']);
   });
 });
 
