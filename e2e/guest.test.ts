@@ -6,7 +6,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { describeViolations, seriousViolations, signInViaUI, uniqueEmail, waitForMail } from './auth-helpers.ts';
 import { restartBackendWith } from './backend-control.ts';
-import { baseURL, gotoHydrated, useBrowser } from './browser.ts';
+import { baseURL, gotoHydrated, screenshotPath, useBrowser } from './browser.ts';
 import { listedTitles, listSettled } from './notes-helpers.ts';
 
 const fixture = useBrowser();
@@ -141,11 +141,14 @@ describe('guest sessions', () => {
     const page = await fixture.newPage();
     await tryAsGuest(page);
     await createNote(page, 'Soon gone');
+    await page.getByTestId('toast').first().waitFor({ state: 'detached', timeout: 15_000 });
+    await page.screenshot({ path: screenshotPath('guest-notes') });
 
     await accountButton(page).click();
     await page.getByRole('button', { name: 'Sign out' }).click();
     await signOutDialog(page).waitFor();
     await signOutDialog(page).getByText('Your notes will be lost').waitFor();
+    await page.screenshot({ path: screenshotPath('guest-sign-out') });
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Cancel');
     await expectNoSeriousViolations(page);
 
