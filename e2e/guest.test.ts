@@ -205,6 +205,10 @@ describe('guest sessions', () => {
     const page = await context.newPage();
     await tryAsGuest(page);
     await banner(page).waitFor();
+    // On a phone the banner wraps; nothing scrolls sideways.
+    await page.setViewportSize({ width: 390, height: 800 });
+    expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
+    await page.screenshot({ path: screenshotPath('guest-banner-390') });
     await banner(page).getByRole('button', { name: 'Hide for a week' }).click();
     await banner(page).waitFor({ state: 'detached' });
     expect(await page.evaluate(() => document.activeElement?.id)).toBe('main');
