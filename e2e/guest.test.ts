@@ -141,7 +141,6 @@ describe('guest sessions', () => {
     const page = await fixture.newPage();
     await tryAsGuest(page);
     await createNote(page, 'Soon gone');
-    await page.getByTestId('toast').first().waitFor({ state: 'detached', timeout: 15_000 });
     await page.screenshot({ path: screenshotPath('guest-notes') });
 
     await accountButton(page).click();
