@@ -111,3 +111,33 @@ export async function startBackend(): Promise<void> {
 
 /** True when this run's localbase was started by global setup (so a test may stop and restart it). */
 export const backendControllable = (): boolean => readBackendState() !== null;
+
+export interface BackendChange {
+  /** Environment variables to set (e.g. LOCALBASE_ENABLE_CONFIRMATIONS=1). */
+  env?: Record<string, string>;
+  /** Command-line flags to leave out (e.g. --enable-anonymous-sign-ins). */
+  dropArgs?: string[];
+}
+
+/**
+ * Restarts localbase with some settings changed (same port, same data folder), for tests about a configuration the
+ * rest of the run does not use. Returns the function that restarts it again as global setup did; call it in an
+ * afterAll, so later files see the usual backend.
+ */
+export async function restartBackendWith(change: BackendChange): Promise<() => Promise<void>> {
+  const original = readBackendState();
+  if (!original) throw new Error(`[e2e] no ${BACKEND_STATE_FILE}: localbase was not started by the e2e global setup (E2E_BASE_URL?)`);
+  const spec: BackendSpec = { ...original };
+  delete spec.pid;
+  await stopBackend();
+  const changed: BackendSpec = {
+    ...spec,
+    env: { ...spec.env, ...change.env },
+    args: spec.args.filter((arg) => !(change.dropArgs ?? []).includes(arg)),
+  };
+  await waitForBackend(changed, launchBackend(changed));
+  return async () => {
+    await stopBackend();
+    await waitForBackend(spec, launchBackend(spec));
+  };
+}

@@ -106,7 +106,7 @@ function portIsFree(port: number): Promise<boolean> {
 /**
  * localbase on 54321 with a fresh PGlite folder under test-results/ (kept across a restart, see backend-control.ts),
  * rate limits high enough for a whole test run (every test signs up or in from the same IP), email links allowed
- * back to the app under test.
+ * back to the app under test, anonymous sign-ins (guest sessions) on.
  */
 async function startBackend(appURL: string): Promise<number> {
   if (!(await portIsFree(BACKEND_PORT))) {
@@ -121,7 +121,8 @@ async function startBackend(appURL: string): Promise<number> {
     url: BACKEND_URL,
     // The project's Node 22 runs localbase's TypeScript directly.
     command: join(ROOT, 'node_modules/.bin/node'),
-    args: [join(ROOT, 'packages/localbase/bin/localbase.ts'), 'start', '--data-dir', BACKEND_DATA, '--quiet'],
+    // Guest sessions (anonymous sign-ins) on, as `npm run backend` starts it: guest.test.ts tries them.
+    args: [join(ROOT, 'packages/localbase/bin/localbase.ts'), 'start', '--data-dir', BACKEND_DATA, '--quiet', '--enable-anonymous-sign-ins'],
     env: {
       PATH: `${join(ROOT, 'node_modules/.bin')}:${process.env.PATH ?? ''}`,
       LOCALBASE_PORT: String(BACKEND_PORT),
@@ -132,6 +133,7 @@ async function startBackend(appURL: string): Promise<number> {
       LOCALBASE_RATE_LIMIT_REFRESH: '100000',
       LOCALBASE_RATE_LIMIT_VERIFY: '100000',
       LOCALBASE_RATE_LIMIT_EMAIL: '100000',
+      LOCALBASE_RATE_LIMIT_ANONYMOUS_USERS: '100000',
     },
     log: BACKEND_LOG,
   };

@@ -55,3 +55,24 @@ describe('_app', () => {
     expect(render(SessionProbe)).toContain(JSON.stringify({ user: null, isLoading: true }).replace(/"/g, '&quot;'))
   })
 })
+
+describe('_app for a guest (anonymous sign-in)', () => {
+  const guestSession = { user: { id: 'guest-1', is_anonymous: true } } as unknown as Session
+  const memberSession = { user: { id: 'user-1', email: 'a@example.com', is_anonymous: false } } as unknown as Session
+
+  it('renders the guest banner under the header on the server, with its way to add an email and password', () => {
+    const html = render(() => <p>page body</p>, { initialSession: guestSession })
+    expect(html).toMatch(/<aside[^>]*aria-label="Guest session"/)
+    expect(html).toContain('Your notes live only in this browser until you add an email and password.')
+    expect(html).toMatch(/<a[^>]*href="\/settings\/account"[^>]*>Add email and password<\/a>/)
+    expect(html).toContain('Hide for a week')
+    expect(html).toContain('aria-label="Account: Guest"')
+  })
+
+  it('leaves the banner out for a guest who dismissed it, and for permanent users', () => {
+    expect(render(() => <p>page body</p>, { initialSession: guestSession, guestBannerDismissed: true })).not.toContain('Guest session')
+    const member = render(() => <p>page body</p>, { initialSession: memberSession })
+    expect(member).not.toContain('Guest session')
+    expect(member).toContain('aria-label="Account: a@example.com"')
+  })
+})

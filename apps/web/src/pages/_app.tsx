@@ -20,17 +20,18 @@ export type NextPageWithLayout<P = object> = NextPage<P> & {
 
 export interface AppPageProps {
   initialSession?: Session | null
+  /** This guest dismissed the guest banner (withSession reads its cookie). */
+  guestBannerDismissed?: boolean
 }
 
 type AppPropsWithLayout = AppProps<AppPageProps> & { Component: NextPageWithLayout<AppPageProps> }
-
-const defaultLayout = (page: ReactElement) => <AppFrame>{page}</AppFrame>
 
 export default function App({ Component, pageProps }: AppPropsWithLayout) {
   // One client per app instance: per request on the server, once in the browser.
   const [queryClient] = useState(createQueryClient)
   const [apiClient] = useState(() => createApiClient())
-  const getLayout = Component.getLayout ?? defaultLayout
+  const getLayout =
+    Component.getLayout ?? ((page: ReactElement) => <AppFrame guestBannerDismissed={pageProps.guestBannerDismissed === true}>{page}</AppFrame>)
 
   return (
     <SessionProvider initialSession={pageProps.initialSession}>

@@ -44,7 +44,7 @@ describe('withSession (getServerSideProps helper)', () => {
 
   it('renders a public page signed out with initialSession null', async () => {
     const { ctx } = pageContext('/')
-    expect(await withSession()(ctx)).toEqual({ props: { initialSession: null } })
+    expect(await withSession()(ctx)).toEqual({ props: { initialSession: null, guestBannerDismissed: false } })
   })
 
   it('does not trust a cookie it cannot verify (garbage session cookie → signed out, no crash)', async () => {

@@ -4,10 +4,13 @@ import type { GetServerSideProps, GetServerSidePropsContext, GetServerSidePropsR
 import { createServerSupabase, verifySession } from '../lib/supabase/server'
 import type { AppSupabaseClient } from '../lib/supabase/client-type'
 import { mfaPathFor, signInPathFor } from '../lib/safe-next'
+import { guestBannerDismissed } from '../lib/guest'
 
 export interface SessionPageProps {
   /** The verified session for the session provider; null when signed out. */
   initialSession: Session | null
+  /** A guest who dismissed the guest banner (its cookie names them): the page renders without it, no flash. */
+  guestBannerDismissed: boolean
 }
 
 /** What a page's `load` may answer: more props, or Next's notFound / redirect. */
@@ -89,11 +92,15 @@ export function withSession<P extends object = object>(
     if (initialSession && options.signedInRedirect) {
       return { redirect: { destination: options.signedInRedirect(ctx), permanent: false } }
     }
+    const sessionProps: SessionPageProps = {
+      initialSession,
+      guestBannerDismissed: guestBannerDismissed(ctx.req.headers.cookie, initialSession?.user),
+    }
     if (options.load) {
       const loaded = await options.load(ctx, supabase, initialSession)
       if (!('props' in loaded)) return loaded
-      return { props: { ...loaded.props, initialSession } }
+      return { props: { ...loaded.props, ...sessionProps } }
     }
-    return { props: { initialSession } as SessionPageProps & P }
+    return { props: sessionProps as SessionPageProps & P }
   }
 }

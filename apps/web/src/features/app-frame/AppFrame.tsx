@@ -4,8 +4,10 @@ import { Button, Text, XStack, YStack } from 'tamagui'
 
 import { UserMenu, useSession } from '../auth'
 import { CreateModal, useCreateModal } from '../create-modal'
+import { isGuest } from '../../lib/guest'
 import { ThemeToggle } from '../theme'
 import { PlusIcon } from '../../ui/icons'
+import { GuestBanner } from './GuestBanner'
 import { ProgressBar } from './ProgressBar'
 
 function BrandMark() {
@@ -55,10 +57,10 @@ function NewButton() {
 
 /**
  * The default layout: a header (brand, New when signed in and past two-factor sign-in, theme toggle, the user menu
- * or a Sign in link), the route/mutation progress bar and the page in <main>. Mobile-first on the min-width
- * breakpoints 2xs…2xl.
+ * or a Sign in link), for a guest the guest banner under it (unless they dismissed it), the route/mutation progress
+ * bar and the page in <main>. Mobile-first on the min-width breakpoints 2xs…2xl.
  */
-export function AppFrame({ children }: { children: ReactNode }) {
+export function AppFrame({ children, guestBannerDismissed = false }: { children: ReactNode; guestBannerDismissed?: boolean }) {
   // "New" only for a session that may write notes (not one that still owes its second factor).
   const { user, needsSecondFactor } = useSession()
   return (
@@ -99,6 +101,7 @@ export function AppFrame({ children }: { children: ReactNode }) {
           </XStack>
         </XStack>
       </YStack>
+      {user && isGuest(user) && !needsSecondFactor ? <GuestBanner key={user.id} userId={user.id} dismissed={guestBannerDismissed} /> : null}
       <YStack
         render="main"
         id="main"

@@ -1,33 +1,35 @@
+import dynamic from 'next/dynamic'
 import Link from 'next/link'
 import { useEffect, useId, useRef, useState } from 'react'
 import { Button, Text, YStack, type TamaguiElement } from 'tamagui'
 
-import { toast } from '../toast'
-import { loadBrowserSupabase } from '../../lib/supabase/browser'
+import { GUEST_NAME, isGuest } from '../../lib/guest'
+import { usePrefetchWhenIdle } from '../../lib/use-prefetch-when-idle'
 import { useSession } from './SessionProvider'
-
-/** The error messages load only when a sign-out fails: every page has this menu, few ever need them. */
-async function toastSignOutError(error: unknown): Promise<void> {
-  const { readableAuthError } = await import('./auth-errors')
-  toast.error('Sign-out failed', readableAuthError(error).message)
-}
 
 export function displayNameOf(user: { email?: string | undefined; user_metadata?: Record<string, unknown> }): string {
   const name = user.user_metadata?.display_name
   return typeof name === 'string' && name.trim() !== '' ? name.trim() : (user.email ?? 'Account')
 }
 
+const loadAccountMenu = () => import('./AccountMenu').then((m) => m.AccountMenu)
+const AccountMenu = dynamic(loadAccountMenu, { ssr: false })
+const noPrefetch = () => Promise.resolve()
+
 /**
  * The header's account control: "Sign in" when signed out; when signed in a menu button with the user's name
- * (or email) that opens Account settings and Sign out. Escape and a click outside close it.
+ * (or email; "Guest" for a guest session) that opens the menu panel (AccountMenu: Account settings, Security, Sign
+ * out). Escape and a click outside close it. The panel is not in the first-load bundle: it is fetched when the
+ * browser is idle and mounted the first time the menu opens.
  */
 export function UserMenu() {
   const { user, isLoading } = useSession()
   const [open, setOpen] = useState(false)
-  const [signingOut, setSigningOut] = useState(false)
+  const [used, setUsed] = useState(false)
   const menuId = useId()
   const rootRef = useRef<HTMLDivElement>(null)
   const buttonRef = useRef<TamaguiElement>(null)
+  usePrefetchWhenIdle(user ? loadAccountMenu : noPrefetch)
 
   useEffect(() => {
     if (!open) return
@@ -58,20 +60,8 @@ export function UserMenu() {
     )
   }
 
-  const name = displayNameOf(user)
-  async function signOut() {
-    setSigningOut(true)
-    try {
-      const { error } = await (await loadBrowserSupabase()).auth.signOut()
-      if (error) await toastSignOutError(error)
-    } catch (error) {
-      await toastSignOutError(error)
-    } finally {
-      setSigningOut(false)
-      setOpen(false)
-    }
-  }
-
+  const guest = isGuest(user)
+  const name = guest ? GUEST_NAME : displayNameOf(user)
   return (
     <div ref={rootRef} style={{ position: 'relative' }}>
       <Button
@@ -82,7 +72,13 @@ export function UserMenu() {
         aria-expanded={open}
         aria-controls={menuId}
         aria-label={`Account: ${name}`}
-        onPress={() => setOpen((value) => !value)}
+        // The panel's code, if the idle prefetch has not fetched it yet: on the way to a click or a key press.
+        onMouseEnter={() => void loadAccountMenu()}
+        onFocus={() => void loadAccountMenu()}
+        onPress={() => {
+          setUsed(true)
+          setOpen((value) => !value)
+        }}
         backgroundColor="$color4"
         focusVisibleStyle={{ outlineColor: '$color8', outlineWidth: 2, outlineStyle: 'solid', outlineOffset: 2 }}
       >
@@ -90,47 +86,8 @@ export function UserMenu() {
           {name.slice(0, 1).toUpperCase()}
         </Text>
       </Button>
-      {open ? (
-        <YStack
-          id={menuId}
-          position="absolute"
-          right={0}
-          top="100%"
-          marginTop="$2"
-          width={260}
-          maxWidth="calc(100vw - 24px)"
-          zIndex="$5"
-          backgroundColor="$background"
-          borderWidth={1}
-          borderColor="$borderColor"
-          borderRadius="$6"
-          padding="$2"
-          gap="$1"
-          boxShadow="0 12px 32px -12px rgba(0,0,0,0.35)"
-        >
-          <YStack paddingHorizontal="$3" paddingVertical="$2" borderBottomWidth={1} borderBottomColor="$borderColor" marginBottom="$1">
-            <Text fontSize="$2" color="$color11">
-              Signed in as
-            </Text>
-            <Text fontSize="$4" fontWeight="600" color="$color12" numberOfLines={1} data-testid="user-menu-name">
-              {name}
-            </Text>
-            {name !== user.email ? (
-              <Text fontSize="$2" color="$color11" numberOfLines={1}>
-                {user.email}
-              </Text>
-            ) : null}
-          </YStack>
-          <Link href="/settings/account" className="user-menu-item" onClick={() => setOpen(false)}>
-            Account settings
-          </Link>
-          <Link href="/settings/security" className="user-menu-item" onClick={() => setOpen(false)}>
-            Security
-          </Link>
-          <button type="button" className="user-menu-item" disabled={signingOut} onClick={() => void signOut()}>
-            {signingOut ? 'Signing out…' : 'Sign out'}
-          </button>
-        </YStack>
+      {used ? (
+        <AccountMenu menuId={menuId} open={open} setOpen={setOpen} buttonRef={buttonRef} name={name} email={user.email} guest={guest} />
       ) : null}
     </div>
   )

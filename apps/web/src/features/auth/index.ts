@@ -1,6 +1,7 @@
 export { SessionProvider, SIGN_IN_PATH, useSession, type SessionState } from './SessionProvider'
 export { loadBrowserSupabase } from '../../lib/supabase/browser'
 export { readableAuthError, type AuthField, type ReadableAuthError } from './auth-errors'
+export { readableGuestSaveError, readableGuestStartError, waitFromMessage } from './guest-errors'
 export {
   AuthCard,
   AuthForm,

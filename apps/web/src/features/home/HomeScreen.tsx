@@ -1,6 +1,7 @@
 import Link from 'next/link'
 import { H1, Paragraph, Text, XStack, YStack } from 'tamagui'
 
+import { TryAsGuest } from './TryAsGuest'
 import { SystemStatusCard } from '../system'
 
 function Hint({ keys, children }: { keys: string; children: React.ReactNode }) {
@@ -28,7 +29,10 @@ function Hint({ keys, children }: { keys: string; children: React.ReactNode }) {
   )
 }
 
-/** The signed-out landing page: what Foyer is, the way in (sign up / sign in), keyboard hints, the live system status. */
+/**
+ * The signed-out landing page: what Foyer is, the way in (sign up / sign in / try it as a guest), keyboard hints, the
+ * live system status.
+ */
 export function HomeScreen() {
   return (
     <YStack gap="$7" $lg={{ flexDirection: 'row', alignItems: 'flex-start', justifyContent: 'space-between', gap: '$9' }}>
@@ -52,13 +56,14 @@ export function HomeScreen() {
           sorted, searchable list — on your laptop or your phone, in light or dark. Private to you, with two-factor
           sign-in when you want it.
         </Paragraph>
-        <XStack gap="$3" flexWrap="wrap" alignItems="center">
+        <XStack gap="$3" flexWrap="wrap" alignItems="flex-start">
           <Link href="/sign-up" className="button-link button-link--primary">
             Create an account
           </Link>
           <Link href="/sign-in" className="button-link">
             Sign in
           </Link>
+          <TryAsGuest />
         </XStack>
         <YStack gap="$2.5" paddingTop="$2">
           <Text fontSize="$2" fontWeight="600" letterSpacing={1.2} textTransform="uppercase" color="$color10">

@@ -1,4 +1,6 @@
+import dynamic from 'next/dynamic'
 import Link from 'next/link'
+import { useRouter } from 'next/router'
 import { useState, type ReactNode } from 'react'
 import { H1, H2, Paragraph, YStack } from 'tamagui'
 
@@ -17,6 +19,7 @@ import {
   loadBrowserSupabase,
   useNewPassword,
 } from '../auth'
+import { isGuest } from '../../lib/guest'
 import { toast } from '../toast'
 import { Panel } from '../../ui/Panel'
 
@@ -35,6 +38,9 @@ function Section({ id, title, description, children }: { id: string; title: stri
     </Panel>
   )
 }
+
+// Only guests get the form that makes their account permanent: a chunk of its own.
+const AddEmailForm = dynamic(() => import('./AddEmailForm').then((m) => m.AddEmailForm))
 
 function ProfileForm() {
   const { user } = useSession()
@@ -129,8 +135,33 @@ function PasswordForm() {
   )
 }
 
+/** A guest's account page: what a guest session is, and the form that keeps the notes (email + password). */
+function GuestAccount() {
+  return (
+    <YStack width="100%" maxWidth={640} marginHorizontal="auto" gap="$5">
+      <YStack gap="$2">
+        <H1 aria-level={1} fontSize="$9" lineHeight="$9" fontWeight="800" color="$color12" letterSpacing={-0.5}>
+          Keep your notes
+        </H1>
+        <Paragraph fontSize="$4" lineHeight="$4" color="$color11">
+          You are using Foyer as a guest: your notes live only in this browser, and signing out or clearing its data
+          loses them. Add an email and password to sign in anywhere — every note you wrote stays.
+        </Paragraph>
+      </YStack>
+      <Section id="add-email-heading" title="Add email and password" description="You will sign in with these from now on.">
+        <AddEmailForm />
+      </Section>
+      <Section id="profile-heading" title="Profile" description="How Foyer greets you.">
+        <ProfileForm />
+      </Section>
+    </YStack>
+  )
+}
+
 function Account() {
   const { user } = useSession()
+  const { query } = useRouter()
+  if (isGuest(user)) return <GuestAccount />
   return (
     <YStack width="100%" maxWidth={640} marginHorizontal="auto" gap="$5">
       <YStack gap="$2">
@@ -144,6 +175,12 @@ function Account() {
             Security and two-factor sign-in
           </Link>
         </Paragraph>
+        {query.saved === '1' ? (
+          <FormMessage kind="success">
+            Your account is saved. From now on, sign in with {user?.email} and your password — every note you wrote as a
+            guest is still here. <Link href="/" className="text-link">Go to your notes</Link>
+          </FormMessage>
+        ) : null}
       </YStack>
       <Section id="profile-heading" title="Profile" description="How Foyer greets you.">
         <ProfileForm />

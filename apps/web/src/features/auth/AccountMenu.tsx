@@ -1,0 +1,135 @@
+import dynamic from 'next/dynamic'
+import Link from 'next/link'
+import { useEffect, useState, type RefObject } from 'react'
+import { Text, YStack, type TamaguiElement } from 'tamagui'
+
+import { ADD_EMAIL_PATH } from '../../lib/guest'
+import { loadBrowserSupabase } from '../../lib/supabase/browser'
+import { toast } from '../toast'
+
+/** The error messages load only when a sign-out fails: few ever need them. */
+async function toastSignOutError(error: unknown): Promise<void> {
+  const { readableAuthError } = await import('./auth-errors')
+  toast.error('Sign-out failed', readableAuthError(error).message)
+}
+
+/** Loaded when a guest chooses Sign out: the warning that their notes will be lost. */
+const loadGuestSignOutDialog = () => import('./GuestSignOutDialog').then((m) => m.GuestSignOutDialog)
+const GuestSignOutDialog = dynamic(loadGuestSignOutDialog, { ssr: false })
+
+export interface AccountMenuProps {
+  menuId: string
+  open: boolean
+  setOpen: (open: boolean) => void
+  buttonRef: RefObject<TamaguiElement | null>
+  name: string
+  email: string | undefined
+  guest: boolean
+}
+
+/**
+ * The user menu's panel (Account settings, Security, Sign out; for a guest "Add email and password" and a Sign out
+ * that asks first), kept out of the first-load bundle: UserMenu fetches it when the browser is idle and mounts it
+ * the first time the menu opens. It stays mounted afterwards, so the guest's sign-out dialog outlives the menu.
+ */
+export function AccountMenu({ menuId, open, setOpen, buttonRef, name, email, guest }: AccountMenuProps) {
+  const [signingOut, setSigningOut] = useState(false)
+  const [confirmingSignOut, setConfirmingSignOut] = useState(false)
+  // A guest who opens the menu may choose Sign out: fetch its dialog now, so it opens at once.
+  useEffect(() => {
+    if (open && guest) void loadGuestSignOutDialog()
+  }, [open, guest])
+
+  async function signOut() {
+    setSigningOut(true)
+    try {
+      const { error } = await (await loadBrowserSupabase()).auth.signOut()
+      if (error) await toastSignOutError(error)
+      else setConfirmingSignOut(false)
+    } catch (error) {
+      await toastSignOutError(error)
+    } finally {
+      setSigningOut(false)
+      setOpen(false)
+    }
+  }
+
+  return (
+    <>
+      {open ? (
+        <YStack
+          id={menuId}
+          position="absolute"
+          right={0}
+          top="100%"
+          marginTop="$2"
+          width={260}
+          maxWidth="calc(100vw - 24px)"
+          zIndex="$5"
+          backgroundColor="$background"
+          borderWidth={1}
+          borderColor="$borderColor"
+          borderRadius="$6"
+          padding="$2"
+          gap="$1"
+          boxShadow="0 12px 32px -12px rgba(0,0,0,0.35)"
+        >
+          <YStack paddingHorizontal="$3" paddingVertical="$2" borderBottomWidth={1} borderBottomColor="$borderColor" marginBottom="$1">
+            <Text fontSize="$2" color="$color11">
+              Signed in as
+            </Text>
+            <Text fontSize="$4" fontWeight="600" color="$color12" numberOfLines={1} data-testid="user-menu-name">
+              {name}
+            </Text>
+            {guest ? (
+              <Text fontSize="$2" color="$color11">
+                Notes live only in this browser
+              </Text>
+            ) : name !== email ? (
+              <Text fontSize="$2" color="$color11" numberOfLines={1}>
+                {email}
+              </Text>
+            ) : null}
+          </YStack>
+          {guest ? (
+            <Link href={ADD_EMAIL_PATH} className="user-menu-item" onClick={() => setOpen(false)}>
+              Add email and password
+            </Link>
+          ) : (
+            <>
+              <Link href="/settings/account" className="user-menu-item" onClick={() => setOpen(false)}>
+                Account settings
+              </Link>
+              <Link href="/settings/security" className="user-menu-item" onClick={() => setOpen(false)}>
+                Security
+              </Link>
+            </>
+          )}
+          <button
+            type="button"
+            className="user-menu-item"
+            disabled={signingOut}
+            aria-haspopup={guest ? 'dialog' : undefined}
+            onClick={() => {
+              if (!guest) return void signOut()
+              setOpen(false)
+              setConfirmingSignOut(true)
+            }}
+          >
+            {signingOut ? 'Signing out…' : 'Sign out'}
+          </button>
+        </YStack>
+      ) : null}
+      {confirmingSignOut && guest ? (
+        <GuestSignOutDialog
+          pending={signingOut}
+          onConfirm={() => void signOut()}
+          onClose={() => {
+            setConfirmingSignOut(false)
+            buttonRef.current?.focus()
+          }}
+        />
+      ) : null}
+    </>
+  )
+}

@@ -1,0 +1,105 @@
+import Router from 'next/router'
+import { useState } from 'react'
+import { YStack } from 'tamagui'
+
+import {
+  AuthForm,
+  confirmUrl,
+  Field,
+  FormMessage,
+  isEmail,
+  loadBrowserSupabase,
+  MIN_PASSWORD_LENGTH,
+  readableGuestSaveError,
+  SubmitButton,
+  useSession,
+  type AuthField,
+} from '../auth'
+import { toast } from '../toast'
+import { SAVED_PATH } from '../../lib/guest'
+
+type Errors = Partial<Record<AuthField, string>>
+
+/** The form's own checks, before any call: a valid email, a password the auth server will take. */
+export function checkGuestSave(email: string, password: string): Errors {
+  const errors: Errors = {}
+  if (!isEmail(email)) errors.email = email.trim() ? 'Enter a valid email address, like name@example.com.' : 'Enter your email address.'
+  if (password.length < MIN_PASSWORD_LENGTH) errors.password = `Use at least ${MIN_PASSWORD_LENGTH} characters.`
+  return errors
+}
+
+/**
+ * A guest keeps their notes by adding an email and password: one `updateUser({ email, password })` on the guest's
+ * own user, so the id (and every note) stays. With email confirmations on, the auth server mails a link to the
+ * address and the guest stays a guest until it is opened (in this browser: the link's PKCE verifier is here); it
+ * lands on the account page's finished state. With confirmations off the address is taken at once.
+ */
+export function AddEmailForm() {
+  const { user } = useSession()
+  const [email, setEmail] = useState('')
+  const [password, setPassword] = useState('')
+  const [errors, setErrors] = useState<Errors>({})
+  const [formError, setFormError] = useState<string | null>(null)
+  const [sentTo, setSentTo] = useState<string | null>(user?.new_email ?? null)
+  const [pending, setPending] = useState(false)
+
+  async function save() {
+    const found = checkGuestSave(email, password)
+    setErrors(found)
+    setFormError(null)
+    if (Object.keys(found).length > 0) return
+    setPending(true)
+    try {
+      const client = await loadBrowserSupabase()
+      const address = email.trim()
+      const { data, error } = await client.auth.updateUser({ email: address, password }, { emailRedirectTo: confirmUrl(SAVED_PATH) })
+      if (error) {
+        const readable = readableGuestSaveError(error)
+        if (readable.field === 'email' || readable.field === 'password') setErrors({ [readable.field]: readable.message })
+        else setFormError(readable.message)
+        return
+      }
+      if (data.user.email && data.user.is_anonymous !== true) {
+        // Confirmations off: the account is permanent now. A fresh token drops the guest claim at once.
+        await client.auth.refreshSession()
+        toast.success('Your account is saved', `Sign in with ${data.user.email} from now on. Your notes are kept.`)
+        await Router.replace(SAVED_PATH)
+        return
+      }
+      setPassword('')
+      setSentTo(data.user.new_email ?? address)
+    } catch (error) {
+      setFormError(readableGuestSaveError(error).message)
+    } finally {
+      setPending(false)
+    }
+  }
+
+  return (
+    <AuthForm label="Add email and password" onSubmit={save}>
+      {formError ? <FormMessage kind="error">{formError}</FormMessage> : null}
+      {sentTo ? (
+        <FormMessage kind="success">
+          Check your mailbox: we sent a link to {sentTo}. Open it in this browser to finish — until then you are still a
+          guest and your notes stay here. Wrong address? Enter another one below.
+        </FormMessage>
+      ) : null}
+      <Field label="Email" name="email" type="email" autoComplete="email" value={email} onChange={setEmail} error={errors.email} />
+      <Field
+        label="Password"
+        name="password"
+        type="password"
+        autoComplete="new-password"
+        value={password}
+        onChange={setPassword}
+        error={errors.password}
+        hint={`At least ${MIN_PASSWORD_LENGTH} characters.`}
+      />
+      <YStack alignSelf="flex-start">
+        <SubmitButton pending={pending} pendingLabel="Saving…">
+          {sentTo ? 'Send the link again' : 'Add email and password'}
+        </SubmitButton>
+      </YStack>
+    </AuthForm>
+  )
+}
