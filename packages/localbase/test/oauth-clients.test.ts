@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SupabaseClient } from '@supabase/supabase-js';
+import { createScratchDatabase } from './cli.ts';
 import { raw, serviceClient, signedInClient, startTestServer, testDatabaseUrl, type Localbase } from './helpers.ts';
 
 let on: Localbase;
@@ -419,8 +420,13 @@ describe('the authorization flows (not provided)', () => {
 
 describe('a database made by an older localbase', () => {
   it('gets auth.oauth_clients at the next start', async () => {
+    // Its own database on PostgreSQL too: dropping the table and re-running the bootstrap (which grants the API
+    // roles on every table in public) must not touch the database the other test files share.
     const dir = testDatabaseUrl ? undefined : await mkdtemp(join(tmpdir(), 'localbase-oauth-'));
-    const opts = dir ? { memory: false, dataDir: dir, enableOAuthServer: true } : { enableOAuthServer: true };
+    const scratch = testDatabaseUrl ? await createScratchDatabase(testDatabaseUrl) : undefined;
+    const opts = scratch
+      ? { databaseUrl: scratch.url, enableOAuthServer: true }
+      : { memory: false, dataDir: dir, enableOAuthServer: true };
     try {
       let lb = await startTestServer(opts);
       // What an older localbase left: no table, no types, and its own bootstrap version.
@@ -442,7 +448,11 @@ describe('a database made by an older localbase', () => {
         await lb.stop();
       }
     } finally {
-      if (dir) await rm(dir, { recursive: true, force: true });
+      if (dir) {
+        await rm(dir, { recursive: true, force: true });
+        await rm(`${dir}.signing_keys.json`, { force: true });
+      }
+      await scratch?.drop();
     }
   });
 });
