@@ -42,6 +42,11 @@ describe('apikey', () => {
     expectErrorWithCode(post, 401);
   });
 
+  it('the open routes of the gateway need none: GET /auth/v1/health (and the key set, see signing-keys.test.ts)', async () => {
+    const health = await raw(lb, '/auth/v1/health', { apikey: null });
+    expect(health.status, health.text).toBe(200);
+  });
+
   it('a wrong apikey → 401 invalid_api_key (garbage, or a JWT signed with another secret)', async () => {
     const forged = await new SignJWT({ role: 'anon', iss: 'supabase-demo' })
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })

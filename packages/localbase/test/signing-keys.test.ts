@@ -9,7 +9,7 @@ import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createClient } from '@supabase/supabase-js';
-import { SignJWT, decodeProtectedHeader, generateKeyPair } from 'jose';
+import { SignJWT, createRemoteJWKSet, decodeProtectedHeader, generateKeyPair, jwtVerify } from 'jose';
 import type { JWK } from 'jose';
 import { DEFAULT_ANON_KEY, DEFAULT_SERVICE_ROLE_KEY, DEFAULT_PUBLISHABLE_KEY } from '../src/index.ts';
 import { generateSigningKey } from '../src/auth/keys.ts';
@@ -116,6 +116,20 @@ describe('a new server (ES256 by default)', () => {
     const second = await client.auth.getClaims();
     expect(second.error).toBeNull();
     expect(calls).toEqual([]);
+  });
+
+  it('the key set is public, as on hosted Supabase: a third-party verifier fetches it without an apikey', async () => {
+    const open = await raw(lb, '/auth/v1/.well-known/jwks.json', { apikey: null });
+    expect(open.status, open.text).toBe(200);
+    expect((open.json as { keys: JWK[] }).keys.length).toBeGreaterThan(0);
+    // jose's remote key set sends no Supabase headers at all.
+    const { access_token } = await signIn(lb);
+    const keySet = createRemoteJWKSet(new URL(`${lb.url}/auth/v1/.well-known/jwks.json`));
+    const { payload } = await jwtVerify(access_token, keySet, { audience: 'authenticated' });
+    expect(payload.role).toBe('authenticated');
+    // Only reading it is open: the rest of /auth/v1 still asks for a key.
+    expect((await raw(lb, '/auth/v1/.well-known/jwks.json', { apikey: null, method: 'POST', body: {} })).status).toBe(401);
+    expect((await raw(lb, '/auth/v1/settings', { apikey: null })).status).toBe(401);
   });
 
   it('ES256 user tokens work on /auth/v1/user and /rest/v1; a token of an unknown key is refused', async () => {

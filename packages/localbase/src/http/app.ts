@@ -145,9 +145,12 @@ export function createApp(cfg: ResolvedConfig, auth: AuthService, rest?: RestSer
     await next();
   });
 
-  // apikey check for the Supabase APIs (hosted Supabase requires one). Email links (GET /verify) are open.
+  // apikey check for the Supabase APIs (hosted Supabase requires one). Open, as the gateway's open routes
+  // (auth-v1-open*): email links (GET /verify), /callback, /authorize, /health, and the signing keys
+  // (/.well-known/jwks.json, "for anyone to see": verifiers such as jose's createRemoteJWKSet send no apikey).
   const requireApiKey = async (c: Context, next: () => Promise<void>) => {
-    if (c.req.method === 'GET' && /\/auth\/v1\/(verify|callback|authorize)\/?$/.test(c.req.path)) return next();
+    if (c.req.method === 'GET' && /\/auth\/v1\/(verify|callback|authorize|health|\.well-known\/jwks\.json)\/?$/.test(c.req.path))
+      return next();
     const key = c.req.header('apikey') ?? c.req.query('apikey');
     if (!key) throw new ApiError(401, 'no_api_key', 'No API key found in request');
     let role = keys.get(key);
