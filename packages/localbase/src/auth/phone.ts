@@ -295,21 +295,7 @@ export async function phonePasswordGrant(svc: AuthService, c: Context, body: Bod
   const ip = clientIp(c);
   svc.limit('signIn', ip);
   const phone = formatPhoneNumber(optString(body, 'phone') ?? '');
-  const user = await findUserByPhone(svc.db, phone);
-  const attempt = svc.attempts.begin('password', phone, ip, user ? svc.attempts.isKnownAddress(String(user.id), ip) : false);
-  let ok: boolean;
-  try {
-    ok = await svc.passwordMatches(user ? (user.encrypted_password as string | null) : null, password);
-  } catch (err) {
-    attempt.release();
-    throw err;
-  }
-  if (!user || !ok) {
-    attempt.failed();
-    throw new ApiError(400, 'invalid_credentials', 'Invalid login credentials');
-  }
-  attempt.succeeded();
-  if (svc.isBanned(user)) throw new ApiError(400, 'user_banned', 'User is banned');
+  const user = await svc.checkPasswordSignIn(await findUserByPhone(svc.db, phone), phone, password, ip);
   if (!isPhoneConfirmed(user)) throw new ApiError(400, 'phone_not_confirmed', 'Phone not confirmed');
   return svc.db.transaction((tx) => svc.issueSession(tx, String(user.id), 'password', meta(c)));
 }

@@ -301,23 +301,7 @@ export function authRoutes(svc: AuthService): Hono {
       if (password === undefined) throw validationFailed('Please provide a password');
       svc.limit('signIn', ip);
       const email = rawEmail.trim().toLowerCase();
-      const user = await svc.findUserByEmail(svc.db, email);
-      // Per account (unknown emails too, so that the answers do not tell them apart): refused before the
-      // password is checked while the account's failures hold it back.
-      const attempt = svc.attempts.begin('password', email, ip, user ? svc.attempts.isKnownAddress(String(user.id), ip) : false);
-      let ok: boolean;
-      try {
-        ok = await svc.passwordMatches(user ? (user.encrypted_password as string | null) : null, password);
-      } catch (err) {
-        attempt.release();
-        throw err;
-      }
-      if (!user || !ok) {
-        attempt.failed();
-        throw new ApiError(400, 'invalid_credentials', 'Invalid login credentials');
-      }
-      attempt.succeeded();
-      if (svc.isBanned(user)) throw new ApiError(400, 'user_banned', 'User is banned');
+      const user = await svc.checkPasswordSignIn(await svc.findUserByEmail(svc.db, email), email, password, ip);
       // As GoTrue: an unconfirmed address cannot sign in with a password, whatever the confirmation setting
       // (with confirmations off every sign-up is confirmed at once; admin-created users may not be).
       if (!svc.isConfirmed(user)) throw new ApiError(400, 'email_not_confirmed', 'Email not confirmed');

@@ -232,6 +232,29 @@ export class AuthService {
     return this.passwords.verify(password, hash);
   }
 
+  /**
+   * A password sign-in's credential check, for an email or a phone (`key`): the per-account attempt guard (unknown
+   * accounts too, so that the answers do not tell them apart; refused before the password is checked while the
+   * account's failures hold it back), the password, then the ban. Returns the user; the caller checks confirmation.
+   */
+  async checkPasswordSignIn(user: Row | undefined, key: string, password: string, ip: string): Promise<Row> {
+    const attempt = this.attempts.begin('password', key, ip, user ? this.attempts.isKnownAddress(String(user.id), ip) : false);
+    let ok: boolean;
+    try {
+      ok = await this.passwordMatches(user ? (user.encrypted_password as string | null) : null, password);
+    } catch (err) {
+      attempt.release();
+      throw err;
+    }
+    if (!user || !ok) {
+      attempt.failed();
+      throw new ApiError(400, 'invalid_credentials', 'Invalid login credentials');
+    }
+    attempt.succeeded();
+    if (this.isBanned(user)) throw new ApiError(400, 'user_banned', 'User is banned');
+    return user;
+  }
+
   /** Inserts a user and its email identity. */
   async createUser(
     q: Queryable,
