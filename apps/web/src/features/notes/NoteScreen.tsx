@@ -2,7 +2,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query'
 import Link from 'next/link'
 import { useRouter } from 'next/router'
 import { useEffect, useRef, useState } from 'react'
-import { Button, Paragraph, Text, Theme, XStack, YStack } from 'tamagui'
+import { Button, Text, Theme, XStack, YStack } from 'tamagui'
 
 import { useTRPC, useTRPCClient, type RouterOutputs } from '../../lib/trpc'
 import { ArrowLeftIcon, PinIcon, TrashIcon } from '../../ui/icons'
@@ -11,6 +11,7 @@ import { toast } from '../toast'
 import { formatFull, formatWhen } from './format'
 import { listUrl } from './list-url'
 import { checkNote, NoteFields, serverFieldErrors, type NoteDraft, type NoteFieldErrors } from './NoteForm'
+import { ConfirmDialog } from '../../ui/ConfirmDialog'
 import { Panel } from '../../ui/Panel'
 import styles from './note-page.module.css'
 
@@ -28,41 +29,6 @@ const toDraft = (note: Pick<Note, 'title' | 'body' | 'pinned'>): NoteDraft => ({
 })
 
 const sameContent = (a: NoteDraft, b: NoteDraft) => a.title === b.title && a.body === b.body
-
-function DeleteDialog({
-  dialogRef,
-  title,
-  pending,
-  onConfirm,
-}: {
-  dialogRef: React.RefObject<HTMLDialogElement | null>
-  title: string
-  pending: boolean
-  onConfirm: () => void
-}) {
-  return (
-    <dialog ref={dialogRef} className={styles.dialog} aria-labelledby="delete-note-title" aria-describedby="delete-note-text">
-      <YStack gap="$3">
-        <Text render="h2" id="delete-note-title" fontSize="$7" lineHeight="$7" fontWeight="700" color="$color12">
-          Delete this note?
-        </Text>
-        <Paragraph id="delete-note-text" fontSize="$4" lineHeight="$4" color="$color11">
-          “{title}” will be deleted. You can undo this from the notification for a few seconds.
-        </Paragraph>
-        <XStack gap="$2" justifyContent="flex-end" paddingTop="$2">
-          <Button size="$3" onPress={() => dialogRef.current?.close()} borderWidth={1} borderColor="$borderColor" backgroundColor="$background">
-            <Text fontSize="$3" fontWeight="600" color="$color12">
-              Cancel
-            </Text>
-          </Button>
-          <button type="button" className={styles.dangerButton} disabled={pending} onClick={onConfirm}>
-            {pending ? 'Deleting…' : 'Delete note'}
-          </button>
-        </XStack>
-      </YStack>
-    </dialog>
-  )
-}
 
 /** One note: read and edit it (title, body), pin it, delete it with a confirmation and an Undo toast. */
 export function NoteScreen({ note: initial }: NoteScreenProps) {
@@ -260,7 +226,16 @@ export function NoteScreen({ note: initial }: NoteScreenProps) {
         </AuthForm>
       </Panel>
 
-      <DeleteDialog dialogRef={dialogRef} title={note.title} pending={remove.isPending} onConfirm={() => remove.mutate({ id: note.id })} />
+      <ConfirmDialog
+        dialogRef={dialogRef}
+        id="delete-note"
+        title="Delete this note?"
+        text={`“${note.title}” will be deleted. You can undo this from the notification for a few seconds.`}
+        confirmLabel="Delete note"
+        pendingLabel="Deleting…"
+        pending={remove.isPending}
+        onConfirm={() => remove.mutate({ id: note.id })}
+      />
     </YStack>
   )
 }
