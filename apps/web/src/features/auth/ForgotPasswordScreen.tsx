@@ -5,7 +5,7 @@ import { Text } from 'tamagui'
 import { toast } from '../toast'
 import { readableAuthError } from './auth-errors'
 import { Field } from './fields'
-import { AuthCard, AuthForm, FormMessage, isEmail, SubmitButton } from './form'
+import { AuthCard, AuthForm, emailError, FormMessage, SubmitButton } from './form'
 import { loadBrowserSupabase } from '../../lib/supabase/browser'
 import { confirmUrl } from './SignInScreen'
 
@@ -18,8 +18,9 @@ export function ForgotPasswordScreen() {
 
   async function send() {
     setSentTo(null)
-    if (!isEmail(email)) {
-      setError(email.trim() ? 'Enter a valid email address, like name@example.com.' : 'Enter your email address.')
+    const badEmail = emailError(email)
+    if (badEmail) {
+      setError(badEmail)
       return
     }
     setError(undefined)

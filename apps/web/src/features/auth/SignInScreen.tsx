@@ -7,7 +7,7 @@ import { mfaPathFor, resolveNext, safeNextPath } from '../../lib/safe-next'
 import { toast } from '../toast'
 import { readableAuthError, type AuthField } from './auth-errors'
 import { Field } from './fields'
-import { AuthCard, AuthForm, FormMessage, isEmail, SecondaryButton, SubmitButton } from './form'
+import { AuthCard, AuthForm, emailError, FormMessage, SecondaryButton, SubmitButton } from './form'
 import { sessionNeedsSecondFactor } from '../../lib/supabase/assurance'
 import { loadBrowserSupabase } from '../../lib/supabase/browser'
 
@@ -50,7 +50,8 @@ export function SignInScreen() {
 
   async function signIn() {
     const found: Errors = {}
-    if (!isEmail(email)) found.email = email.trim() ? 'Enter a valid email address, like name@example.com.' : 'Enter your email address.'
+    const badEmail = emailError(email)
+    if (badEmail) found.email = badEmail
     if (!password) found.password = 'Enter your password.'
     setErrors(found)
     setFormError(null)
@@ -75,8 +76,9 @@ export function SignInScreen() {
   async function sendLink() {
     setFormError(null)
     setLinkSentTo(null)
-    if (!isEmail(email)) {
-      setErrors({ email: email.trim() ? 'Enter a valid email address, like name@example.com.' : 'Enter your email address to get a sign-in link.' })
+    const badEmail = emailError(email, 'Enter your email address to get a sign-in link.')
+    if (badEmail) {
+      setErrors({ email: badEmail })
       return
     }
     setErrors({})

@@ -7,7 +7,8 @@ import { resolveNext } from '../../lib/safe-next'
 import { toast } from '../toast'
 import { readableAuthError, type AuthField } from './auth-errors'
 import { Field } from './fields'
-import { AuthCard, AuthForm, FormMessage, isEmail, MIN_PASSWORD_LENGTH, SubmitButton } from './form'
+import { NewAccountFields } from './new-account-fields'
+import { AuthCard, AuthForm, checkNewAccount, FormMessage, SubmitButton } from './form'
 import { loadBrowserSupabase } from '../../lib/supabase/browser'
 import { confirmUrl, useNextParam } from './SignInScreen'
 
@@ -24,9 +25,7 @@ export function SignUpScreen() {
   const [confirmSentTo, setConfirmSentTo] = useState<string | null>(null)
 
   async function signUp() {
-    const found: Partial<Record<AuthField, string>> = {}
-    if (!isEmail(email)) found.email = email.trim() ? 'Enter a valid email address, like name@example.com.' : 'Enter your email address.'
-    if (password.length < MIN_PASSWORD_LENGTH) found.password = `Use at least ${MIN_PASSWORD_LENGTH} characters.`
+    const found: Partial<Record<AuthField, string>> = checkNewAccount(email, password)
     if (displayName.trim().length > 80) found.displayName = 'Keep your name under 80 characters.'
     setErrors(found)
     setFormError(null)
@@ -80,17 +79,7 @@ export function SignUpScreen() {
           onChange={setDisplayName}
           error={errors.displayName}
         />
-        <Field label="Email" name="email" type="email" autoComplete="email" value={email} onChange={setEmail} error={errors.email} />
-        <Field
-          label="Password"
-          name="password"
-          type="password"
-          autoComplete="new-password"
-          value={password}
-          onChange={setPassword}
-          error={errors.password}
-          hint={`At least ${MIN_PASSWORD_LENGTH} characters.`}
-        />
+        <NewAccountFields email={email} password={password} onEmailChange={setEmail} onPasswordChange={setPassword} errors={errors} />
         <SubmitButton pending={pending} pendingLabel="Creating account…">
           Create account
         </SubmitButton>

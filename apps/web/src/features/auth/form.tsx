@@ -148,6 +148,12 @@ export function SessionPending() {
 
 export const isEmail = (value: string): boolean => /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(value.trim())
 
+/** The email field's own check, before any call: undefined when the address looks valid. */
+export function emailError(email: string, emptyMessage = 'Enter your email address.'): string | undefined {
+  if (isEmail(email)) return undefined
+  return email.trim() ? 'Enter a valid email address, like name@example.com.' : emptyMessage
+}
+
 /** Shown under a new-password field and checked before any call: the auth server's minimum (localbase and Supabase's default). */
 export const MIN_PASSWORD_LENGTH = 6
 
@@ -161,4 +167,18 @@ export function checkNewPassword(password: string, confirm: string): NewPassword
   if (password.length < MIN_PASSWORD_LENGTH) return { password: `Use at least ${MIN_PASSWORD_LENGTH} characters.` }
   if (confirm !== password) return { confirm: 'The two passwords are not the same.' }
   return {}
+}
+
+export interface NewAccountErrors {
+  email?: string
+  password?: string
+}
+
+/** A new account's email and password (sign-up, a guest adding them): a valid address, a long enough password. */
+export function checkNewAccount(email: string, password: string): NewAccountErrors {
+  const errors: NewAccountErrors = {}
+  const badEmail = emailError(email)
+  if (badEmail) errors.email = badEmail
+  if (password.length < MIN_PASSWORD_LENGTH) errors.password = `Use at least ${MIN_PASSWORD_LENGTH} characters.`
+  return errors
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 
-import { checkGuestSave } from '../settings/AddEmailForm'
+import { checkNewAccount } from './form'
 import { readableGuestSaveError, readableGuestStartError, waitFromMessage } from './guest-errors'
 
 describe('readableGuestStartError', () => {
@@ -49,11 +49,11 @@ describe('waitFromMessage', () => {
   })
 })
 
-describe('checkGuestSave', () => {
+describe('checkNewAccount', () => {
   it('asks for a valid email and a password of at least 6 characters before any call', () => {
-    expect(checkGuestSave('', '')).toEqual({ email: 'Enter your email address.', password: 'Use at least 6 characters.' })
-    expect(checkGuestSave('not-an-email', 'longenough')).toEqual({ email: 'Enter a valid email address, like name@example.com.' })
-    expect(checkGuestSave(' me@example.com ', '12345')).toEqual({ password: 'Use at least 6 characters.' })
-    expect(checkGuestSave('me@example.com', '123456')).toEqual({})
+    expect(checkNewAccount('', '')).toEqual({ email: 'Enter your email address.', password: 'Use at least 6 characters.' })
+    expect(checkNewAccount('not-an-email', 'longenough')).toEqual({ email: 'Enter a valid email address, like name@example.com.' })
+    expect(checkNewAccount(' me@example.com ', '12345')).toEqual({ password: 'Use at least 6 characters.' })
+    expect(checkNewAccount('me@example.com', '123456')).toEqual({})
   })
 })

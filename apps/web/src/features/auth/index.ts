@@ -5,16 +5,20 @@ export { readableGuestSaveError, readableGuestStartError, waitFromMessage } from
 export {
   AuthCard,
   AuthForm,
+  checkNewAccount,
   checkNewPassword,
+  emailError,
   FormMessage,
   isEmail,
   MIN_PASSWORD_LENGTH,
   SecondaryButton,
   SessionPending,
   SubmitButton,
+  type NewAccountErrors,
   type NewPasswordErrors,
 } from './form'
 export { Field, NewPasswordFields, type FieldProps } from './fields'
+export { NewAccountFields } from './new-account-fields'
 export { useNewPassword } from './use-new-password'
 export { RequireSession } from './RequireSession'
 export { SignInScreen, confirmUrl, useNextParam } from './SignInScreen'

@@ -4,29 +4,18 @@ import { YStack } from 'tamagui'
 
 import {
   AuthForm,
+  checkNewAccount,
   confirmUrl,
-  Field,
   FormMessage,
-  isEmail,
   loadBrowserSupabase,
-  MIN_PASSWORD_LENGTH,
+  NewAccountFields,
   readableGuestSaveError,
   SubmitButton,
   useSession,
-  type AuthField,
+  type NewAccountErrors,
 } from '../auth'
 import { toast } from '../toast'
 import { SAVED_PATH } from '../../lib/guest'
-
-type Errors = Partial<Record<AuthField, string>>
-
-/** The form's own checks, before any call: a valid email, a password the auth server will take. */
-export function checkGuestSave(email: string, password: string): Errors {
-  const errors: Errors = {}
-  if (!isEmail(email)) errors.email = email.trim() ? 'Enter a valid email address, like name@example.com.' : 'Enter your email address.'
-  if (password.length < MIN_PASSWORD_LENGTH) errors.password = `Use at least ${MIN_PASSWORD_LENGTH} characters.`
-  return errors
-}
 
 /**
  * A guest keeps their notes by adding an email and password: one `updateUser({ email, password })` on the guest's
@@ -38,13 +27,13 @@ export function AddEmailForm() {
   const { user } = useSession()
   const [email, setEmail] = useState('')
   const [password, setPassword] = useState('')
-  const [errors, setErrors] = useState<Errors>({})
+  const [errors, setErrors] = useState<NewAccountErrors>({})
   const [formError, setFormError] = useState<string | null>(null)
   const [sentTo, setSentTo] = useState<string | null>(user?.new_email ?? null)
   const [pending, setPending] = useState(false)
 
   async function save() {
-    const found = checkGuestSave(email, password)
+    const found = checkNewAccount(email, password)
     setErrors(found)
     setFormError(null)
     if (Object.keys(found).length > 0) return
@@ -84,17 +73,7 @@ export function AddEmailForm() {
           guest and your notes stay here. Wrong address? Enter another one below.
         </FormMessage>
       ) : null}
-      <Field label="Email" name="email" type="email" autoComplete="email" value={email} onChange={setEmail} error={errors.email} />
-      <Field
-        label="Password"
-        name="password"
-        type="password"
-        autoComplete="new-password"
-        value={password}
-        onChange={setPassword}
-        error={errors.password}
-        hint={`At least ${MIN_PASSWORD_LENGTH} characters.`}
-      />
+      <NewAccountFields email={email} password={password} onEmailChange={setEmail} onPasswordChange={setPassword} errors={errors} />
       <YStack alignSelf="flex-start">
         <SubmitButton pending={pending} pendingLabel="Saving…">
           {sentTo ? 'Send the link again' : 'Add email and password'}
