@@ -216,7 +216,7 @@ async function serveTrpc(): Promise<void> {
   };
 
   const { appRouter } = await load<{ appRouter: AnyRouter }>(join(WEB, 'src/server/root.ts'));
-  const { createContext } = await load<{ createContext(o: { req: IncomingMessage; res: ServerResponse }): { supabase: unknown } }>(join(WEB, 'src/server/trpc.ts'));
+  const { createContext } = await load<{ createContext(o: { req: IncomingMessage; res: ServerResponse }): { getSupabase(): unknown; getSession(): Promise<unknown> } }>(join(WEB, 'src/server/trpc.ts'));
   const { verifySession } = await load<{ verifySession(s: unknown): Promise<{ verifiedBy: string; needsSecondFactor: boolean } | null> }>(join(WEB, 'src/lib/supabase/server.ts'));
   const { notesListQuery } = await load<{ notesListQuery(s: unknown, input: unknown): PromiseLike<{ error: unknown; count: number | null }> }>(join(WEB, 'src/server/routers/notes.ts'));
 
@@ -228,7 +228,32 @@ async function serveTrpc(): Promise<void> {
       return ctx;
     },
   });
+  // (d) the floor: the same REST call made by a server in between that does nothing else — fetch (as supabase-js
+  // does), read the body, answer with it — so (d) − (a) is what the extra hop alone costs on this machine.
+  const lbUrl = process.env.NEXT_PUBLIC_SUPABASE_URL ?? '';
+  const FORWARDED = ['apikey', 'authorization', 'prefer', 'accept', 'accept-profile', 'x-client-info'];
+  const floor = async (req: IncomingMessage, res: ServerResponse) => {
+    const headers: Record<string, string> = {};
+    for (const name of FORWARDED) {
+      const value = req.headers[name];
+      if (typeof value === 'string') headers[name] = value;
+    }
+    const answer = await realFetch(`${lbUrl}${(req.url ?? '').slice('/floor'.length)}`, { headers });
+    const body = await answer.text();
+    res.writeHead(answer.status, {
+      'content-type': answer.headers.get('content-type') ?? 'application/json',
+      'content-range': answer.headers.get('content-range') ?? '',
+    });
+    res.end(body);
+  };
   const server = createServer((req, res) => {
+    if (req.url?.startsWith('/floor/')) {
+      floor(req, res).catch((error: unknown) => {
+        res.statusCode = 502;
+        res.end(String(error));
+      });
+      return;
+    }
     const rec: RequestRecord = { start: performance.now(), calls: [], contextMs: 0 };
     const url = req.url ?? '';
     res.on('finish', () => {
@@ -277,19 +302,23 @@ async function serveTrpc(): Promise<void> {
     });
     const keySet = createLocalJWKSet((await jwksRes.json()) as JSONWebKeySet);
     type Sessioned = { auth: { getSession(): Promise<{ data: { session: { access_token: string } | null } }> } };
-    const token = (await (ctxOf().supabase as Sessioned).auth.getSession()).data.session?.access_token ?? '';
+    const token = (await (ctxOf().getSupabase() as Sessioned).auth.getSession()).data.session?.access_token ?? '';
     return {
       contextUs: ((await time(500, () => ctxOf())).mean * 1000),
       getUser: await time(200, async () => {
-        const r = await (ctxOf().supabase as Auth).auth.getUser();
+        const r = await (ctxOf().getSupabase() as Auth).auth.getUser();
         if (r.error) throw new Error('getUser failed');
       }),
       verifySession: await time(200, async () => {
-        const v = await verifySession(ctxOf().supabase);
+        const v = await verifySession(ctxOf().getSupabase());
         if (!v || v.needsSecondFactor) throw new Error('verifySession failed');
       }),
+      // what protectedProcedure runs: a token verified before needs no Supabase client (knownRequestSession)
+      requestSession: await time(200, async () => {
+        if (!(await ctxOf().getSession())) throw new Error('getSession failed');
+      }),
       listQuery: await time(200, async (i) => {
-        const r = await notesListQuery(ctxOf().supabase, INPUTS[i % INPUTS.length]); // complete inputs: as zod outputs them
+        const r = await notesListQuery(ctxOf().getSupabase(), INPUTS[i % INPUTS.length]); // complete inputs: as zod outputs them
         if (r.error || r.count !== NOTES) throw new Error('list query failed');
       }),
       localJwtVerifyUs: (await time(2000, () => jwtVerify(token, keySet, { algorithms: ['ES256', 'RS256'] }))).mean * 1000,
@@ -534,10 +563,13 @@ async function main(): Promise<void> {
       cursor: 0,
       check: (status, body) => (status === 200 ? null : `/user status ${status}: ${body.slice(0, 300)}`),
     };
+    // (d) the same REST calls through a do-nothing server in between (the tRPC child's /floor/ route)
+    const floorTarget: Target = { ...restTarget, origin: new URL(trpc.url), requests: restRequests.map((r) => ({ ...r, path: `/floor${r.path}` })), agent: new Agent({ keepAlive: true }) };
     const variants: [string, Target][] = [
       ['(a) REST  GET /rest/v1/notes', restTarget],
       ['(b) tRPC  GET /api/trpc/notes.list', trpcTarget],
       ['(c) auth  GET /auth/v1/user', userTarget],
+      ['(d) floor the REST call via a bare proxy', floorTarget],
     ];
 
     log('warming up…');
@@ -550,7 +582,7 @@ async function main(): Promise<void> {
       tc.send({ reset: true });
       await tc.next();
       if (concurrency === 1) {
-        log(`concurrency 1: ${ROUNDS * variants.length} s of paired requests (a, b, c for the same input, order rotating)…`);
+        log(`concurrency 1: ${ROUNDS * variants.length} s of paired requests (a, b, c, d for the same input, order rotating)…`);
         await paired(targets, ROUNDS * variants.length, accs);
       } else {
         log(`concurrency ${concurrency}: ${2 * ROUNDS} rounds of ${SLICE_S} s per variant, order rotating…`);
@@ -584,14 +616,15 @@ async function main(): Promise<void> {
         contextUs: number;
         getUser: { p50: number; p99: number; mean: number };
         verifySession: { p50: number; p99: number; mean: number };
+        requestSession: { p50: number; p99: number; mean: number };
         listQuery: { p50: number; p99: number; mean: number };
         localJwtVerifyUs: number;
       };
     };
 
     const summary = phases.map((p) => {
-      const [a, b, c] = p.rows;
-      if (!a || !b || !c) throw new Error('missing rows');
+      const [a, b, c, d] = p.rows;
+      if (!a || !b || !c || !d) throw new Error('missing rows');
       // the median of each part (a few stalls of this shared machine would swamp the means)
       const med = (pick: (x: Sample) => number) => q(p.server.map(pick).sort((x, y) => x - y), 0.5);
       const srv = {
@@ -612,6 +645,9 @@ async function main(): Promise<void> {
         ratioP99: b.p99 / a.p99,
         ratioPerRequest: a.reqPerSec / b.reqPerSec,
         ratioP50ByPage: PAGES.map((page, k) => ({ page, ratio: (b.byPage[k]?.p50 ?? 0) / (a.byPage[k]?.p50 ?? 1) })),
+        // the floor: (d)/(a), what any server in between costs here
+        floorRatioP50: d.p50 / a.p50,
+        floorRatioP50ByPage: PAGES.map((page, k) => ({ page, ratio: (d.byPage[k]?.p50 ?? 0) / (a.byPage[k]?.p50 ?? 1) })),
         server: { ...srv, requests: p.server.length, httpHopMs: b.p50 - srv.totalMs },
         // Estimates, not measurements, and only without concurrency (with it, time not spent waiting for a /user
         // answer would be spent waiting for the database instead): (b)'s p50 less the /auth/v1/user time saved.
@@ -652,10 +688,16 @@ async function main(): Promise<void> {
             `between the calls ${s.server.betweenMs.toFixed(2)} ms; after the REST answer ${s.server.afterMs.toFixed(2)} ms); ` +
             `the client's p50 is ${s.server.httpHopMs.toFixed(2)} ms more (its HTTP hop to the tRPC server)`,
         );
+        console.log(
+          `floor (d)/(a): p50 ${s.floorRatioP50.toFixed(2)}×, per page ${s.floorRatioP50ByPage.map((x) => `${x.ratio.toFixed(2)}×`).join(' / ')} — ` +
+            `a server in between that only forwards the REST call; tRPC over the floor (b)/(d): p50 ${(s.ratioP50 / s.floorRatioP50).toFixed(2)}×, page 1 ` +
+            `${((s.ratioP50ByPage[0]?.ratio ?? 0) / (s.floorRatioP50ByPage[0]?.ratio ?? 1)).toFixed(2)}×`,
+        );
       }
       console.log(
         `\nsteps alone (c = 1, a fresh request context each): createContext ${steps.contextUs.toFixed(0)} µs; auth.getUser() p50 ${steps.getUser.p50.toFixed(2)} ms; ` +
           `verifySession (protectedProcedure's check: getSession, getClaims against the cached JWKS, the AAL) p50 ${steps.verifySession.p50.toFixed(2)} ms; ` +
+          `the context's getSession (protectedProcedure's check: a token verified before, no client) p50 ${steps.requestSession.p50.toFixed(3)} ms; ` +
           `notesListQuery p50 ${steps.listQuery.p50.toFixed(2)} ms; local ES256 verification of the access token (jose, JWKS) ${steps.localJwtVerifyUs.toFixed(0)} µs`,
       );
       console.log('\nwhere the time goes (tRPC − REST):');

@@ -178,6 +178,18 @@ describe('ES256 sessions: verified by their signature', { timeout: 30_000 }, () 
     expect(await me(s, cookieOf(edited))).toMatchObject({ status: 200, id: session.user.id, email: session.user.email })
   })
 
+  it('a token verified before is still refreshed when its session is due (auth-js refreshes within 90 s of expiry)', async () => {
+    const session = await signIn(s)
+    expect((await me(s, cookieOf(session))).status).toBe(200) // verified: known to this process from now on
+    const due = { ...session, expires_at: Math.floor(Date.now() / 1000) + 30 }
+    const answer = await me(s, cookieOf(due))
+    expect(answer).toMatchObject({ status: 200, id: session.user.id })
+    // refreshed through the refresh token: the new session goes back in the cookie
+    expect(answer.setCookies.some((line) => line.startsWith('sb-127-auth-token'))).toBe(true)
+    // the same token with its session far from expiry: taken as verified, nothing written
+    expect((await me(s, cookieOf(session))).setCookies).toEqual([])
+  })
+
   it('refuses a token signed by a key the auth server does not publish, and a tampered one', async () => {
     const session = await signIn(s)
     const other = await signIn(s)

@@ -7,12 +7,20 @@
 import type { User } from '@supabase/supabase-js'
 import { initTRPC, TRPCError } from '@trpc/server'
 import type { CreateNextContextOptions } from '@trpc/server/adapters/next'
-import superjson from 'superjson'
 import { z, ZodError } from 'zod'
 
 import { clientAddress } from '../lib/client-address'
-import type { AppSupabaseClient } from '../lib/supabase/client-type'
-import { AuthServerUnavailable, createServerSupabase, verifySession, type VerifiedSession } from '../lib/supabase/server'
+import { fastSuperjson } from './fast-superjson'
+import type { AppDataClient, AppSupabaseClient } from '../lib/supabase/client-type'
+import {
+  AuthServerUnavailable,
+  createDataClient,
+  createServerSupabase,
+  knownRequestSession,
+  verifySession,
+  type RequestResponse,
+  type VerifiedSession,
+} from '../lib/supabase/server'
 import { API_RATE_LIMITS, crossSiteReason, RateLimiter, readRateLimitRule } from './request-guards'
 import { SecondFactorRequired, secondFactorRequiredError } from './second-factor'
 
@@ -24,15 +32,18 @@ export interface Context {
   /** The incoming request's headers. Empty for server-side callers. */
   headers: Headers
   /**
-   * A Supabase client acting as the caller (the request's session cookies, anon key — never the service key),
-   * so data calls run under RLS as that user. Null for server-side callers without a request.
+   * A Supabase client acting as the caller (the request's session cookies, anon key — never the service key), made
+   * on first use: most requests never need one (see getSession). Null for server-side callers without a request.
    */
-  supabase: AppSupabaseClient | null
+  getSupabase: () => AppSupabaseClient | null
   /**
-   * The caller's verified session (once per request, memoised; lib/supabase/server.ts `verifySession`): by the
-   * access token's signature, no round trip for an ES256 token; null when signed out.
+   * The caller's verified session (once per request, memoised): a token this process verified already needs no
+   * client at all (lib/supabase/server.ts `knownRequestSession`); otherwise `verifySession` — by the access
+   * token's signature, no round trip for an ES256 token — with the request's client. Null when signed out.
    */
   getSession: () => Promise<VerifiedSession | null>
+  /** The client for table queries as the verified caller (protectedProcedure hands it to procedures as `db`). */
+  dataClientFor: (verified: VerifiedSession) => AppDataClient
   /** The caller, from getSession(); null when signed out. */
   getUser: () => Promise<User | null>
 
@@ -82,16 +93,37 @@ async function verifiedSessionOf(supabase: AppSupabaseClient): Promise<VerifiedS
   }
 }
 
+/**
+ * A context from its parts: `supabase`, a client acting as the caller (server-side callers, tests), used for the
+ * session and the queries; or `request`, the HTTP request and response it came with, whose client is made only when
+ * the session cannot be taken from a token verified before, and whose queries go through a data client carrying
+ * the verified access token.
+ */
 export function createInnerContext(
-  opts: { headers?: Headers; supabase?: AppSupabaseClient | null; clientAddress?: string | null; limits?: ApiLimits | null } = {},
+  opts: {
+    headers?: Headers
+    supabase?: AppSupabaseClient | null
+    request?: RequestResponse
+    clientAddress?: string | null
+    limits?: ApiLimits | null
+  } = {},
 ): Context {
-  const supabase = opts.supabase ?? null
+  const { request } = opts
+  let supabase: AppSupabaseClient | null | undefined = opts.supabase ?? undefined
+  const getSupabase = () => (supabase ??= request ? createServerSupabase(request) : null)
   let session: Promise<VerifiedSession | null> | undefined
-  const getSession = () => (session ??= supabase ? verifiedSessionOf(supabase) : Promise.resolve(null))
+  const verify = async () => {
+    const known = opts.supabase ? undefined : knownRequestSession(request?.req.headers.cookie)
+    if (known) return known
+    const client = getSupabase()
+    return client ? verifiedSessionOf(client) : null
+  }
+  const getSession = () => (session ??= verify())
   return {
     headers: opts.headers ?? new Headers(),
-    supabase,
+    getSupabase,
     getSession,
+    dataClientFor: (verified) => opts.supabase ?? createDataClient(verified.session.access_token),
     getUser: async () => (await getSession())?.user ?? null,
     clientAddress: opts.clientAddress ?? null,
     limits: opts.limits ?? null,
@@ -107,7 +139,7 @@ export function createContext({ req, res }: CreateNextContextOptions): Context {
   }
   return createInnerContext({
     headers,
-    supabase: createServerSupabase({ req, res }),
+    request: { req, res },
     clientAddress: clientAddress(req),
     limits: apiLimits,
   })
@@ -124,7 +156,8 @@ export interface ZodErrorData {
 }
 
 const t = initTRPC.context<Context>().create({
-  transformer: superjson,
+  // superjson's wire format; its serialize with a fast path for plain answers (fast-superjson.ts, ADR 040)
+  transformer: fastSuperjson,
   errorFormatter({ shape, error }) {
     const zodError: ZodErrorData | null =
       error.code === 'BAD_REQUEST' && error.cause instanceof ZodError ? z.flattenError(error.cause) : null
@@ -184,17 +217,17 @@ export const publicProcedure = baseProcedure.use(({ ctx, type, next }) => {
  * aal1 and the user has a verified factor (AAL2 enforcement). The session is verified by the access token's
  * signature (no round trip for ES256 tokens), so a session signed out elsewhere keeps working here until its token
  * expires (docs/decisions/031-local-session-verification.md); a procedure that changes the account or its security
- * must ask the auth server instead (`verifySession(ctx.supabase, { fresh: true })`). Its context carries `user`, the verified `claims` and
- * a non-null `supabase` acting as that user.
+ * must ask the auth server instead (`verifySession(ctx.getSupabase(), { fresh: true })`). Its context carries `user`, the verified
+ * `claims` and `db`, the client for table queries as that user (under RLS).
  */
 export const protectedProcedure = baseProcedure.use(async ({ ctx, type, next }) => {
   const verified = await ctx.getSession()
-  if (!verified || !ctx.supabase) {
+  if (!verified) {
     spendBudget(ctx.limits, type, ctx.clientAddress === null ? null : `address:${ctx.clientAddress}`)
     throw new TRPCError({ code: 'UNAUTHORIZED', message: 'Sign in to do this.' })
   }
   spendBudget(ctx.limits, type, `user:${verified.user.id}`)
   if (verified.needsSecondFactor) throw secondFactorRequiredError()
-  return next({ ctx: { ...ctx, user: verified.user, claims: verified.claims, supabase: ctx.supabase } })
+  return next({ ctx: { ...ctx, user: verified.user, claims: verified.claims, db: ctx.dataClientFor(verified) } })
 })
 

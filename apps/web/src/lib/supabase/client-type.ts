@@ -10,3 +10,9 @@ export type { Database, Tables, TablesInsert, TablesUpdate } from './database.ty
  * required columns. Every client the app creates (browser, server) has this type.
  */
 export type AppSupabaseClient = SupabaseClient<Database>
+
+/**
+ * What table queries need of a client: `from`, `rpc` and `schema`, typed by `Database`. The full client has them;
+ * so has the lighter per-request data client of the tRPC server (lib/supabase/server.ts `createDataClient`).
+ */
+export type AppDataClient = Pick<AppSupabaseClient, 'from' | 'rpc' | 'schema'>

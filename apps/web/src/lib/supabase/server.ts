@@ -1,11 +1,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 
+import { PostgrestClient } from '@supabase/postgrest-js'
 import { createServerClient, parseCookieHeader, serializeCookieHeader } from '@supabase/ssr'
 import { isAuthApiError, isAuthRetryableFetchError, type JwtPayload, type Session, type SupabaseClient, type User } from '@supabase/supabase-js'
 
+import { sessionCookieName } from '../../server/node-server'
 import { clientAddress } from '../client-address'
 import { backendConfig } from '../env'
-import type { AppSupabaseClient, Database } from './client-type'
+import type { AppDataClient, AppSupabaseClient, Database } from './client-type'
 import { SESSION_COOKIE_OPTIONS } from './cookie-options'
 
 export { accessTokenAal } from './assurance'
@@ -127,6 +129,20 @@ export function createServerSupabase({ req, res }: RequestResponse): AppSupabase
         for (const [name, value] of Object.entries(headers)) res.setHeader(name, value)
       },
     },
+  })
+}
+
+/**
+ * The client for table queries of a request whose session is verified: PostgREST (`/rest/v1`) with the anon key and
+ * the verified access token, so the queries run under RLS as that user — what the full client's `from()` sends,
+ * without building a whole Supabase client (auth, realtime, storage) per request and reading the session cookie again
+ * for every query. No retries of reads (see createServerSupabase).
+ */
+export function createDataClient(accessToken: string): AppDataClient {
+  return new PostgrestClient<Database>(`${backendConfig.supabaseUrl}/rest/v1`, {
+    headers: { apikey: backendConfig.supabaseAnonKey, Authorization: `Bearer ${accessToken}` },
+    fetch,
+    retry: false,
   })
 }
 
@@ -318,6 +334,52 @@ export async function verifySession(supabase: SupabaseClient, options: VerifyOpt
   if (claims.aal !== 'aal2' && known?.hasVerifiedFactor !== false) return fromAuthServer()
   const user = userFromClaims(claims)
   return { session: { ...cookieSession, user }, user, claims, verifiedBy: 'signature', needsSecondFactor: false }
+}
+
+/**
+ * auth-js refreshes a session whose access token expires within this margin (its EXPIRY_MARGIN_MS) before it hands
+ * the session out; the fast path below leaves such a session to it.
+ */
+const REFRESH_MARGIN_MS = 90_000
+
+interface StoredSession {
+  access_token: string
+  refresh_token: string
+  expires_at: number
+}
+
+function isStoredSession(value: unknown): value is StoredSession {
+  if (typeof value !== 'object' || value === null) return false
+  const session = value as Record<string, unknown>
+  return typeof session.access_token === 'string' && typeof session.refresh_token === 'string' && typeof session.expires_at === 'number'
+}
+
+/**
+ * The request's session without a Supabase client, when this process verified its access token already (a browser
+ * sends the same token with every request for the token's lifetime): the cookie's session holds a token found among
+ * the known tokens (its signature checked by `verifySession` less than TOKEN_TTL_MS ago, never past its `exp`), far
+ * enough from expiry that `getSession()` would not refresh it, and nothing more to ask the auth server (aal2, or no
+ * verified factor). Otherwise undefined, and the caller takes `verifySession`'s way — which also refreshes, writes
+ * cookies and remembers the token for the next request. The result is exactly what `verifySession` would return.
+ */
+export function knownRequestSession(cookieHeader: string | undefined): VerifiedSession | undefined {
+  if (!cookieHeader) return undefined
+  const base = sessionCookieName(backendConfig.supabaseUrl)
+  const cookies = readRequestCookies(cookieHeader)
+  // As @supabase/ssr: the whole cookie when there is one, else its chunks (joined and decoded into `.0`).
+  const value = (cookies.find((cookie) => cookie.name === base) ?? cookies.find((cookie) => cookie.name === `${base}.0`))?.value
+  if (!value) return undefined
+  let stored: unknown
+  try {
+    stored = JSON.parse(value)
+  } catch {
+    return undefined
+  }
+  if (!isStoredSession(stored) || stored.expires_at * 1000 - Date.now() < REFRESH_MARGIN_MS) return undefined
+  const known = knownToken(stored.access_token)
+  if (!known || (known.claims.aal !== 'aal2' && known.hasVerifiedFactor !== false)) return undefined
+  const user = userFromClaims(known.claims)
+  return { session: { ...(stored as unknown as Session), user }, user, claims: known.claims, verifiedBy: 'signature', needsSecondFactor: false }
 }
 
 /**

@@ -2,7 +2,7 @@ import type { PostgrestError } from '@supabase/supabase-js'
 import { TRPCError } from '@trpc/server'
 import { z } from 'zod'
 
-import type { AppSupabaseClient, Tables } from '../../lib/supabase/client-type'
+import type { AppDataClient, Tables } from '../../lib/supabase/client-type'
 import { defaultDirFor, titleSearchPattern, type NoteSort } from '../../features/notes/rules'
 import {
   listNotesInputSchema,
@@ -103,10 +103,10 @@ function rowOrThrow<T>(result: DataResult<T>): T {
 }
 
 /** The list query the router runs (exported for the benchmark, which times it beside the tRPC call). */
-export function notesListQuery(supabase: AppSupabaseClient, input: z.output<typeof listNotesInputSchema>) {
+export function notesListQuery(db: AppDataClient, input: z.output<typeof listNotesInputSchema>) {
   const dir = input.dir ?? defaultDirFor(input.sort)
   const from = (input.page - 1) * input.pageSize
-  let query = supabase.from('notes').select(NOTE_COLUMNS, { count: 'exact' })
+  let query = db.from('notes').select(NOTE_COLUMNS, { count: 'exact' })
   if (input.q) query = query.ilike('title', titleSearchPattern(input.q))
   query = query.order('pinned', { ascending: false })
   for (const column of SORT_COLUMNS[input.sort]) query = query.order(column, { ascending: dir === 'asc' })
@@ -116,10 +116,10 @@ export function notesListQuery(supabase: AppSupabaseClient, input: z.output<type
 export const notesRouter = createTRPCRouter({
   /** One page of the caller's notes: pinned first, then by the chosen column; `total` counts every match. */
   list: protectedProcedure.input(listNotesInputSchema).query(async ({ ctx, input }) => {
-    const result = await notesListQuery(ctx.supabase, input)
+    const result = await notesListQuery(ctx.db, input)
     // Past the last page PostgREST answers 416 (PGRST103): report the total so the client can go back.
     if (result.error?.code === 'PGRST103') {
-      let countQuery = ctx.supabase.from('notes').select('id', { count: 'exact', head: true })
+      let countQuery = ctx.db.from('notes').select('id', { count: 'exact', head: true })
       if (input.q) countQuery = countQuery.ilike('title', titleSearchPattern(input.q))
       const counted = await countQuery
       if (counted.error) throw notesError(counted.error, counted.status)
@@ -131,25 +131,25 @@ export const notesRouter = createTRPCRouter({
   }),
 
   get: protectedProcedure.input(z.object({ id: noteIdSchema })).query(async ({ ctx, input }) => {
-    const result = await ctx.supabase.from('notes').select(NOTE_COLUMNS).eq('id', input.id).maybeSingle()
+    const result = await ctx.db.from('notes').select(NOTE_COLUMNS).eq('id', input.id).maybeSingle()
     return toNote(rowOrThrow(result))
   }),
 
   create: protectedProcedure.input(noteInputSchema).mutation(async ({ ctx, input }) => {
-    const result = await ctx.supabase.from('notes').insert(input).select(NOTE_COLUMNS).single()
+    const result = await ctx.db.from('notes').insert(input).select(NOTE_COLUMNS).single()
     return toNote(rowOrThrow(result))
   }),
 
   update: protectedProcedure.input(noteUpdateSchema).mutation(async ({ ctx, input }) => {
     const { id, ...changes } = input
-    const result = await ctx.supabase.from('notes').update(changes).eq('id', id).select(NOTE_COLUMNS).maybeSingle()
+    const result = await ctx.db.from('notes').update(changes).eq('id', id).select(NOTE_COLUMNS).maybeSingle()
     return toNote(rowOrThrow(result))
   }),
 
   setPinned: protectedProcedure
     .input(z.object({ id: noteIdSchema, pinned: z.boolean() }))
     .mutation(async ({ ctx, input }) => {
-      const result = await ctx.supabase
+      const result = await ctx.db
         .from('notes')
         .update({ pinned: input.pinned })
         .eq('id', input.id)
@@ -160,7 +160,7 @@ export const notesRouter = createTRPCRouter({
 
   /** Deletes a note and returns it whole, so the client can offer Undo (`restore`). */
   delete: protectedProcedure.input(z.object({ id: noteIdSchema })).mutation(async ({ ctx, input }) => {
-    const result = await ctx.supabase.from('notes').delete().eq('id', input.id).select(NOTE_COLUMNS).maybeSingle()
+    const result = await ctx.db.from('notes').delete().eq('id', input.id).select(NOTE_COLUMNS).maybeSingle()
     return toNote(rowOrThrow(result))
   }),
 
@@ -177,7 +177,7 @@ export const notesRouter = createTRPCRouter({
       }),
     )
     .mutation(async ({ ctx, input }) => {
-      const result = await ctx.supabase
+      const result = await ctx.db
         .from('notes')
         .insert({
           id: input.id,
