@@ -1,7 +1,7 @@
 import type { Session } from '@supabase/supabase-js'
 import type { GetServerSideProps, GetServerSidePropsContext, GetServerSidePropsResult } from 'next'
 
-import { createServerSupabase, verifySession } from '../lib/supabase/server'
+import { createServerSupabase, knownRequestSession, verifySession } from '../lib/supabase/server'
 import type { AppSupabaseClient } from '../lib/supabase/client-type'
 import { mfaPathFor, signInPathFor } from '../lib/safe-next'
 import { guestBannerDismissed } from '../lib/guest'
@@ -78,8 +78,12 @@ export function withSession<P extends object = object>(
 ): GetServerSideProps<SessionPageProps & P> {
   return async (ctx): Promise<GetServerSidePropsResult<SessionPageProps & P>> => {
     ctx.res.setHeader('Cache-Control', 'private, no-cache, no-store, must-revalidate, max-age=0')
-    const supabase = createServerSupabase(ctx)
-    const { session: initialSession, needsMfa } = await readVerifiedSessionAndLevel(ctx, supabase, { fresh: options.fresh === true })
+    // A token this process verified before needs no Supabase client (ADR 040); the fresh pages always ask the auth server.
+    const known = options.fresh ? undefined : knownRequestSession(ctx.req.headers.cookie)
+    let supabase: AppSupabaseClient | undefined
+    const { session: initialSession, needsMfa } = known
+      ? { session: known.session, needsMfa: known.needsSecondFactor }
+      : await readVerifiedSessionAndLevel(ctx, (supabase = createServerSupabase(ctx)), { fresh: options.fresh === true })
     if (!initialSession && options.protected) {
       return { redirect: { destination: signInPathFor(ctx.resolvedUrl), permanent: false } }
     }
@@ -97,7 +101,7 @@ export function withSession<P extends object = object>(
       guestBannerDismissed: guestBannerDismissed(ctx.req.headers.cookie, initialSession?.user),
     }
     if (options.load) {
-      const loaded = await options.load(ctx, supabase, initialSession)
+      const loaded = await options.load(ctx, supabase ?? createServerSupabase(ctx), initialSession)
       if (!('props' in loaded)) return loaded
       return { props: { ...loaded.props, ...sessionProps } }
     }
