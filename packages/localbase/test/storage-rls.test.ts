@@ -168,7 +168,7 @@ describe('buckets under RLS', () => {
     expect((empty.error as { status?: number }).status).toBe(403);
   });
 
-  it('the helper functions split keys as Supabase''s do', async () => {
+  it('the helper functions split keys as Supabase does', async () => {
     const { rows } = await lb.db.query<{ f: string[]; n: string; e: string; e2: string }>(
       "select storage.foldername('a/b/c.png') as f, storage.filename('a/b/c.png') as n, storage.extension('a/b.tar.gz') as e, storage.extension('a/README') as e2",
     );
