@@ -321,6 +321,52 @@ describe('list, move, copy, remove', () => {
   });
 });
 
+describe('listV2', () => {
+  const V = `v2-${sfx}`;
+  const names = Array.from({ length: 8 }, (_, i) => `testpath/file-${i}.txt`);
+  beforeAll(async () => {
+    await admin.storage.createBucket(V);
+    for (const n of names) await admin.storage.from(V).upload(n, n); // created in this order
+    await admin.storage.from(V).upload('testpath/sub/deep.txt', 'deep');
+    await admin.storage.from(V).upload('testpath2/other.txt', 'other');
+  });
+
+  async function pages(sortBy: { column: 'name' | 'created_at'; order: 'asc' | 'desc' }): Promise<string[][]> {
+    const out: string[][] = [];
+    let cursor: string | undefined;
+    for (;;) {
+      const { data, error } = await admin.storage.from(V).listV2({ prefix: 'testpath/file', limit: 2, sortBy, cursor });
+      expect(error).toBeNull();
+      out.push(data!.objects.map((o) => o.name));
+      if (!data!.hasNext) return out;
+      expect(data!.nextCursor).toBeTruthy();
+      cursor = data!.nextCursor;
+    }
+  }
+
+  it('pages of exactly 2 in name and created_at order, both directions, hasNext false at the end', async () => {
+    const chunk = (list: string[]) => [0, 2, 4, 6].map((i) => list.slice(i, i + 2));
+    expect(await pages({ column: 'name', order: 'asc' })).toEqual(chunk(names));
+    expect(await pages({ column: 'name', order: 'desc' })).toEqual(chunk([...names].reverse()));
+    expect(await pages({ column: 'created_at', order: 'asc' })).toEqual(chunk(names));
+    expect(await pages({ column: 'created_at', order: 'desc' })).toEqual(chunk([...names].reverse()));
+  });
+
+  it('with_delimiter folds deeper keys into folders; the prefix is a raw string prefix', async () => {
+    const { data } = await admin.storage.from(V).listV2({ prefix: 'testpath/', with_delimiter: true });
+    expect(data?.folders).toEqual([{ key: 'sub', name: 'testpath/sub/' }]);
+    expect(data?.objects.map((o) => o.name)).toEqual(names);
+    const top = await admin.storage.from(V).listV2({ prefix: 'testpath', with_delimiter: true });
+    expect(top.data?.folders).toEqual([
+      { key: 'testpath', name: 'testpath/' },
+      { key: 'testpath2', name: 'testpath2/' },
+    ]);
+    const flat = await admin.storage.from(V).listV2({ prefix: 'testpath' });
+    expect(flat.data?.objects).toHaveLength(10);
+    expect(flat.data?.folders).toEqual([]);
+  });
+});
+
 describe('signed and public URLs', () => {
   beforeAll(async () => {
     await admin.storage.from(B).upload('secret.txt', 'for your eyes');
@@ -359,7 +405,7 @@ describe('signed and public URLs', () => {
       ['secret.txt', null, 'string'],
       ['missing.txt', 'Either the object does not exist or you do not have access to it', 'object'],
     ]);
-    expect(await (await fetch(s.data![0]!.signedUrl)).text()).toBe('for your eyes');
+    expect(await (await fetch(s.data![0]!.signedUrl as string)).text()).toBe('for your eyes');
     expect(errOf((await admin.storage.from(B).createSignedUrl('missing.txt', 60)).error)?.statusCode).toBe('404');
   });
 

@@ -478,6 +478,7 @@ export function createStorageService(opts: StorageOptions): StorageService {
       }
     } else if (s0 === 'object') {
       if (s1 === 'list' && segs.length === 3 && method === 'POST') return listObjects(req, dec(s2));
+      if (s1 === 'list-v2' && segs.length === 3 && method === 'POST') return listObjectsV2(req, dec(s2));
       if (s1 === 'move' && segs.length === 2 && method === 'POST') return moveObject(req);
       if (s1 === 'copy' && segs.length === 2 && method === 'POST') return copyObject(req);
       if (s1 === 'public' && segs.length > 3 && (method === 'GET' || method === 'HEAD')) {
@@ -715,6 +716,92 @@ export function createStorageService(opts: StorageOptions): StorageService {
     return json(rows);
   }
 
+  /**
+   * List v2: a flat (or, with_delimiter, one-level) listing under a raw key prefix, paged by an opaque cursor that
+   * carries the sort and the last entry (keyset paging: exact pages while objects are added or removed).
+   */
+  async function listObjectsV2(req: Request, bucketId: string): Promise<Response> {
+    const who = (await callerOf(req, false)) as Caller;
+    const body = await readJson(req);
+    const prefix = typeof body.prefix === 'string' ? body.prefix : '';
+    const limit = Math.min(Math.max(numberOr(body.limit, 1000, 'limit'), 1), 1000);
+    const delimiter = body.with_delimiter === true;
+    let sortBy = body.sortBy as { column?: unknown; order?: unknown } | undefined;
+    let after: V2Cursor | undefined;
+    if (typeof body.cursor === 'string' && body.cursor !== '') {
+      after = decodeCursor(body.cursor);
+      sortBy = { column: after.c, order: after.o };
+    }
+    const column = sortBy?.column ?? 'name';
+    const order = typeof sortBy?.order === 'string' ? sortBy.order.toLowerCase() : 'asc';
+    if (typeof column !== 'string' || !['name', 'updated_at', 'created_at'].includes(column))
+      throw invalidRequest('body/sortBy/column must be equal to one of the allowed values', 'Bad Request');
+    if (order !== 'asc' && order !== 'desc') throw invalidRequest('body/sortBy/order must be equal to one of the allowed values', 'Bad Request');
+    await mustFindBucket(bucketId);
+    const dir = prefix.slice(0, prefix.lastIndexOf('/') + 1); // the folder part of the prefix
+    const cmp = order === 'asc' ? '>' : '<';
+    // entries: kind 0 = folder, 1 = object; sortv = the sort column as exact text (folders: -infinity)
+    const sortv = column === 'name' ? "''" : `coalesce(${column}, '-infinity')::text`;
+    const orderSql = column === 'name' ? `name ${order}` : `kind, sortv::timestamptz ${order}, name ${order}`;
+    const afterSql =
+      column === 'name'
+        ? `name ${cmp} $5`
+        : `(kind > $6 or (kind = $6 and (sortv::timestamptz ${cmp} $7::timestamptz or (sortv::timestamptz = $7::timestamptz and name ${cmp} $5))))`;
+    const params: unknown[] = [bucketId, prefix, dir, limit + 1];
+    if (after) params.push(...(column === 'name' ? [after.n] : [after.n, after.k, after.v]));
+    const rows = await tx('storage.object.list_v2', async (q, become) => {
+      await become(who);
+      return (
+        await q.query<Row & { kind: number; name: string; key: string }>(
+          `with items as (
+             select o.name, substr(o.name, char_length($3::text) + 1) as rest, o.id, o.updated_at, o.created_at,
+                    o.last_accessed_at, o.metadata, ${sortv} as sortv
+               from storage.objects o
+              where o.bucket_id = $1 and left(o.name, char_length($2::text)) = $2
+           ), entries as (
+             ${
+               delimiter
+                 ? `select 0 as kind, $3 || split_part(rest, '/', 1) || '/' as name, split_part(rest, '/', 1) as key,
+                           null::uuid as id, null::timestamptz as updated_at, null::timestamptz as created_at,
+                           null::timestamptz as last_accessed_at, null::jsonb as metadata, '-infinity' as sortv
+                      from items where position('/' in rest) > 0 group by split_part(rest, '/', 1)
+                    union all
+                    select 1, name, rest, id, updated_at, created_at, last_accessed_at, metadata, sortv
+                      from items where position('/' in rest) = 0`
+                 : `select 1 as kind, name, rest as key, id, updated_at, created_at, last_accessed_at, metadata, sortv from items`
+             }
+           )
+           select kind, name, key, id::text as id, updated_at, created_at, last_accessed_at, metadata, sortv from entries
+            ${after ? `where ${afterSql}` : ''}
+            order by ${orderSql}
+            limit $4`,
+          params,
+        )
+      ).rows;
+    });
+    const hasNext = rows.length > limit;
+    const page = rows.slice(0, limit);
+    const last = page[page.length - 1];
+    const out: Record<string, unknown> = {
+      hasNext,
+      folders: page.filter((r) => r.kind === 0).map((r) => ({ key: r.key, name: r.name })),
+      objects: page
+        .filter((r) => r.kind === 1)
+        .map((r) => ({
+          key: r.key,
+          name: r.name,
+          id: r.id,
+          updated_at: r.updated_at,
+          created_at: r.created_at,
+          last_accessed_at: r.last_accessed_at,
+          metadata: r.metadata,
+        })),
+    };
+    if (hasNext && last)
+      out.nextCursor = encodeCursor({ c: column, o: order, n: last.name, k: last.kind, v: String(last.sortv) });
+    return json(out);
+  }
+
   async function moveObject(req: Request): Promise<Response> {
     const who = (await callerOf(req, false)) as Caller;
     const body = await readJson(req);
@@ -932,6 +1019,29 @@ function dbError(err: unknown): unknown {
   if (code === '22023' || code === '42704') return accessDenied(String(e.message));
   if (/^22/.test(code)) return invalidRequest(String(e.message));
   return err;
+}
+
+interface V2Cursor {
+  c: string;
+  o: string;
+  n: string;
+  k: number;
+  v: string;
+}
+
+function encodeCursor(c: V2Cursor): string {
+  return Buffer.from(JSON.stringify(c)).toString('base64url');
+}
+
+function decodeCursor(text: string): V2Cursor {
+  try {
+    const v = JSON.parse(Buffer.from(text, 'base64url').toString('utf8')) as Partial<V2Cursor>;
+    if (typeof v.c === 'string' && typeof v.o === 'string' && typeof v.n === 'string' && typeof v.k === 'number' && typeof v.v === 'string')
+      return v as V2Cursor;
+  } catch {
+    /* below */
+  }
+  throw invalidRequest('Invalid cursor', 'Bad Request');
 }
 
 function escapeLike(s: string): string {
