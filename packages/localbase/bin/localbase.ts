@@ -399,10 +399,10 @@ async function main(): Promise<void> {
       v['password-hash-concurrency'] ?? env.LOCALBASE_PASSWORD_HASH_CONCURRENCY,
     ),
     restSchemas: (v.schemas ?? env.LOCALBASE_SCHEMAS)?.split(',').map((x) => x.trim()).filter(Boolean),
-    storageDir: v['storage-dir'] ?? (env.LOCALBASE_STORAGE_DIR || undefined),
+    storageDir: v['storage-dir'] ?? env.LOCALBASE_STORAGE_DIR,
     storageFileSizeLimit: sizeFlag(
       '--storage-file-size-limit',
-      v['storage-file-size-limit'] ?? (env.LOCALBASE_STORAGE_FILE_SIZE_LIMIT || undefined),
+      v['storage-file-size-limit'] ?? env.LOCALBASE_STORAGE_FILE_SIZE_LIMIT,
     ),
     quiet: v.quiet ?? flag(env.LOCALBASE_QUIET),
   };
