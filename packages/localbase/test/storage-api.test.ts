@@ -161,6 +161,21 @@ describe('limits', () => {
     expect((await admin.storage.from(L).upload('ok.png', Buffer.alloc(1000), { contentType: 'image/png' })).error).toBeNull();
   });
 
+  it('a streamed body far over the limit gets its 413 and the server keeps serving', async () => {
+    const chunks = Array.from({ length: 96 }, () => Buffer.alloc(64 * 1024, 9)); // 6 MiB, sent chunked
+    const res = await fetch(`${lb.url}/storage/v1/object/${L}/huge.png`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${lb.serviceRoleKey}`, 'content-type': 'image/png' },
+      body: Readable.toWeb(Readable.from(chunks)) as ReadableStream,
+      duplex: 'half',
+    } as RequestInit);
+    expect(res.status).toBe(400);
+    expect((await res.json()) as unknown).toMatchObject({ statusCode: '413', code: 'EntityTooLarge' });
+    await new Promise((r) => setTimeout(r, 200));
+    expect((await admin.storage.from(L).list()).error).toBeNull();
+    expect((await admin.storage.from(L).exists('huge.png')).data).toBe(false);
+  });
+
   it('a type outside allowed_mime_types is 415', async () => {
     const up = await admin.storage.from(L).upload('a.pdf', 'x', { contentType: 'application/pdf' });
     expect(errOf(up.error)).toEqual({ statusCode: '415', message: 'mime type application/pdf is not supported' });

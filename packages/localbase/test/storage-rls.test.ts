@@ -3,7 +3,8 @@
 // storage.foldername() and auth.uid()) decide. Two users and anon; service_role bypasses.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SupabaseClient } from '@supabase/supabase-js';
+import { createClient, type SupabaseClient } from '@supabase/supabase-js';
+import { DEFAULT_PUBLISHABLE_KEY, DEFAULT_SECRET_KEY } from '../src/index.ts';
 import { anonClient, serviceClient, signedInClient, startTestServer, type Localbase } from './helpers.ts';
 
 let lb: Localbase;
@@ -102,6 +103,14 @@ describe('a private bucket whose policies follow the folder = user id', () => {
     expect(await res.json()).toEqual({ statusCode: '403', code: 'AccessDenied', error: 'Unauthorized', message: 'Invalid Compact JWS' });
     const bad = await fetch(`${lb.url}/storage/v1/bucket`, { headers: { authorization: 'Bearer not.a.jwt' } });
     expect((await bad.json()).statusCode).toBe('403');
+  });
+
+  it('the opaque publishable / secret keys act as anon / service_role, as behind Supabase\'s gateway', async () => {
+    const pub = createClient(lb.url, DEFAULT_PUBLISHABLE_KEY, { auth: { persistSession: false } });
+    expect((await pub.storage.listBuckets()).data?.map((b) => b.id)).toContain(AV);
+    expect(codeOf((await pub.storage.from(PRIV).upload(`${aliceId}/pub.txt`, 'x')).error)).toBe('403');
+    const secret = createClient(lb.url, DEFAULT_SECRET_KEY, { auth: { persistSession: false } });
+    expect((await secret.storage.listBuckets()).data?.map((b) => b.id)).toContain(PRIV);
   });
 
   it('upsert needs the UPDATE policy on the existing row; the owner may overwrite and move inside their folder', async () => {

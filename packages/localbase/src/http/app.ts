@@ -209,7 +209,8 @@ export function createApp(
     // No apikey check: as on Supabase, whose gateway sends /storage/v1 straight to the storage server, which reads the
     // caller from the Authorization JWT (public objects and signed URLs need no key at all: <img src> sends none).
     app.all('/storage/v1/*', async (c) => {
-      const res = await storage.handle(c.req.raw);
+      // the body is read from the Node request itself when there is one (see StorageService.handle)
+      const res = await storage.handle(c.req.raw, nodeOf(c)?.incoming);
       // hand the CORS headers set on the context over to the Response built by the service
       c.res.headers.forEach((v, k) => {
         if (k.startsWith('access-control-') || k === 'vary') res.headers.set(k, v);

@@ -11,7 +11,8 @@ import { createReadStream, type ReadStream } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Queryable } from '../db/types.ts';
-import { tooLarge } from './errors.ts';
+import type { Readable } from 'node:stream';
+import { invalidRequest, tooLarge } from './errors.ts';
 
 export interface WrittenFile {
   /** The temporary file, to be handed to `commit` (or `discard`). */
@@ -48,19 +49,19 @@ export class ObjectFiles {
    * Streams `source` into a temporary file, counting bytes: past `limit` the stream is abandoned and the file
    * deleted (413). The bytes are fsynced before this returns.
    */
-  async write(source: AsyncIterable<Uint8Array>, limit: number): Promise<WrittenFile> {
+  async write(source: Readable, limit: number): Promise<WrittenFile> {
     const tmp = path.join(this.#tmpDir, randomUUID());
     const fh = await fs.open(tmp, 'wx', 0o600);
     const md5 = createHash('md5');
     let size = 0;
     try {
-      for await (const chunk of source) {
+      await consume(source, async (chunk) => {
         size += chunk.byteLength;
         if (size > limit) throw tooLarge();
         md5.update(chunk);
         let off = 0;
         while (off < chunk.byteLength) off += (await fh.write(chunk, off, chunk.byteLength - off)).bytesWritten;
-      }
+      });
       await fh.sync();
     } catch (err) {
       await fh.close().catch(() => {});
@@ -158,4 +159,56 @@ async function syncDir(dir: string): Promise<void> {
   } finally {
     await fh.close();
   }
+}
+
+/**
+ * Reads a stream chunk by chunk (one `onChunk` at a time, the stream paused meanwhile) without ever destroying it:
+ * when `onChunk` throws (too large …) the listeners are removed and the stream is left paused, so that the HTTP layer
+ * can answer and then drain the rest of the request body on a live connection (decision 020). Destroying an
+ * IncomingMessage would reset the connection before the answer reaches the client.
+ */
+export function consume(source: Readable, onChunk: (chunk: Buffer) => Promise<void> | void): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let done = false;
+    let pending: Promise<void> = Promise.resolve();
+    const finish = (err?: unknown): void => {
+      if (done) return;
+      done = true;
+      source.off('data', onData);
+      source.off('end', onEnd);
+      source.off('error', onError);
+      source.off('close', onClose);
+      source.pause();
+      if (err === undefined) resolve();
+      else reject(err);
+    };
+    const onData = (chunk: Buffer | string): void => {
+      const buf = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+      source.pause();
+      pending = pending
+        .then(() => (done ? undefined : onChunk(buf)))
+        .then(() => {
+          if (!done) source.resume();
+        });
+      pending.catch(finish);
+    };
+    const onEnd = (): void => {
+      pending.then(() => finish(), finish);
+    };
+    const onError = (err: unknown): void => finish(abortedOr(err));
+    const onClose = (): void => {
+      if (!source.readableEnded) finish(abortedOr(undefined));
+    };
+    source.on('data', onData);
+    source.once('end', onEnd);
+    source.once('error', onError);
+    source.once('close', onClose);
+    source.resume();
+  });
+}
+
+/** A body that stopped before its end (the client went away): a client error, not a server failure. */
+function abortedOr(err: unknown): unknown {
+  if (err instanceof Error && !/aborted|ECONNRESET|premature close/i.test(err.message)) return err;
+  return invalidRequest('The request body ended before it was complete');
 }

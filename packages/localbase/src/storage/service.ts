@@ -23,7 +23,7 @@ import {
   StorageError,
   tooLarge,
 } from './errors.ts';
-import type { ObjectFiles, WrittenFile } from './files.ts';
+import { consume, type ObjectFiles, type WrittenFile } from './files.ts';
 import {
   checkMimeType,
   contentDisposition,
@@ -94,7 +94,11 @@ const BUCKET_COLUMNS =
 class Rollback extends Error {}
 
 export interface StorageService {
-  handle(request: Request): Promise<Response>;
+  /**
+   * Answers one /storage/v1 request. `body`: the Node request the body is read from (the HTTP server passes it, so
+   * that an abandoned body is never torn down under the connection); without it the Request's own body is read.
+   */
+  handle(request: Request, body?: Readable): Promise<Response>;
   /** Deletes files no row names (after a crash); run at start. */
   sweep(): Promise<{ removed: number }>;
   /** Deletes every stored file (after the database was reset). */
@@ -103,6 +107,10 @@ export interface StorageService {
 
 export function createStorageService(opts: StorageOptions): StorageService {
   const { db, files } = opts;
+  const bodies = new WeakMap<Request, Readable>();
+  /** The request body as a Node stream (never destroyed by the readers, see files.ts consume). */
+  const bodyOf = (req: Request): Readable =>
+    bodies.get(req) ?? (req.body ? Readable.fromWeb(req.body as import('node:stream/web').ReadableStream<Uint8Array>) : Readable.from([]));
   const signingKey = createHmac('sha256', opts.jwtSecret).update('localbase storage signed URLs').digest();
 
   // ── who is calling ────────────────────────────────────────────────────────────────────────────
@@ -274,18 +282,17 @@ export function createStorageService(opts: StorageOptions): StorageService {
       const contentType = ct || 'application/octet-stream';
       checkMime(contentType);
       const userMetadata = decodeMetadataHeader(req.headers.get('x-metadata'));
-      const file = await files.write(req.body ? nodeStream(req.body) : emptyBody(), limit);
+      const file = await files.write(bodyOf(req), limit);
       return { file, contentType, cacheControl: req.headers.get('cache-control') || 'no-cache', userMetadata };
     }
-    if (!req.body) throw invalidRequest('No content provided');
-    const source = nodeStream(req.body);
+    const source = bodyOf(req);
     return new Promise((resolve, reject) => {
       let settled = false;
       const fail = (err: unknown) => {
         if (settled) return;
         settled = true;
         source.unpipe();
-        source.destroy();
+        source.pause(); // left for the HTTP layer to drain (never destroyed: the answer must reach the client)
         reject(err instanceof Error && !(err instanceof StorageError) ? invalidRequest(err.message) : err);
       };
       let bb: busboy.Busboy;
@@ -520,8 +527,10 @@ export function createStorageService(opts: StorageOptions): StorageService {
         if (method === 'DELETE') return removeOne(req, t.bucket, t.key);
       }
     }
+    // as the storage server's not-found handler (which also answers /render/image/* when transformations are off);
+    // the query string is left out of the message: it may carry a signed URL's token
     return Response.json(
-      { statusCode: '404', code: 'NotFound', error: 'Not Found', message: `Route ${method}:${rel} not found` },
+      { statusCode: '404', code: 'InvalidRequest', error: 'Not Found', message: `Route ${method}:${rel} not found` },
       { status: 404 },
     );
   }
@@ -567,7 +576,7 @@ export function createStorageService(opts: StorageOptions): StorageService {
 
   async function createBucket(req: Request): Promise<Response> {
     const who = (await callerOf(req, false)) as Caller;
-    const body = await readJson(req);
+    const body = await readJson(bodyOf(req));
     if (body.name === undefined) throw invalidRequest("body must have required property 'name'", 'Bad Request');
     const name = mustBeValidBucketName(body.name);
     const id = body.id === undefined || body.id === null ? name : mustBeValidBucketName(body.id);
@@ -594,7 +603,7 @@ export function createStorageService(opts: StorageOptions): StorageService {
 
   async function updateBucket(req: Request, id: string): Promise<Response> {
     const who = (await callerOf(req, false)) as Caller;
-    const body = await readJson(req);
+    const body = await readJson(bodyOf(req));
     const sets: string[] = [];
     const params: unknown[] = [id];
     if (body.public !== undefined) {
@@ -631,7 +640,7 @@ export function createStorageService(opts: StorageOptions): StorageService {
 
   async function deleteBucket(req: Request, id: string): Promise<Response> {
     const who = (await callerOf(req, false)) as Caller;
-    await readJson(req);
+    await readJson(bodyOf(req));
     const { rows } = await db.query('select 1 from storage.objects where bucket_id = $1 limit 1', [id]);
     if (rows.length > 0) throw bucketNotEmpty();
     let n: number;
@@ -672,7 +681,7 @@ export function createStorageService(opts: StorageOptions): StorageService {
 
   async function listObjects(req: Request, bucketId: string): Promise<Response> {
     const who = (await callerOf(req, false)) as Caller;
-    const body = await readJson(req);
+    const body = await readJson(bodyOf(req));
     if (typeof body.prefix !== 'string') throw invalidRequest("body must have required property 'prefix'", 'Bad Request');
     let prefix = body.prefix;
     if (prefix !== '' && !prefix.endsWith('/')) prefix += '/';
@@ -722,7 +731,7 @@ export function createStorageService(opts: StorageOptions): StorageService {
    */
   async function listObjectsV2(req: Request, bucketId: string): Promise<Response> {
     const who = (await callerOf(req, false)) as Caller;
-    const body = await readJson(req);
+    const body = await readJson(bodyOf(req));
     const prefix = typeof body.prefix === 'string' ? body.prefix : '';
     const limit = Math.min(Math.max(numberOr(body.limit, 1000, 'limit'), 1), 1000);
     const delimiter = body.with_delimiter === true;
@@ -804,7 +813,7 @@ export function createStorageService(opts: StorageOptions): StorageService {
 
   async function moveObject(req: Request): Promise<Response> {
     const who = (await callerOf(req, false)) as Caller;
-    const body = await readJson(req);
+    const body = await readJson(bodyOf(req));
     const { from, to, fromKey, toKey } = moveArgs(body);
     await mustFindBucket(from);
     if (to !== from) await mustFindBucket(to);
@@ -824,7 +833,7 @@ export function createStorageService(opts: StorageOptions): StorageService {
 
   async function copyObject(req: Request): Promise<Response> {
     const who = (await callerOf(req, false)) as Caller;
-    const body = await readJson(req);
+    const body = await readJson(bodyOf(req));
     const { from, to, fromKey, toKey } = moveArgs(body);
     const upsert = req.headers.get('x-upsert') === 'true';
     await mustFindBucket(from);
@@ -859,7 +868,7 @@ export function createStorageService(opts: StorageOptions): StorageService {
 
   async function removeMany(req: Request, bucketId: string): Promise<Response> {
     const who = (await callerOf(req, false)) as Caller;
-    const body = await readJson(req);
+    const body = await readJson(bodyOf(req));
     const prefixes = body.prefixes;
     if (!Array.isArray(prefixes)) throw invalidRequest("body must have required property 'prefixes'", 'Bad Request');
     if (prefixes.length < 1 || prefixes.length > 1000) throw invalidRequest('body/prefixes must have between 1 and 1000 items', 'Bad Request');
@@ -897,7 +906,7 @@ export function createStorageService(opts: StorageOptions): StorageService {
 
   async function signOne(req: Request, bucketId: string, key: string): Promise<Response> {
     const who = (await callerOf(req, false)) as Caller;
-    const body = await readJson(req);
+    const body = await readJson(bodyOf(req));
     const expiresIn = expiresInOf(body);
     await mustFindBucket(bucketId);
     const row = await findObject('storage.object.sign', who, bucketId, key);
@@ -908,7 +917,7 @@ export function createStorageService(opts: StorageOptions): StorageService {
 
   async function signMany(req: Request, bucketId: string): Promise<Response> {
     const who = (await callerOf(req, false)) as Caller;
-    const body = await readJson(req);
+    const body = await readJson(bodyOf(req));
     const expiresIn = expiresInOf(body);
     const paths = body.paths;
     if (!Array.isArray(paths) || paths.some((p) => typeof p !== 'string'))
@@ -974,7 +983,8 @@ export function createStorageService(opts: StorageOptions): StorageService {
   }
 
   return {
-    async handle(request) {
+    async handle(request, body) {
+      if (body) bodies.set(request, body);
       try {
         return await route(request);
       } catch (err) {
@@ -1048,22 +1058,16 @@ function escapeLike(s: string): string {
   return s.replace(/[\\%_]/g, (c) => `\\${c}`);
 }
 
-async function* emptyBody(): AsyncGenerator<Uint8Array> {}
-
-function nodeStream(body: ReadableStream<Uint8Array>): Readable {
-  return Readable.fromWeb(body as import('node:stream/web').ReadableStream<Uint8Array>);
-}
 
 /** A JSON object body, at most 1 MiB; an empty body is {}. */
-async function readJson(req: Request): Promise<Record<string, unknown>> {
-  if (!req.body) return {};
-  const chunks: Uint8Array[] = [];
+async function readJson(source: Readable): Promise<Record<string, unknown>> {
+  const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of nodeStream(req.body) as AsyncIterable<Uint8Array>) {
+  await consume(source, (chunk) => {
     size += chunk.byteLength;
     if (size > MAX_JSON_BYTES) throw tooLarge();
     chunks.push(chunk);
-  }
+  });
   const text = Buffer.concat(chunks).toString('utf8');
   if (text.trim() === '') return {};
   let v: unknown;
