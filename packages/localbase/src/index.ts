@@ -349,7 +349,7 @@ export async function startLocalbase(opts: LocalbaseOptions = {}): Promise<Local
       jwtSecret: cfg.jwtSecret,
     });
     const swept = await storage.sweep();
-    if (swept.removed > 0) log(`storage: deleted ${swept.removed} file(s) a crash left behind`);
+    if (swept.removed > 0) log(`storage: deleted ${swept.removed} file(s) no object names (left by a crash or a db reset)`);
     const t2 = performance.now();
 
     // The URL is known only once listening (port 0 = random), so the service and app are created then.

@@ -248,6 +248,19 @@ describe('downloads', () => {
     expect(await res.text()).toBe('0123456789');
   });
 
+  it('a browser on another origin may read the headers it needs (CORS)', async () => {
+    const res = await get('video.bin', { origin: 'http://app.example' });
+    expect(res.headers.get('access-control-allow-origin')).toBe('http://app.example');
+    expect(res.headers.get('access-control-expose-headers')).toContain('ETag');
+    expect(res.headers.get('access-control-expose-headers')).toContain('Content-Range');
+    const pre = await fetch(`${lb.url}/storage/v1/object/${B}/x.png`, {
+      method: 'OPTIONS',
+      headers: { origin: 'http://app.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'x-upsert, authorization' },
+    });
+    expect(pre.status).toBe(204);
+    expect(pre.headers.get('access-control-allow-headers')).toContain('x-upsert');
+  });
+
   it('If-None-Match with the ETag is 304', async () => {
     const etag = (await get('video.bin')).headers.get('etag') as string;
     const res = await get('video.bin', { 'if-none-match': etag });

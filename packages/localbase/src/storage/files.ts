@@ -90,7 +90,14 @@ export class ObjectFiles {
     const dest = this.pathOf(id, version);
     const dir = path.dirname(dest);
     await fs.mkdir(dir, { recursive: true });
-    await fs.rename(tmp, dest);
+    try {
+      await fs.rename(tmp, dest);
+    } catch (err) {
+      // the object's folder was removed meanwhile (its previous version deleted by another request): once more
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT' || !(await exists(tmp))) throw err;
+      await fs.mkdir(dir, { recursive: true });
+      await fs.rename(tmp, dest);
+    }
     await syncDir(dir);
   }
 
@@ -150,6 +157,13 @@ export class ObjectFiles {
     await fs.rm(this.#objectsDir, { recursive: true, force: true });
     await this.init();
   }
+}
+
+async function exists(file: string): Promise<boolean> {
+  return fs.access(file).then(
+    () => true,
+    () => false,
+  );
 }
 
 async function syncDir(dir: string): Promise<void> {

@@ -350,7 +350,7 @@ export function createStorageService(opts: StorageOptions): StorageService {
       size: file.size,
       mimetype: contentType,
       cacheControl,
-      lastModified: new Date().toUTCString(),
+      lastModified: new Date().toISOString(),
       contentLength: file.size,
       httpStatusCode: 200,
     };
@@ -845,7 +845,7 @@ export function createStorageService(opts: StorageOptions): StorageService {
       key: toKey,
       owner: subOf(who),
       upsert,
-      metadata: { ...(source.metadata ?? {}), lastModified: new Date().toUTCString() },
+      metadata: { ...(source.metadata ?? {}), lastModified: new Date().toISOString() },
       userMetadata: source.user_metadata ?? {},
     };
     await dryRun('storage.object.copy', who, async (q) => {
