@@ -7,15 +7,17 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createClient } from '@supabase/supabase-js';
-import { DEMO_SERVICE_KEY, freePort, spawnCli, stopCli, waitReady, type CliProcess } from './cli.ts';
-import { testDatabaseUrl } from './helpers.ts';
+import { createScratchDatabase, DEMO_SERVICE_KEY, freePort, spawnCli, stopCli, waitReady, type CliProcess } from './cli.ts';
+import { emptyMigrationsDir, emptySeedFile, testDatabaseUrl } from './helpers.ts';
 
 const running: CliProcess[] = [];
 const cleanup: string[] = [];
+const databases: { drop: () => Promise<void> }[] = [];
 
 afterAll(async () => {
   for (const proc of running) await stopCli(proc, 'SIGKILL');
   for (const p of cleanup) await rm(p, { recursive: true, force: true });
+  for (const d of databases) await d.drop();
 });
 
 function filesUnder(dir: string): string[] {
@@ -31,9 +33,11 @@ describe.each(targets)('kill -9 mid-upload ($name)', ({ pg }) => {
     const dataDir = path.join(dir, 'data');
     const storageDir = path.join(dir, 'storage');
     cleanup.push(dir, `${dataDir}.signing_keys.json`);
-    const args = pg
-      ? ['--database-url', testDatabaseUrl as string, '--storage-dir', storageDir, '--quiet']
-      : ['--data-dir', dataDir, '--storage-dir', storageDir, '--quiet'];
+    // on PostgreSQL a database of its own: the suite's shared one must not get this server's bootstrap and migrations
+    const scratch = pg ? await createScratchDatabase(testDatabaseUrl as string) : undefined;
+    if (scratch) databases.push(scratch);
+    const common = ['--storage-dir', storageDir, '--migrations-dir', emptyMigrationsDir, '--seed-file', emptySeedFile, '--quiet'];
+    const args = scratch ? ['--database-url', scratch.url, ...common] : ['--data-dir', dataDir, ...common];
     const start = async () => {
       const proc = spawnCli(args, await freePort());
       running.push(proc);
