@@ -115,6 +115,12 @@ Options (environment variable in brackets; each command reads the ones it needs)
                                 bcrypt computations (sign-ins, new passwords) run at once off the HTTP thread, the
                                 rest wait in line; default: CPU cores - 1, between 1 and 3
                                 [LOCALBASE_PASSWORD_HASH_CONCURRENCY]
+  --storage-dir DIR             /storage/v1: the folder of the objects' bytes, default <data-dir>.storage (beside the
+                                data folder), with --memory a throwaway folder deleted on stop [LOCALBASE_STORAGE_DIR]
+  --storage-file-size-limit SIZE
+                                /storage/v1: the largest object, e.g. 50MiB, 20MB or bytes; a bucket's
+                                file_size_limit may only lower it; default 50MiB as the Supabase CLI
+                                [LOCALBASE_STORAGE_FILE_SIZE_LIMIT]
   --schemas A,B                 /rest/v1: exposed schemas, the first is the default, default public [LOCALBASE_SCHEMAS]
   --quiet                       no request log lines [LOCALBASE_QUIET=1]
   -h, --help
@@ -300,6 +306,8 @@ async function main(): Promise<void> {
         'pglite-main-thread': { type: 'boolean' },
         'password-hash-concurrency': { type: 'string' },
         schemas: { type: 'string' },
+        'storage-dir': { type: 'string' },
+        'storage-file-size-limit': { type: 'string' },
         quiet: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
         // status, gen types, auth delete-guests
@@ -391,6 +399,11 @@ async function main(): Promise<void> {
       v['password-hash-concurrency'] ?? env.LOCALBASE_PASSWORD_HASH_CONCURRENCY,
     ),
     restSchemas: (v.schemas ?? env.LOCALBASE_SCHEMAS)?.split(',').map((x) => x.trim()).filter(Boolean),
+    storageDir: v['storage-dir'] ?? env.LOCALBASE_STORAGE_DIR,
+    storageFileSizeLimit: sizeFlag(
+      '--storage-file-size-limit',
+      v['storage-file-size-limit'] ?? env.LOCALBASE_STORAGE_FILE_SIZE_LIMIT,
+    ),
     quiet: v.quiet ?? flag(env.LOCALBASE_QUIET),
   };
   const smtpHost = v['smtp-host'] ?? env.LOCALBASE_SMTP_HOST;
@@ -429,6 +442,8 @@ localbase started (ready in ${(t.totalMs / 1000).toFixed(2)} s).
      GraphQL URL: (not provided)
           DB URL: ${lb.dataLocation.startsWith('postgres') ? lb.dataLocation : '(embedded PGlite; no wire protocol)'}
      Mailbox URL: ${lb.mailboxUrl}
+     Storage URL: ${lb.url}/storage/v1
+  Storage folder: ${lb.storageDir}
    Data location: ${lb.dataLocation}
    Query timeout: ${lb.statementTimeout}
       JWT secret: ${lb.jwtSecret}
@@ -459,6 +474,16 @@ service_role key: ${lb.serviceRoleKey}
   };
   process.on('SIGINT', () => shutdown('SIGINT'));
   process.on('SIGTERM', () => shutdown('SIGTERM'));
+}
+
+/** A size such as 50MiB, 20MB, 300KB or a number of bytes (KB/MB/GB decimal, KiB/MiB/GiB binary). */
+function sizeFlag(name: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const m = /^(\d+(?:\.\d+)?)\s*(b|kb|mb|gb|kib|mib|gib)?$/i.exec(value.trim());
+  if (!m) fail(`${name}: "${value}" is not a size (e.g. 50MiB, 20MB or a number of bytes)`);
+  const unit = (m[2] ?? 'b').toLowerCase();
+  const factor = { b: 1, kb: 1e3, mb: 1e6, gb: 1e9, kib: 1024, mib: 1024 ** 2, gib: 1024 ** 3 }[unit] ?? 1;
+  return Math.floor(Number(m[1]) * factor);
 }
 
 main().catch((err: unknown) => {

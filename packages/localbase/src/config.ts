@@ -148,6 +148,10 @@ export interface ResolvedConfig {
   smtp?: { host: string; port: number; from: string };
   /** How many bcrypt hashes/comparisons run at once, off the HTTP thread (the rest wait in line). */
   passwordHashConcurrency: number;
+  /** /storage/v1: the folder of the objects' bytes (undefined with --memory: a throwaway folder deleted on stop). */
+  storageDir?: string;
+  /** /storage/v1: the largest object in bytes (a bucket's file_size_limit may only lower it). */
+  storageFileSizeLimit: number;
   repoRoot: string;
   /** Folder for the template snapshot cache. */
   cacheDir: string;

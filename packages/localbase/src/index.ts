@@ -1,3 +1,5 @@
+import fs from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import http from 'node:http';
@@ -33,6 +35,8 @@ import { createApp, knownApiKeys } from './http/app.ts';
 import { createUserFastPath } from './http/fastpath.ts';
 import { drainAfterAnswer, installClientErrorHandler } from './http/connection.ts';
 import { createRestService } from './rest/service.ts';
+import { ObjectFiles } from './storage/files.ts';
+import { createStorageService } from './storage/service.ts';
 
 export type { Database, Queryable, QueryResult, Row } from './db/types.ts';
 export type { AccountProtection, RateLimits } from './config.ts';
@@ -120,6 +124,13 @@ export interface LocalbaseOptions {
    * keep a core while sign-ins are hashing.
    */
   passwordHashConcurrency?: number;
+  /**
+   * /storage/v1: where the objects' bytes are kept (default: beside the data folder, `<data-dir>.storage`; with
+   * memory, a throwaway folder deleted on stop). Never inside the data folder: `db reset` empties that.
+   */
+  storageDir?: string;
+  /** /storage/v1: the largest object in bytes (default 50 MiB, as the Supabase CLI's storage.file_size_limit). */
+  storageFileSizeLimit?: number;
 }
 
 export interface Localbase {
@@ -127,6 +138,8 @@ export interface Localbase {
   anonKey: string;
   serviceRoleKey: string;
   jwtSecret: string;
+  /** /storage/v1's folder of object bytes. */
+  storageDir: string;
   /** The signing keys' file (undefined: generated in memory for this run). */
   signingKeysPath: string | undefined;
   mailboxUrl: string;
@@ -189,6 +202,8 @@ export function resolveConfig(opts: LocalbaseOptions = {}): ResolvedConfig {
     restSchemas: opts.restSchemas && opts.restSchemas.length > 0 ? opts.restSchemas : ['public'],
     smtp: opts.smtp,
     passwordHashConcurrency: opts.passwordHashConcurrency ?? defaultPasswordHashConcurrency(),
+    storageDir: defaultStorageDir(opts),
+    storageFileSizeLimit: opts.storageFileSizeLimit ?? DEFAULT_STORAGE_FILE_SIZE_LIMIT,
     repoRoot,
     cacheDir: path.join(repoRoot, 'node_modules', '.cache', 'localbase'),
     otpExpiry: 3600,
@@ -280,6 +295,16 @@ export const MAX_HEADER_BYTES = 64 * 1024;
 /** How long an idle keep-alive connection stays open, in ms. */
 export const KEEP_ALIVE_TIMEOUT_MS = 65_000;
 
+/** The default global upload limit: 50 MiB, as the Supabase CLI's config.toml. */
+export const DEFAULT_STORAGE_FILE_SIZE_LIMIT = 50 * 1024 * 1024;
+
+/** Where the storage bytes are kept: the given folder, else beside the data folder (undefined: a throwaway folder). */
+function defaultStorageDir(opts: LocalbaseOptions): string | undefined {
+  if (opts.storageDir) return path.resolve(opts.storageDir);
+  if (opts.memory) return undefined;
+  return path.resolve(opts.dataDir ?? path.join(findRepoRoot(), '.localbase', 'data')) + '.storage';
+}
+
 /** Where the signing keys are kept: the given file, else beside the data folder (never inside it: db reset empties it). */
 function defaultSigningKeysPath(opts: LocalbaseOptions): string | undefined {
   if (opts.signingKeysPath) return path.resolve(opts.signingKeysPath);
@@ -311,6 +336,20 @@ export async function startLocalbase(opts: LocalbaseOptions = {}): Promise<Local
       statementTimeoutMs: cfg.statementTimeoutMs,
       verifyJwt: async (token) => (await jwt.verify(token)) as Record<string, unknown>,
     });
+    // /storage/v1: the bytes' folder; files a crash left behind (no row names them) are deleted before serving.
+    const storageDir = cfg.storageDir ?? (await fs.mkdtemp(path.join(os.tmpdir(), 'localbase-storage-')));
+    const files = new ObjectFiles(storageDir);
+    await files.init();
+    const storage = createStorageService({
+      db,
+      files,
+      verifyJwt: async (token) => (await jwt.verify(token)) as Record<string, unknown>,
+      apiKeys: knownApiKeys(cfg),
+      fileSizeLimit: cfg.storageFileSizeLimit,
+      jwtSecret: cfg.jwtSecret,
+    });
+    const swept = await storage.sweep();
+    if (swept.removed > 0) log(`storage: deleted ${swept.removed} file(s) no object names (left by a crash or a db reset)`);
     const t2 = performance.now();
 
     // The URL is known only once listening (port 0 = random), so the service and app are created then.
@@ -353,12 +392,13 @@ export async function startLocalbase(opts: LocalbaseOptions = {}): Promise<Local
           await dropAllSchemas(db);
           const report = await rebuild(db, { migrationsDir: cfg.migrationsDir, seedFile: cfg.seedFile, log });
           await rest.reinstall();
+          await storage.clear();
           return { ...report, location: opened.location };
         } finally {
           resetting = undefined;
         }
       })());
-    ready.app = createApp(cfg, svc, rest, { resetDatabase });
+    ready.app = createApp(cfg, svc, rest, { resetDatabase }, storage);
     ready.fastPath = createUserFastPath(svc, new Set(knownApiKeys(cfg).keys()), cfg.quiet);
     const t3 = performance.now();
     let stopped: Promise<void> | undefined;
@@ -369,6 +409,7 @@ export async function startLocalbase(opts: LocalbaseOptions = {}): Promise<Local
       jwtSecret: cfg.jwtSecret,
       signingKeysPath: cfg.signingKeysPath,
       mailboxUrl: `${url}/mailbox`,
+      storageDir,
       dataLocation: opened.location,
       statementTimeout: describeTimeout(cfg),
       db,
@@ -385,6 +426,7 @@ export async function startLocalbase(opts: LocalbaseOptions = {}): Promise<Local
           });
           await db.close();
           lock?.release();
+          if (!cfg.storageDir) await fs.rm(storageDir, { recursive: true, force: true });
         })();
         return stopped;
       },

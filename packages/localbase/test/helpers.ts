@@ -1,7 +1,10 @@
 // Shared test helpers: start localbase in-process, make supabase-js clients, read the mailbox,
 // generate unique e-mails and TOTP codes, and send raw HTTP requests.
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { createClient, type SupabaseClient } from '@supabase/supabase-js';
@@ -30,8 +33,10 @@ const GENEROUS_RATE_LIMITS = {
 
 /** Starts a server for one test file. Memory PGlite by default, a real PostgreSQL when LOCALBASE_TEST_DATABASE_URL is set. */
 export async function startTestServer(overrides: LocalbaseOptions = {}): Promise<Localbase> {
-  const dbOptions: LocalbaseOptions = testDatabaseUrl ? { databaseUrl: testDatabaseUrl } : { memory: true };
-  return startLocalbase({
+  // On PostgreSQL each server keeps its storage bytes in its own throwaway folder (several test files run at once).
+  const storageDir = testDatabaseUrl && !overrides.storageDir ? mkdtempSync(path.join(tmpdir(), 'localbase-test-storage-')) : undefined;
+  const dbOptions: LocalbaseOptions = testDatabaseUrl ? { databaseUrl: testDatabaseUrl, storageDir } : { memory: true };
+  const lb = await startLocalbase({
     ...dbOptions,
     port: 0,
     quiet: true,
@@ -41,6 +46,14 @@ export async function startTestServer(overrides: LocalbaseOptions = {}): Promise
     // A test file signs in far more than 30 times in 5 minutes: raise the limits unless the file tests them.
     rateLimits: { ...GENEROUS_RATE_LIMITS, ...overrides.rateLimits },
   });
+  if (storageDir) {
+    const stop = lb.stop.bind(lb);
+    lb.stop = async () => {
+      await stop();
+      rmSync(storageDir, { recursive: true, force: true });
+    };
+  }
+  return lb;
 }
 
 const clientAuthOptions = { persistSession: false, autoRefreshToken: false, detectSessionInUrl: false } as const;

@@ -318,3 +318,118 @@ create index if not exists oauth_clients_deleted_at_idx on auth.oauth_clients (d
 -- Never readable through the API roles' grants (service_role bypasses RLS, as it does on every auth table).
 alter table auth.oauth_clients enable row level security;
 grant all on auth.oauth_clients to service_role;
+
+-- Storage (/storage/v1, decision 036): the schema of Supabase's storage server, so that policies written for hosted
+-- Supabase (on storage.objects / storage.buckets, with storage.foldername() …) run unchanged. The bytes live on
+-- disk under the storage folder, named by objects.id and objects.version; the rows say what exists.
+create schema if not exists storage;
+grant usage on schema storage to anon, authenticated, service_role;
+do $$
+begin
+  create type storage.buckettype as enum ('STANDARD', 'ANALYTICS', 'VECTOR');
+exception when duplicate_object then
+  null;
+end
+$$;
+create table if not exists storage.buckets (
+  id text not null primary key,
+  name text not null,
+  owner uuid null,
+  owner_id text null,
+  public boolean null default false,
+  avif_autodetection boolean null default false,
+  file_size_limit bigint null,
+  allowed_mime_types text[] null,
+  type storage.buckettype not null default 'STANDARD',
+  created_at timestamptz null default now(),
+  updated_at timestamptz null default now()
+);
+create unique index if not exists bname on storage.buckets (name);
+create table if not exists storage.objects (
+  id uuid not null primary key default gen_random_uuid(),
+  bucket_id text null references storage.buckets (id),
+  name text null,
+  owner uuid null,
+  owner_id text null,
+  created_at timestamptz null default now(),
+  updated_at timestamptz null default now(),
+  last_accessed_at timestamptz null default now(),
+  metadata jsonb null,
+  path_tokens text[] generated always as (string_to_array(name, '/')) stored,
+  version text null,
+  user_metadata jsonb null
+);
+create unique index if not exists bucketid_objname on storage.objects (bucket_id, name);
+create index if not exists name_prefix_search on storage.objects (name text_pattern_ops);
+alter table storage.buckets enable row level security;
+alter table storage.objects enable row level security;
+-- As on Supabase: the API roles hold every privilege on the tables, the policies decide.
+grant all on storage.buckets, storage.objects to anon, authenticated, service_role;
+
+create or replace function storage.foldername(name text) returns text[]
+  language plpgsql immutable
+as $$
+declare
+  _parts text[];
+begin
+  _parts := string_to_array(name, '/');
+  return _parts[1 : array_length(_parts, 1) - 1];
+end
+$$;
+
+create or replace function storage.filename(name text) returns text
+  language plpgsql immutable
+as $$
+declare
+  _parts text[];
+begin
+  _parts := string_to_array(name, '/');
+  return _parts[array_length(_parts, 1)];
+end
+$$;
+
+create or replace function storage.extension(name text) returns text
+  language plpgsql immutable
+as $$
+declare
+  _parts text[];
+  _filename text;
+begin
+  _parts := string_to_array(name, '/');
+  _filename := _parts[array_length(_parts, 1)];
+  return reverse(split_part(reverse(_filename), '.', 1));
+end
+$$;
+
+create or replace function storage.operation() returns text
+  language plpgsql stable
+as $$
+begin
+  return current_setting('storage.operation', true);
+end
+$$;
+
+create or replace function storage.get_size_by_bucket() returns table (size bigint, bucket_id text)
+  language plpgsql stable
+as $$
+begin
+  return query
+    select sum((o.metadata ->> 'size')::bigint)::bigint as size, o.bucket_id
+      from storage.objects as o
+     group by o.bucket_id;
+end
+$$;
+
+create or replace function storage.update_updated_at_column() returns trigger
+  language plpgsql
+as $$
+begin
+  new.updated_at = now();
+  return new;
+end
+$$;
+drop trigger if exists update_objects_updated_at on storage.objects;
+create trigger update_objects_updated_at before update on storage.objects
+  for each row execute function storage.update_updated_at_column();
+
+grant execute on all functions in schema storage to anon, authenticated, service_role;

@@ -13,13 +13,15 @@ import { deleteOldGuests } from '../auth/cleanup.ts';
 import { mailboxRoutes } from '../mail/routes.ts';
 import { mailboxGuard } from '../mail/guard.ts';
 import type { RestService } from '../rest/service.ts';
+import type { StorageService } from '../storage/service.ts';
 
 export const API_VERSION = '2024-01-01';
 export const MAX_BODY_BYTES = 1024 * 1024;
 
 const ALLOWED_HEADERS =
-  'authorization, x-client-info, apikey, content-type, x-supabase-api-version, prefer, accept-profile, content-profile, range, x-retry-count, traceparent, tracestate, baggage';
-export const EXPOSED_HEADERS = 'Content-Range, X-Supabase-Api-Version, X-Total-Count, Link, x-sb-error-code';
+  'authorization, x-client-info, apikey, content-type, x-supabase-api-version, prefer, accept-profile, content-profile, range, x-retry-count, traceparent, tracestate, baggage, x-upsert, x-metadata, cache-control, if-none-match';
+export const EXPOSED_HEADERS =
+  'Content-Range, X-Supabase-Api-Version, X-Total-Count, Link, x-sb-error-code, ETag, Accept-Ranges, Content-Disposition';
 
 export type ApiKeyRole = 'anon' | 'service_role';
 
@@ -64,7 +66,13 @@ function requireLocalAdmin(c: Context, keys: Map<string, ApiKeyRole>, what: stri
 
 const LOOPBACK = /^(127\.|::1$|::ffff:127\.)/;
 
-export function createApp(cfg: ResolvedConfig, auth: AuthService, rest?: RestService, admin?: AdminActions): Hono {
+export function createApp(
+  cfg: ResolvedConfig,
+  auth: AuthService,
+  rest?: RestService,
+  admin?: AdminActions,
+  storage?: StorageService,
+): Hono {
   const app = new Hono();
   const keys = knownApiKeys(cfg);
 
@@ -129,15 +137,14 @@ export function createApp(cfg: ResolvedConfig, auth: AuthService, rest?: RestSer
     await next();
   });
 
-  app.use(
-    '*',
-    bodyLimit({
+  // /storage/v1 streams uploads to disk under its own limits (the bucket's and --storage-file-size-limit).
+  const limitBody = bodyLimit({
       maxSize: MAX_BODY_BYTES,
       // The rest of the body is read and discarded (bounded, decision 020), so the connection stays usable.
       onError: (c) =>
         errorResponse(c, new ApiError(413, 'request_too_large', `Request body is larger than ${MAX_BODY_BYTES} bytes`)),
-    }),
-  );
+  });
+  app.use('*', (c, next) => (c.req.path.startsWith('/storage/v1/') ? next() : limitBody(c, next)));
 
   // Auth responses carry the API version header (auth-js reads error codes only when it is present).
   app.use('/auth/v1/*', async (c, next) => {
@@ -198,6 +205,19 @@ export function createApp(cfg: ResolvedConfig, auth: AuthService, rest?: RestSer
     app.all('/rest/v1/*', restHandler);
     app.all('/rest/v1', restHandler);
   }
+  if (storage) {
+    // No apikey check: as on Supabase, whose gateway sends /storage/v1 straight to the storage server, which reads the
+    // caller from the Authorization JWT (public objects and signed URLs need no key at all: <img src> sends none).
+    app.all('/storage/v1/*', async (c) => {
+      // the body is read from the Node request itself when there is one (see StorageService.handle)
+      const res = await storage.handle(c.req.raw, nodeOf(c)?.incoming);
+      // hand the CORS headers set on the context over to the Response built by the service
+      c.res.headers.forEach((v, k) => {
+        if (k.startsWith('access-control-') || k === 'vary') res.headers.set(k, v);
+      });
+      return res;
+    });
+  }
   app.route('/mailbox', mailboxRoutes(auth.db, auth.mailbox));
   // `localbase db reset` while the server runs (it holds the data folder): only with the service_role / secret key,
   // only from this machine. Not part of Supabase's API.
@@ -218,7 +238,7 @@ export function createApp(cfg: ResolvedConfig, auth: AuthService, rest?: RestSer
     return c.json({ deleted });
   });
   app.get('/', (c) =>
-    c.json({ name: 'localbase', auth: '/auth/v1', rest: '/rest/v1', mailbox: '/mailbox' }),
+    c.json({ name: 'localbase', auth: '/auth/v1', rest: '/rest/v1', storage: '/storage/v1', mailbox: '/mailbox' }),
   );
 
   app.notFound((c) => {

@@ -1,0 +1,473 @@
+// /storage/v1 driven with supabase-js's storage client (storage-js), as an app would: buckets, uploads in every body
+// form storage-js sends, downloads with their headers, listing, move/copy/remove, signed and public URLs, limits and
+// hostile names. Runs on PGlite (memory) and on PostgreSQL (LOCALBASE_TEST_DATABASE_URL).
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SupabaseClient } from '@supabase/supabase-js';
+import { serviceClient, startTestServer, type Localbase } from './helpers.ts';
+
+let lb: Localbase;
+let admin: SupabaseClient;
+const sfx = randomBytes(4).toString('hex');
+const B = `files-${sfx}`; // private bucket used by most tests
+const PUB = `public-${sfx}`;
+
+beforeAll(async () => {
+  lb = await startTestServer();
+  admin = serviceClient(lb);
+  expect((await admin.storage.createBucket(B)).error).toBeNull();
+  expect((await admin.storage.createBucket(PUB, { public: true })).error).toBeNull();
+});
+
+afterAll(async () => {
+  await lb?.stop();
+});
+
+type StorageErr = { status?: number; statusCode?: string; message: string } | null;
+const errOf = (e: unknown) => {
+  const x = e as StorageErr;
+  return x && { statusCode: x.statusCode, message: x.message };
+};
+
+describe('buckets', () => {
+  it('create, get (the 8 keys Supabase returns), list, partial update, delete', async () => {
+    const id = `b-${sfx}`;
+    const created = await admin.storage.createBucket(id, { public: false, fileSizeLimit: '20mb', allowedMimeTypes: ['image/jpeg'] });
+    expect(created).toEqual({ data: { name: id }, error: null });
+    const got = await admin.storage.getBucket(id);
+    expect(Object.keys(got.data ?? {}).sort()).toEqual(
+      ['allowed_mime_types', 'created_at', 'file_size_limit', 'id', 'name', 'owner', 'public', 'updated_at'].sort(),
+    );
+    expect(got.data).toMatchObject({ id, name: id, public: false, file_size_limit: 20_000_000, allowed_mime_types: ['image/jpeg'] });
+    const listed = await admin.storage.listBuckets();
+    expect(listed.data?.find((b) => b.id === id)).toMatchObject({ id, type: 'STANDARD' });
+    const searched = await admin.storage.listBuckets({ search: `B-${sfx}` });
+    expect(searched.data?.map((b) => b.id)).toEqual([id]);
+
+    expect(await admin.storage.updateBucket(id, { public: true })).toEqual({ data: { message: 'Successfully updated' }, error: null });
+    const after = await admin.storage.getBucket(id);
+    expect(after.data).toMatchObject({ public: true, file_size_limit: 20_000_000, allowed_mime_types: ['image/jpeg'] });
+
+    expect(await admin.storage.deleteBucket(id)).toEqual({ data: { message: 'Successfully deleted' }, error: null });
+    const gone = await admin.storage.getBucket(id);
+    expect(errOf(gone.error)).toEqual({ statusCode: '404', message: 'Bucket not found' });
+  });
+
+  it('a second bucket with the same id is 409; a bad name or size is 400; a limit over the global one is 413', async () => {
+    expect(errOf((await admin.storage.createBucket(B)).error)).toEqual({ statusCode: '409', message: 'The resource already exists' });
+    expect(errOf((await admin.storage.createBucket('a/b')).error)).toEqual({ statusCode: '400', message: 'Bucket name invalid' });
+    expect(errOf((await admin.storage.createBucket(`x-${sfx}`, { public: false, fileSizeLimit: '12 parsecs' })).error)?.statusCode).toBe('400');
+    expect(errOf((await admin.storage.createBucket(`y-${sfx}`, { public: false, fileSizeLimit: '1gb' })).error)).toEqual({
+      statusCode: '413',
+      message: 'The object exceeded the maximum allowed size',
+    });
+  });
+
+  it('a non-empty bucket cannot be deleted until it is emptied (service_role only)', async () => {
+    const id = `e-${sfx}`;
+    await admin.storage.createBucket(id);
+    await admin.storage.from(id).upload('a.txt', 'a');
+    expect(errOf((await admin.storage.deleteBucket(id)).error)).toEqual({
+      statusCode: '409',
+      message: 'The bucket you tried to delete is not empty',
+    });
+    expect((await admin.storage.emptyBucket(id)).data).toEqual({
+      message: 'Empty bucket has been queued. Completion may take up to an hour.',
+    });
+    expect((await admin.storage.deleteBucket(id)).error).toBeNull();
+  });
+});
+
+describe('uploads', () => {
+  it('a string (raw body, default content type), then download gives the bytes and the type back', async () => {
+    const up = await admin.storage.from(B).upload('docs/hello.txt', 'hello world');
+    expect(up.error).toBeNull();
+    expect(up.data).toMatchObject({ path: 'docs/hello.txt', fullPath: `${B}/docs/hello.txt` });
+    expect(up.data?.id).toMatch(/^[0-9a-f-]{36}$/);
+    const down = await admin.storage.from(B).download('docs/hello.txt');
+    expect(down.error).toBeNull();
+    expect(await down.data?.text()).toBe('hello world');
+    expect(down.data?.type).toBe('text/plain;charset=utf-8');
+  });
+
+  it('a Blob (multipart with an empty-named part), with custom metadata, shown by info()', async () => {
+    const blob = new Blob([new Uint8Array([1, 2, 3, 4])], { type: 'image/png' });
+    const up = await admin.storage.from(B).upload('img/dot.png', blob, { metadata: { alt: 'a dot' }, cacheControl: '60' });
+    expect(up.error).toBeNull();
+    const info = await admin.storage.from(B).info('img/dot.png');
+    expect(info.error).toBeNull();
+    expect(info.data).toMatchObject({ name: 'img/dot.png', size: 4, contentType: 'image/png', cacheControl: 'max-age=60', bucketId: B });
+    expect(info.data?.metadata).toEqual({ alt: 'a dot' });
+    expect(info.data).not.toHaveProperty('updatedAt');
+    expect(info.data?.etag).toMatch(/^"[0-9a-f]{32}"$/);
+  });
+
+  it('a chunked Node stream without Content-Length; metadata via x-metadata', async () => {
+    const chunks = Array.from({ length: 50 }, (_, i) => Buffer.alloc(10_000, i));
+    const up = await admin.storage
+      .from(B)
+      .upload('stream.bin', Readable.from(chunks), { duplex: 'half', contentType: 'application/octet-stream', metadata: { n: 50 } });
+    expect(up.error).toBeNull();
+    const down = await admin.storage.from(B).download('stream.bin');
+    expect(Buffer.from(await down.data!.arrayBuffer()).equals(Buffer.concat(chunks))).toBe(true);
+    expect((await admin.storage.from(B).info('stream.bin')).data?.metadata).toEqual({ n: 50 });
+  });
+
+  it('the same key again is 409 without upsert, replaced with upsert and by update()', async () => {
+    await admin.storage.from(B).upload('dup.txt', 'one');
+    const again = await admin.storage.from(B).upload('dup.txt', 'two');
+    expect(errOf(again.error)).toEqual({ statusCode: '409', message: 'The resource already exists' });
+    expect((await admin.storage.from(B).upload('dup.txt', 'three', { upsert: true })).error).toBeNull();
+    expect(await (await admin.storage.from(B).download('dup.txt')).data?.text()).toBe('three');
+    expect((await admin.storage.from(B).update('dup.txt', 'four')).error).toBeNull();
+    expect(await (await admin.storage.from(B).download('dup.txt')).data?.text()).toBe('four');
+    // the replaced versions' files are gone: one file for the object
+    const id = (await admin.storage.from(B).info('dup.txt')).data?.id as string;
+    expect(fs.readdirSync(path.join(lb.storageDir, 'objects', id.slice(0, 2), id))).toHaveLength(1);
+  });
+
+  it('a missing bucket is 404 Bucket not found', async () => {
+    const up = await admin.storage.from(`nope-${sfx}`).upload('a.txt', 'a');
+    expect(errOf(up.error)).toEqual({ statusCode: '404', message: 'Bucket not found' });
+  });
+
+  it('exists() is true for a stored key and false for a missing one', async () => {
+    await admin.storage.from(B).upload('here.txt', 'x');
+    expect((await admin.storage.from(B).exists('here.txt')).data).toBe(true);
+    expect((await admin.storage.from(B).exists('not-here.txt')).data).toBe(false);
+  });
+});
+
+describe('limits', () => {
+  const L = `limited-${sfx}`;
+  beforeAll(async () => {
+    await admin.storage.createBucket(L, { public: false, fileSizeLimit: 1000, allowedMimeTypes: ['image/*', 'text/plain'] });
+  });
+
+  it('over the bucket limit is 413, declared or streamed; nothing is stored', async () => {
+    const big = Buffer.alloc(1001, 1);
+    const declared = await admin.storage.from(L).upload('big.png', big, { contentType: 'image/png' });
+    expect(errOf(declared.error)).toEqual({ statusCode: '413', message: 'The object exceeded the maximum allowed size' });
+    const streamed = await admin.storage
+      .from(L)
+      .upload('big2.png', Readable.from([Buffer.alloc(600), Buffer.alloc(600)]), { duplex: 'half', contentType: 'image/png' });
+    expect(errOf(streamed.error)?.statusCode).toBe('413');
+    const multipart = await admin.storage.from(L).upload('big3.png', new Blob([big], { type: 'image/png' }));
+    expect(errOf(multipart.error)?.statusCode).toBe('413');
+    expect((await admin.storage.from(L).list()).data).toEqual([]);
+    expect((await admin.storage.from(L).upload('ok.png', Buffer.alloc(1000), { contentType: 'image/png' })).error).toBeNull();
+  });
+
+  it('a streamed body far over the limit gets its 413 and the server keeps serving', async () => {
+    const chunks = Array.from({ length: 96 }, () => Buffer.alloc(64 * 1024, 9)); // 6 MiB, sent chunked
+    const res = await fetch(`${lb.url}/storage/v1/object/${L}/huge.png`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${lb.serviceRoleKey}`, 'content-type': 'image/png' },
+      body: Readable.toWeb(Readable.from(chunks)) as ReadableStream,
+      duplex: 'half',
+    } as RequestInit);
+    expect(res.status).toBe(400);
+    expect((await res.json()) as unknown).toMatchObject({ statusCode: '413', code: 'EntityTooLarge' });
+    await new Promise((r) => setTimeout(r, 200));
+    expect((await admin.storage.from(L).list()).error).toBeNull();
+    expect((await admin.storage.from(L).exists('huge.png')).data).toBe(false);
+  });
+
+  it('a type outside allowed_mime_types is 415', async () => {
+    const up = await admin.storage.from(L).upload('a.pdf', 'x', { contentType: 'application/pdf' });
+    expect(errOf(up.error)).toEqual({ statusCode: '415', message: 'mime type application/pdf is not supported' });
+    expect((await admin.storage.from(L).upload('a.txt', 'x', { contentType: 'text/plain;charset=UTF-8' })).error).toBeNull();
+  });
+
+  it('the global limit applies to buckets without one', async () => {
+    const small = await startTestServer({ storageFileSizeLimit: 10 });
+    try {
+      const a = serviceClient(small);
+      const id = `g-${sfx}`;
+      await a.storage.createBucket(id);
+      expect(errOf((await a.storage.from(id).upload('a.txt', '12345678901')).error)?.statusCode).toBe('413');
+      expect((await a.storage.from(id).upload('b.txt', '1234567890')).error).toBeNull();
+      await a.storage.emptyBucket(id);
+      await a.storage.deleteBucket(id);
+    } finally {
+      await small.stop();
+    }
+  });
+});
+
+describe('hostile names', () => {
+  it('"../" stays a name: stored in the database, the bytes inside the storage folder', async () => {
+    // fetch resolves a literal ../ in the URL before sending (storage-js does not encode keys): a clean 404
+    const viaClient = await admin.storage.from(B).upload('../../etc/passwd', 'x');
+    expect(errOf(viaClient.error)?.statusCode).toBe('404');
+    // encoded slashes reach the server as the key ../../etc/passwd
+    const res = await fetch(`${lb.url}/storage/v1/object/${B}/..%2F..%2Fetc%2Fpasswd`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${lb.serviceRoleKey}`, 'content-type': 'text/plain' },
+      body: 'not really',
+    });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ Key: `${B}/../../etc/passwd` });
+    const info = await admin.storage.from(B).info('..%2F..%2Fetc%2Fpasswd');
+    expect(info.data?.name).toBe('../../etc/passwd');
+    const id = info.data?.id as string;
+    expect(fs.readdirSync(path.join(lb.storageDir, 'objects', id.slice(0, 2), id))).toHaveLength(1);
+    const list = await admin.storage.from(B).list('..');
+    expect(list.data?.map((e) => e.name)).toEqual(['..']);
+  });
+
+  it('NUL, unicode and over-long keys are 400 InvalidKey, as Supabase (S3-safe ASCII only)', async () => {
+    for (const key of ['a\u0000b.txt', 'ünïcødé.txt', 'x'.repeat(1100)]) {
+      const up = await admin.storage.from(B).upload(key, 'x');
+      expect(errOf(up.error)?.statusCode, key.slice(0, 20)).toBe('400');
+      expect(errOf(up.error)?.message.startsWith('Invalid key: ')).toBe(true);
+    }
+  });
+});
+
+describe('downloads', () => {
+  const get = (p: string, headers: Record<string, string> = {}) =>
+    fetch(`${lb.url}/storage/v1/object/${B}/${p}`, { headers: { authorization: `Bearer ${lb.serviceRoleKey}`, ...headers } });
+
+  beforeAll(async () => {
+    await admin.storage.from(B).upload('video.bin', Buffer.from('0123456789'), { contentType: 'video/mp4', cacheControl: '120' });
+  });
+
+  it('Content-Type, Cache-Control, ETag, Last-Modified, Accept-Ranges', async () => {
+    const res = await get('video.bin');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('video/mp4');
+    expect(res.headers.get('cache-control')).toBe('max-age=120');
+    expect(res.headers.get('content-length')).toBe('10');
+    expect(res.headers.get('accept-ranges')).toBe('bytes');
+    expect(res.headers.get('etag')).toMatch(/^"[0-9a-f]{32}"$/);
+    expect(new Date(res.headers.get('last-modified') ?? '').getTime()).toBeGreaterThan(0);
+    expect(await res.text()).toBe('0123456789');
+  });
+
+  it('a browser on another origin may read the headers it needs (CORS)', async () => {
+    const res = await get('video.bin', { origin: 'http://app.example' });
+    expect(res.headers.get('access-control-allow-origin')).toBe('http://app.example');
+    expect(res.headers.get('access-control-expose-headers')).toContain('ETag');
+    expect(res.headers.get('access-control-expose-headers')).toContain('Content-Range');
+    const pre = await fetch(`${lb.url}/storage/v1/object/${B}/x.png`, {
+      method: 'OPTIONS',
+      headers: { origin: 'http://app.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'x-upsert, authorization' },
+    });
+    expect(pre.status).toBe(204);
+    expect(pre.headers.get('access-control-allow-headers')).toContain('x-upsert');
+  });
+
+  it('If-None-Match with the ETag is 304', async () => {
+    const etag = (await get('video.bin')).headers.get('etag') as string;
+    const res = await get('video.bin', { 'if-none-match': etag });
+    expect(res.status).toBe(304);
+  });
+
+  it('Range gives 206 with Content-Range (a video can seek); an unsatisfiable range is 416', async () => {
+    const res = await get('video.bin', { range: 'bytes=2-5' });
+    expect(res.status).toBe(206);
+    expect(res.headers.get('content-range')).toBe('bytes 2-5/10');
+    expect(await res.text()).toBe('2345');
+    const tail = await get('video.bin', { range: 'bytes=-3' });
+    expect(await tail.text()).toBe('789');
+    expect((await get('video.bin', { range: 'bytes=20-' })).status).toBe(416);
+  });
+
+  it('?download sets Content-Disposition; unknown query parameters are ignored', async () => {
+    const res = await get('video.bin?download=clip%20one.mp4&cacheNonce=1');
+    expect(res.headers.get('content-disposition')).toBe("attachment; filename=clip%20one.mp4; filename*=UTF-8''clip%20one.mp4");
+    const d = await admin.storage.from(B).download('video.bin', { cacheNonce: 'x' } as never);
+    expect(d.error).toBeNull();
+  });
+
+  it('text/html is served as text/plain', async () => {
+    await admin.storage.from(B).upload('page.html', '<script>alert(1)</script>', { contentType: 'text/html' });
+    expect((await get('page.html')).headers.get('content-type')).toBe('text/plain');
+  });
+});
+
+describe('list, move, copy, remove', () => {
+  const L = `list-${sfx}`;
+  beforeAll(async () => {
+    await admin.storage.createBucket(L);
+    for (const k of ['top.txt', 'dir/a.txt', 'dir/b.txt', 'dir/Cat.txt', 'dir/sub/deep.txt', 'other/x.txt']) {
+      await admin.storage.from(L).upload(k, k);
+    }
+  });
+
+  it('list gives one level, folders as entries with null id, relative names', async () => {
+    const root = await admin.storage.from(L).list();
+    expect(root.data?.map((e) => [e.name, e.id === null])).toEqual([
+      ['dir', true],
+      ['other', true],
+      ['top.txt', false],
+    ]);
+    const dir = await admin.storage.from(L).list('dir');
+    expect(dir.data?.map((e) => e.name)).toEqual(['a.txt', 'b.txt', 'Cat.txt', 'sub']);
+    const file = dir.data?.find((e) => e.name === 'a.txt');
+    expect(typeof file?.id).toBe('string');
+    expect(file?.metadata).toMatchObject({ size: 9, mimetype: 'text/plain;charset=UTF-8' });
+    expect(file?.created_at).toBeTruthy();
+  });
+
+  it('list honours search (case-insensitive prefix), limit, offset and sortBy', async () => {
+    expect((await admin.storage.from(L).list('dir', { search: 'c' })).data?.map((e) => e.name)).toEqual(['Cat.txt']);
+    expect((await admin.storage.from(L).list('dir', { limit: 2, offset: 1 })).data?.map((e) => e.name)).toEqual(['b.txt', 'Cat.txt']);
+    expect((await admin.storage.from(L).list('dir', { sortBy: { column: 'name', order: 'desc' } })).data?.map((e) => e.name)).toEqual([
+      'sub',
+      'Cat.txt',
+      'b.txt',
+      'a.txt',
+    ]);
+    const byDate = await admin.storage.from(L).list('dir', { sortBy: { column: 'created_at', order: 'asc' } });
+    expect(byDate.data?.map((e) => e.name)).toEqual(['sub', 'a.txt', 'b.txt', 'Cat.txt']);
+    const bad = await admin.storage.from(L).list('dir', { sortBy: { column: 'size' as never, order: 'asc' } });
+    expect(errOf(bad.error)?.statusCode).toBe('400');
+  });
+
+  it('move keeps the bytes under the new key; copy makes a second object; remove returns the deleted rows', async () => {
+    expect((await admin.storage.from(L).move('top.txt', 'moved/top.txt')).data).toMatchObject({ message: 'Successfully moved' });
+    expect((await admin.storage.from(L).exists('top.txt')).data).toBe(false);
+    expect(await (await admin.storage.from(L).download('moved/top.txt')).data?.text()).toBe('top.txt');
+    expect(errOf((await admin.storage.from(L).move('nope.txt', 'x.txt')).error)?.statusCode).toBe('404');
+
+    const copied = await admin.storage.from(L).copy('moved/top.txt', 'copy.txt', { destinationBucket: B });
+    expect(copied).toEqual({ data: { path: `${B}/copy.txt` }, error: null });
+    expect(await (await admin.storage.from(B).download('copy.txt')).data?.text()).toBe('top.txt');
+    expect(errOf((await admin.storage.from(L).copy('moved/top.txt', 'copy.txt', { destinationBucket: B })).error)?.statusCode).toBe('409');
+
+    const removed = await admin.storage.from(L).remove(['moved/top.txt', 'dir/a.txt', 'never.txt']);
+    expect(removed.data?.map((r) => r.name).sort()).toEqual(['dir/a.txt', 'moved/top.txt']);
+    expect(removed.data?.every((r) => typeof r.id === 'string' && r.bucket_id === L)).toBe(true);
+    expect((await admin.storage.from(L).exists('dir/a.txt')).data).toBe(false);
+    // the copy's bytes are its own
+    expect(await (await admin.storage.from(B).download('copy.txt')).data?.text()).toBe('top.txt');
+  });
+});
+
+describe('listV2', () => {
+  const V = `v2-${sfx}`;
+  const names = Array.from({ length: 8 }, (_, i) => `testpath/file-${i}.txt`);
+  beforeAll(async () => {
+    await admin.storage.createBucket(V);
+    for (const n of names) await admin.storage.from(V).upload(n, n); // created in this order
+    await admin.storage.from(V).upload('testpath/sub/deep.txt', 'deep');
+    await admin.storage.from(V).upload('testpath2/other.txt', 'other');
+  });
+
+  async function pages(sortBy: { column: 'name' | 'created_at'; order: 'asc' | 'desc' }): Promise<string[][]> {
+    const out: string[][] = [];
+    let cursor: string | undefined;
+    for (;;) {
+      const { data, error } = await admin.storage.from(V).listV2({ prefix: 'testpath/file', limit: 2, sortBy, cursor });
+      expect(error).toBeNull();
+      out.push(data!.objects.map((o) => o.name));
+      if (!data!.hasNext) return out;
+      expect(data!.nextCursor).toBeTruthy();
+      cursor = data!.nextCursor;
+    }
+  }
+
+  it('pages of exactly 2 in name and created_at order, both directions, hasNext false at the end', async () => {
+    const chunk = (list: string[]) => [0, 2, 4, 6].map((i) => list.slice(i, i + 2));
+    expect(await pages({ column: 'name', order: 'asc' })).toEqual(chunk(names));
+    expect(await pages({ column: 'name', order: 'desc' })).toEqual(chunk([...names].reverse()));
+    expect(await pages({ column: 'created_at', order: 'asc' })).toEqual(chunk(names));
+    expect(await pages({ column: 'created_at', order: 'desc' })).toEqual(chunk([...names].reverse()));
+  });
+
+  it('with_delimiter folds deeper keys into folders; the prefix is a raw string prefix', async () => {
+    const { data } = await admin.storage.from(V).listV2({ prefix: 'testpath/', with_delimiter: true });
+    expect(data?.folders).toEqual([{ key: 'sub', name: 'testpath/sub/' }]);
+    expect(data?.objects.map((o) => o.name)).toEqual(names);
+    const top = await admin.storage.from(V).listV2({ prefix: 'testpath', with_delimiter: true });
+    expect(top.data?.folders).toEqual([
+      { key: 'testpath', name: 'testpath/' },
+      { key: 'testpath2', name: 'testpath2/' },
+    ]);
+    const flat = await admin.storage.from(V).listV2({ prefix: 'testpath' });
+    expect(flat.data?.objects).toHaveLength(10);
+    expect(flat.data?.folders).toEqual([]);
+  });
+});
+
+describe('signed and public URLs', () => {
+  beforeAll(async () => {
+    await admin.storage.from(B).upload('secret.txt', 'for your eyes');
+    await admin.storage.from(PUB).upload('logo.txt', 'public logo', { contentType: 'text/plain' });
+  });
+
+  it('createSignedUrl: fetchable without any header until it expires; download adds Content-Disposition', async () => {
+    const s = await admin.storage.from(B).createSignedUrl('secret.txt', 60, { download: 'x.txt' });
+    expect(s.error).toBeNull();
+    expect(s.data?.signedUrl).toContain(`/storage/v1/object/sign/${B}/secret.txt?token=`);
+    const res = await fetch(s.data!.signedUrl);
+    expect(res.status).toBe(200);
+    expect(await res.text()).toBe('for your eyes');
+    expect(res.headers.get('content-disposition')).toContain('filename=x.txt');
+
+    const short = await admin.storage.from(B).createSignedUrl('secret.txt', 1);
+    await new Promise((r) => setTimeout(r, 2100));
+    const late = await fetch(short.data!.signedUrl);
+    expect(late.status).toBe(400);
+    expect(await late.json()).toMatchObject({ statusCode: '400', error: 'InvalidJWT' });
+  });
+
+  it('a token is only good for its own object', async () => {
+    const s = await admin.storage.from(B).createSignedUrl('secret.txt', 60);
+    const token = new URL(s.data!.signedUrl).searchParams.get('token');
+    const res = await fetch(`${lb.url}/storage/v1/object/sign/${B}/here.txt?token=${token}`);
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ statusCode: '400', error: 'InvalidSignature' });
+    const forged = await fetch(`${lb.url}/storage/v1/object/sign/${B}/secret.txt?token=${lb.serviceRoleKey}`);
+    expect(forged.status).toBe(400);
+  });
+
+  it('createSignedUrls: one entry per path, in order, missing ones with an error', async () => {
+    const s = await admin.storage.from(B).createSignedUrls(['secret.txt', 'missing.txt'], 60);
+    expect(s.data?.map((e) => [e.path, e.error, typeof e.signedUrl])).toEqual([
+      ['secret.txt', null, 'string'],
+      ['missing.txt', 'Either the object does not exist or you do not have access to it', 'object'],
+    ]);
+    expect(await (await fetch(s.data![0]!.signedUrl as string)).text()).toBe('for your eyes');
+    expect(errOf((await admin.storage.from(B).createSignedUrl('missing.txt', 60)).error)?.statusCode).toBe('404');
+  });
+
+  it('signed upload URL: one use without upsert (then 409), overwrites with upsert', async () => {
+    const s = await admin.storage.from(B).createSignedUploadUrl('signed/up.txt');
+    expect(s.error).toBeNull();
+    expect(s.data?.signedUrl).toContain(`/storage/v1/object/upload/sign/${B}/signed/up.txt`);
+    const first = await admin.storage.from(B).uploadToSignedUrl('signed/up.txt', s.data!.token, 'first');
+    expect(first.error).toBeNull();
+    expect(first.data).toMatchObject({ path: 'signed/up.txt', fullPath: `${B}/signed/up.txt` });
+    const second = await admin.storage.from(B).uploadToSignedUrl('signed/up.txt', s.data!.token, 'second');
+    expect(errOf(second.error)).toEqual({ statusCode: '409', message: 'The resource already exists' });
+
+    const u = await admin.storage.from(B).createSignedUploadUrl('signed/up.txt', { upsert: true });
+    expect((await admin.storage.from(B).uploadToSignedUrl('signed/up.txt', u.data!.token, 'third')).error).toBeNull();
+    expect(await (await admin.storage.from(B).download('signed/up.txt')).data?.text()).toBe('third');
+    const other = await admin.storage.from(B).uploadToSignedUrl('signed/other.txt', u.data!.token, 'x');
+    expect(errOf(other.error)?.statusCode).toBe('400');
+  });
+
+  it('public URLs work without any header for public buckets only', async () => {
+    const url = admin.storage.from(PUB).getPublicUrl('logo.txt').data.publicUrl;
+    expect(url).toBe(`${lb.url}/storage/v1/object/public/${PUB}/logo.txt`);
+    const res = await fetch(url);
+    expect(res.status).toBe(200);
+    expect(await res.text()).toBe('public logo');
+    const priv = await fetch(admin.storage.from(B).getPublicUrl('secret.txt').data.publicUrl);
+    expect(priv.status).toBe(400);
+    expect(await priv.json()).toEqual({ statusCode: '404', code: 'NoSuchBucket', error: 'Bucket not found', message: 'Bucket not found' });
+  });
+
+  it('image transformations are not offered: the render routes answer 404', async () => {
+    const res = await fetch(`${lb.url}/storage/v1/render/image/public/${PUB}/logo.txt?width=10`);
+    expect(res.status).toBe(404);
+    expect(await res.json()).toMatchObject({ statusCode: '404', error: 'Not Found' });
+  });
+});
