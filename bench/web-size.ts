@@ -9,8 +9,9 @@
 //                                             so they are listed apart and not counted.
 //   App Router    .next/app-build-manifest.json (if present) rootMainFiles + pages[route].
 // Each file is gzipped on its own (as it travels) with zlib's default level (6); a route's figure is the sum
-// over its unique files. Budget: 200 kB gz for every route; target: 160 kB gz for the smallest pages.
-// Exit code 1 when any route is over the 200 kB budget.
+// over its unique files. Budgets (fail, exit code 1): 197 kB gz for every route, 175 kB gz for the sign-in, sign-up
+// and password pages — the figures of ADR 038 plus about 1 kB, so a regression fails the bench. Targets (issue 13,
+// reported, not failing): 175 kB gz for every route, 160 kB gz for those auth pages.
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,8 +19,14 @@ import { constants, gzipSync } from 'node:zlib';
 import { args, argValue } from './lib/args.ts';
 
 const KB = 1000; // kB as Next reported it (1 kB = 1000 bytes)
-const BUDGET_KB = 200;
-const TARGET_KB = 160;
+const BUDGET_KB = 197;
+const TARGET_KB = 175;
+/** The signed-out entry pages: a tighter budget and target of their own. */
+const AUTH_PAGES = new Set(['/sign-in', '/sign-up', '/forgot-password', '/reset-password']);
+const AUTH_BUDGET_KB = 175;
+const AUTH_TARGET_KB = 160;
+const budgetOf = (route: string): number => (AUTH_PAGES.has(route) ? AUTH_BUDGET_KB : BUDGET_KB);
+const targetOf = (route: string): number => (AUTH_PAGES.has(route) ? AUTH_TARGET_KB : TARGET_KB);
 const GZIP_LEVEL = constants.Z_DEFAULT_COMPRESSION; // zlib default = level 6
 
 interface BuildManifest {
@@ -209,7 +216,16 @@ if (asJson) {
         gzipLevel: 'zlib default (6)',
         budgetKb: BUDGET_KB,
         targetKb: TARGET_KB,
-        routes: routes.map((r) => ({ route: r.route, router: r.router, gzipKb: +format(r.gzip), rawKb: +format(r.raw), files: r.files })),
+        authPages: { routes: [...AUTH_PAGES], budgetKb: AUTH_BUDGET_KB, targetKb: AUTH_TARGET_KB },
+        routes: routes.map((r) => ({
+          route: r.route,
+          router: r.router,
+          gzipKb: +format(r.gzip),
+          rawKb: +format(r.raw),
+          budgetKb: budgetOf(r.route),
+          targetKb: targetOf(r.route),
+          files: r.files,
+        })),
         chunks: chunks.map((c) => ({ file: c.file, gzipKb: +format(c.gzip), rawKb: +format(c.raw), routes: chunkUse.get(c.file) })),
         polyfills: polyfills.map(sizeOf).map((c) => ({ file: c.file, gzipKb: +format(c.gzip) })),
       },
@@ -219,7 +235,10 @@ if (asJson) {
   );
 } else {
   console.log(`First-load JS per route — ${NEXT_DIR} (build ${buildId}, ${builtAt})`);
-  console.log(`gzip: zlib default level (6), each file on its own; 1 kB = 1000 bytes; budget ${BUDGET_KB} kB gz, target ${TARGET_KB} kB gz\n`);
+  console.log(
+    `gzip: zlib default level (6), each file on its own; 1 kB = 1000 bytes; budget ${BUDGET_KB} kB gz, target ${TARGET_KB} kB gz ` +
+      `(${[...AUTH_PAGES].join(', ')}: budget ${AUTH_BUDGET_KB}, target ${AUTH_TARGET_KB})\n`,
+  );
   const header = ['route', 'router', 'files', 'raw kB', 'kB gz', 'budget', '% budget', 'target', 'status'];
   const rows = routes.map((r) => [
     r.route,
@@ -227,10 +246,10 @@ if (asJson) {
     String(r.files.length),
     format(r.raw),
     format(r.gzip),
-    String(BUDGET_KB),
-    `${((r.gzip / (BUDGET_KB * KB)) * 100).toFixed(0)}%`,
-    String(TARGET_KB),
-    r.gzip > BUDGET_KB * KB ? 'OVER' : r.gzip > TARGET_KB * KB ? 'OK (above target)' : 'OK',
+    String(budgetOf(r.route)),
+    `${((r.gzip / (budgetOf(r.route) * KB)) * 100).toFixed(0)}%`,
+    String(targetOf(r.route)),
+    r.gzip > budgetOf(r.route) * KB ? 'OVER' : r.gzip > targetOf(r.route) * KB ? 'OK (above target)' : 'OK',
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
   const line = (cells: string[]): string => cells.map((c, i) => (i === 0 || i === 1 || i === 8 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
@@ -290,9 +309,9 @@ if (strayRoutes.length) {
   );
 }
 
-const over = routes.filter((r) => r.gzip > BUDGET_KB * KB);
+const over = routes.filter((r) => r.gzip > budgetOf(r.route) * KB);
 if (over.length) {
-  console.error(`\nOVER BUDGET (${BUDGET_KB} kB gz): ${over.map((r) => `${r.route} ${format(r.gzip)} kB`).join(', ')}`);
+  console.error(`\nOVER BUDGET: ${over.map((r) => `${r.route} ${format(r.gzip)} kB > ${budgetOf(r.route)} kB`).join(', ')}`);
   process.exit(1);
 }
 if (strayRoutes.length) process.exit(1);

@@ -3,10 +3,12 @@ import { useEffect } from 'react'
 /**
  * Starts `load` (a dynamic import) once the browser is idle after the page has loaded — or after 1.5 s where
  * requestIdleCallback is missing — so code kept out of the first-load bundle is there before it is needed.
- * Pass a stable function (defined at module level).
+ * Pass a stable function (defined at module level). With `enabled` false nothing is fetched (yet): it starts when
+ * `enabled` turns true, e.g. once a user who may use the code has signed in.
  */
-export function usePrefetchWhenIdle(load: () => Promise<unknown>): void {
+export function usePrefetchWhenIdle(load: () => Promise<unknown>, enabled = true): void {
   useEffect(() => {
+    if (!enabled) return
     const prefetch = () => void load()
     if ('requestIdleCallback' in window) {
       const id = window.requestIdleCallback(prefetch, { timeout: 3000 })
@@ -14,5 +16,5 @@ export function usePrefetchWhenIdle(load: () => Promise<unknown>): void {
     }
     const id = setTimeout(prefetch, 1500)
     return () => clearTimeout(id)
-  }, [load])
+  }, [load, enabled])
 }

@@ -291,7 +291,11 @@ export function createUIConfig(options: UIConfigOptions) {
     animations: options.animations,
     media,
     tokens,
-    themes,
+    // In the browser the themes come from the CSS the server sent (_document's <style id="tamagui-css">, every
+    // theme's variables): with an empty object Tamagui 2 reads them back from that stylesheet (scanAllSheets), so
+    // the theme JS (themes.generated.ts, ~11 kB gz) is not shipped twice. Next compiles `typeof window` to a constant
+    // per bundle, so the client bundle does not include the generated module at all (ADR 038).
+    themes: (typeof window === 'undefined' ? themes : {}) as typeof themes,
     fonts: { body: bodyFont, heading: headingFont },
     shorthands: {},
     selectionStyles: (theme: Record<string, unknown>) =>

@@ -8,8 +8,11 @@ import { createV5Theme, defaultChildrenThemes } from '@tamagui/config/v5'
 
 export const accentNames = ['blue', 'red', 'yellow', 'green'] as const
 
+/** Sub-themes the v5 builder always adds (for its own palette generation) but the app never renders. */
+const UNUSED_CHILDREN = new Set(['black', 'white'])
+
 export function buildThemes() {
-  return createV5Theme({
+  const all = createV5Theme({
     childrenThemes: {
       blue: defaultChildrenThemes.blue,
       red: defaultChildrenThemes.red,
@@ -19,4 +22,8 @@ export function buildThemes() {
     grandChildrenThemes: {},
     componentThemes: false,
   })
+  // Only the themes the app renders: every theme costs its CSS variables in each page's <style> (ADR 038).
+  return Object.fromEntries(
+    Object.entries(all).filter(([name]) => !UNUSED_CHILDREN.has(name.replace(/^(light|dark)_/, ''))),
+  ) as { [K in keyof typeof all as K extends `${string}_${'black' | 'white'}` ? never : K]: (typeof all)[K] }
 }

@@ -90,7 +90,9 @@ export function AppFrame({ children, guestBannerDismissed = false }: { children:
           $lg={{ height: 64, paddingHorizontal: '$6' }}
           gap="$3"
         >
-          <Link href="/" className="brand-link">
+          {/* Signed out, `/` is prefetched on hover only: its code (the API client, ~25 kB gz) would otherwise be
+              downloaded after every signed-out page's load (ADR 038). */}
+          <Link href="/" className="brand-link" prefetch={user ? undefined : false}>
             <BrandMark />
             <span>Foyer</span>
           </Link>

@@ -1,6 +1,6 @@
-import { useIsMutating } from '@tanstack/react-query'
 import { useState } from 'react'
 
+import { useMutationPending } from '../../lib/pending-mutations'
 import { useRouteChange } from '../../lib/use-route-change'
 
 /** Route changes in flight (client-side navigation). */
@@ -21,7 +21,7 @@ export const PROGRESS_BAR_Z_INDEX = 400
 /** A thin indeterminate bar at the very top while a route change or a mutation is pending. */
 export function ProgressBar() {
   const routePending = useRouteChangePending()
-  const mutating = useIsMutating() > 0
+  const mutating = useMutationPending()
   if (!routePending && !mutating) return null
   return (
     <div role="progressbar" aria-label="Loading" className="progress-bar" style={{ zIndex: PROGRESS_BAR_Z_INDEX }}>

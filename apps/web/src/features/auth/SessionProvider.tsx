@@ -2,6 +2,7 @@ import type { AuthChangeEvent, Session, User } from '@supabase/supabase-js'
 import Router from 'next/router'
 import { createContext, useContext, useEffect, useMemo, useRef, useState, type ReactNode } from 'react'
 
+import { publishSessionScope, sessionScopeOf } from '../../lib/session-scope'
 import { sessionNeedsSecondFactor } from '../../lib/supabase/assurance'
 import { loadBrowserSupabase } from '../../lib/supabase/browser'
 import { useRouteChange } from '../../lib/use-route-change'
@@ -156,6 +157,9 @@ export function SessionProvider({ initialSession, children }: { initialSession?:
     }),
     [session, isLoading],
   )
+  // Whose API answers may be shown (lib/session-scope.ts): the query cache resets when this changes.
+  const scope = value.isLoading ? undefined : sessionScopeOf(value.user?.id ?? null, value.needsSecondFactor)
+  useEffect(() => publishSessionScope(scope), [scope])
   return <SessionContext.Provider value={value}>{children}</SessionContext.Provider>
 }
 

@@ -1,6 +1,7 @@
 import Link from 'next/link'
 import { Button, Dialog, XStack } from 'tamagui'
 
+import { ApiProvider } from '../../lib/api-provider'
 import { CloseIcon } from '../../ui/icons'
 import { secondFactorPath, useSession } from '../auth'
 import { CreateNoteForm } from '../notes'
@@ -57,7 +58,11 @@ export default function CreateModal() {
                 : 'Sign in to write notes.'}
           </Dialog.Description>
           {canWrite ? (
-            <CreateNoteForm onDone={() => setOpen(false)} />
+            // The modal opens on any page, also those without the API providers: it brings its own, on the
+            // browser's one query cache, so a saved note shows in the list at once.
+            <ApiProvider>
+              <CreateNoteForm onDone={() => setOpen(false)} />
+            </ApiProvider>
           ) : (
             <XStack justifyContent="flex-end">
               <Link href={user ? secondFactorPath() : '/sign-in'} className="button-link" onClick={() => setOpen(false)}>

@@ -31,20 +31,23 @@ const loadCreateModal = () => import('./CreateModal')
 const CreateModal = dynamic(loadCreateModal, { ssr: false })
 
 /**
- * The create modal, kept out of the first-load bundle: its code (Tamagui Dialog, focus scope, portal) is
- * fetched when the browser is idle after load, and mounted the first time the modal opens.
+ * The create modal, kept out of the first-load bundle: its code (Tamagui Dialog, focus scope, portal, the note form
+ * and its API providers) is fetched when the browser is idle after load for a signed-in user who may write notes,
+ * and mounted the first time the modal opens.
  */
 export function LazyCreateModal() {
   const open = useCreateModal((s) => s.open)
   const [used, setUsed] = useState(false)
   const { user, needsSecondFactor } = useSession()
-  useCreateShortcut(Boolean(user) && !needsSecondFactor)
+  const canWrite = Boolean(user) && !needsSecondFactor
+  useCreateShortcut(canWrite)
 
   useEffect(() => {
     if (open) setUsed(true)
   }, [open])
 
-  usePrefetchWhenIdle(loadCreateModal)
+  // Only for a user who can open it (New, the n shortcut): a signed-out visitor never downloads it.
+  usePrefetchWhenIdle(loadCreateModal, canWrite)
 
   return used || open ? <CreateModal /> : null
 }

@@ -3,6 +3,7 @@ import { createInnerContext } from '../../server/trpc'
 import { withSession } from '../../server/with-session'
 import { NoteScreen, type NoteScreenProps } from '../../features/notes'
 import { noteIdSchema } from '../../features/notes/schema'
+import { withApi } from '../../lib/api-provider'
 
 export const getServerSideProps = withSession<NoteScreenProps>({
   protected: true,
@@ -19,4 +20,4 @@ export const getServerSideProps = withSession<NoteScreenProps>({
   },
 })
 
-export default NoteScreen
+export default withApi(NoteScreen)

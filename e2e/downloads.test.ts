@@ -1,0 +1,85 @@
+// What the browser downloads (issue 13, ADR 038): a signed-out visitor gets neither the create modal nor the
+// API client code after `load`, the auth client is auth-js alone (no PostgREST, Storage, Realtime or Functions
+// client), and what follows `load` stays within 40 kB gz; a signed-in user gets the create modal ahead of use.
+import { gzipSync } from 'node:zlib';
+import type { Page } from 'playwright-core';
+import { describe, expect, test } from 'vitest';
+import { sleep, useBrowser } from './browser.ts';
+import { signedInUser } from './notes-helpers.ts';
+
+const fixture = useBrowser();
+
+interface Script {
+  url: string;
+  afterLoad: boolean;
+  body: string;
+}
+
+/** Records every script the page fetches, and whether its request started after the page's `load` event. */
+function recordScripts(page: Page): Script[] {
+  const scripts: Script[] = [];
+  let loaded = false;
+  page.on('load', () => {
+    loaded = true;
+  });
+  page.on('request', (request) => {
+    if (request.resourceType() !== 'script') return;
+    const entry: Script = { url: request.url(), afterLoad: loaded, body: '' };
+    scripts.push(entry);
+    void request
+      .response()
+      .then((response) => response?.text())
+      .then((text) => {
+        entry.body = text ?? '';
+      })
+      .catch(() => undefined);
+  });
+  return scripts;
+}
+
+const gz = (scripts: Script[]): number => scripts.reduce((sum, s) => sum + gzipSync(s.body, { level: 6 }).length, 0);
+/** The create modal's chunk: the only code with its dialog title. */
+const isCreateModal = (s: Script): boolean => s.body.includes('New note');
+/** supabase-js's full client builds these service URLs; auth-js alone has none of them. */
+const isSupabaseDataClient = (s: Script): boolean => /realtime\/v1|storage\/v1|functions\/v1/.test(s.body);
+/** tRPC's client (httpBatchLink sends `?batch=1`). */
+const isApiClient = (s: Script): boolean => s.body.includes('batch=1');
+
+/** Waits past `load` and the idle prefetches (requestIdleCallback timeouts are at most 3 s). */
+async function settle(page: Page): Promise<void> {
+  await page.waitForLoadState('load');
+  await sleep(4000);
+  await page.waitForLoadState('networkidle');
+}
+
+describe('downloads', () => {
+  for (const path of ['/sign-in', '/sign-up', '/forgot-password']) {
+    test(`signed out, ${path} fetches after load only the auth client (auth-js alone) and the toasts: ≤ 40 kB gz`, async () => {
+      const page = await fixture.newPage();
+      const scripts = recordScripts(page);
+      await page.goto(path);
+      await settle(page);
+      const after = scripts.filter((s) => s.afterLoad);
+      expect(scripts.filter(isCreateModal).map((s) => s.url), 'the create modal is not for signed-out visitors').toEqual([]);
+      expect(scripts.filter(isSupabaseDataClient).map((s) => s.url), 'only auth-js, not supabase-js').toEqual([]);
+      // No page here calls the API, and `/` (which does) is not prefetched for signed-out visitors.
+      expect(scripts.filter(isApiClient).map((s) => s.url), 'no API client').toEqual([]);
+      // The auth client is there (the form and the session need it) …
+      expect(after.some((s) => s.body.includes('grant_type=password'))).toBe(true);
+      // … and everything after load fits the budget.
+      console.info(`${path} signed out: ${gz(after)} B gz of script after load (${after.length} files)`);
+      expect(gz(after), after.map((s) => `${s.url} ${gz([s])} B gz`).join('\n')).toBeLessThanOrEqual(40_000);
+    });
+  }
+
+  test('signed in, the create modal code arrives before it is opened, and still no supabase-js data client', async () => {
+    const { page: first } = await signedInUser(fixture);
+    // A new tab of the signed-in browser: every script it fetches is recorded from the start.
+    const page = await first.context().newPage();
+    const scripts = recordScripts(page);
+    await page.goto('/');
+    await settle(page);
+    expect(scripts.filter(isCreateModal).length, 'prefetched while idle').toBeGreaterThan(0);
+    expect(scripts.filter(isSupabaseDataClient).map((s) => s.url)).toEqual([]);
+  });
+});
