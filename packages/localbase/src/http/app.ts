@@ -13,6 +13,8 @@ import { deleteOldGuests } from '../auth/cleanup.ts';
 import { mailboxRoutes } from '../mail/routes.ts';
 import { mailboxGuard } from '../mail/guard.ts';
 import type { RestService } from '../rest/service.ts';
+import type { RealtimeServer } from '../realtime/server.ts';
+import { realtimeRoutes } from '../realtime/routes.ts';
 
 export const API_VERSION = '2024-01-01';
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -64,7 +66,13 @@ function requireLocalAdmin(c: Context, keys: Map<string, ApiKeyRole>, what: stri
 
 const LOOPBACK = /^(127\.|::1$|::ffff:127\.)/;
 
-export function createApp(cfg: ResolvedConfig, auth: AuthService, rest?: RestService, admin?: AdminActions): Hono {
+export function createApp(
+  cfg: ResolvedConfig,
+  auth: AuthService,
+  rest?: RestService,
+  admin?: AdminActions,
+  realtime?: RealtimeServer,
+): Hono {
   const app = new Hono();
   const keys = knownApiKeys(cfg);
 
@@ -171,6 +179,7 @@ export function createApp(cfg: ResolvedConfig, auth: AuthService, rest?: RestSer
   app.use('/auth/v1', requireApiKey);
   app.use('/rest/v1/*', requireApiKey);
   app.use('/rest/v1', requireApiKey);
+  app.use('/realtime/v1/*', requireApiKey);
 
   app.route('/auth/v1', authRoutes(auth));
   if (rest) {
@@ -198,6 +207,8 @@ export function createApp(cfg: ResolvedConfig, auth: AuthService, rest?: RestSer
     app.all('/rest/v1/*', restHandler);
     app.all('/rest/v1', restHandler);
   }
+  // The WebSocket itself is served by the HTTP server's upgrade handler (src/realtime/server.ts).
+  if (realtime) app.route('/realtime/v1', realtimeRoutes(realtime));
   app.route('/mailbox', mailboxRoutes(auth.db, auth.mailbox));
   // `localbase db reset` while the server runs (it holds the data folder): only with the service_role / secret key,
   // only from this machine. Not part of Supabase's API.
@@ -218,7 +229,7 @@ export function createApp(cfg: ResolvedConfig, auth: AuthService, rest?: RestSer
     return c.json({ deleted });
   });
   app.get('/', (c) =>
-    c.json({ name: 'localbase', auth: '/auth/v1', rest: '/rest/v1', mailbox: '/mailbox' }),
+    c.json({ name: 'localbase', auth: '/auth/v1', rest: '/rest/v1', realtime: '/realtime/v1', mailbox: '/mailbox' }),
   );
 
   app.notFound((c) => {

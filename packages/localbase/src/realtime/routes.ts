@@ -1,0 +1,73 @@
+// Realtime's REST broadcast endpoints (decision 041): the batch one realtime-js's send() falls back to before a
+// channel is joined, and the single one of channel.httpSend(). Both answer 202 with an empty body.
+import { Hono } from 'hono';
+import type { Context } from 'hono';
+import type { RealtimeServer } from './server.ts';
+import { RealtimeTokenError, type Claims } from './tokens.ts';
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Most messages one batch request may carry. */
+export const MAX_BATCH_MESSAGES = 100;
+
+export function realtimeRoutes(realtime: RealtimeServer): Hono {
+  const app = new Hono();
+
+  // The caller: the bearer token, else the apikey (the apikey itself was checked by the room's apikey guard).
+  const caller = async (c: Context): Promise<Claims | Response> => {
+    const auth = c.req.header('authorization');
+    const bearer = auth?.match(/^Bearer\s+(.+)$/i)?.[1];
+    try {
+      if (bearer && !bearer.startsWith('sb_')) return await realtime.tokens.accessToken(bearer);
+      return await realtime.tokens.apiKey(c.req.header('apikey') ?? c.req.query('apikey'));
+    } catch (err) {
+      if (err instanceof RealtimeTokenError) return c.json({ message: 'Unauthorized' }, 401);
+      throw err;
+    }
+  };
+  // Private channels need RLS on realtime.messages (not in localbase yet): only the service role may send to them.
+  const maySend = (claims: Claims, isPrivate: boolean) => !isPrivate || claims.role === 'service_role';
+
+  app.post('/api/broadcast', async (c) => {
+    const claims = await caller(c);
+    if (claims instanceof Response) return claims;
+    const body: unknown = await c.req.json().catch(() => undefined);
+    const messages = isObject(body) ? body.messages : undefined;
+    if (!Array.isArray(messages)) return c.json({ errors: { messages: ['is required and must be a list'] } }, 422);
+    if (messages.length > MAX_BATCH_MESSAGES)
+      return c.json({ errors: { messages: [`should have at most ${MAX_BATCH_MESSAGES} item(s)`] } }, 422);
+    const errors: Record<string, string[]> = {};
+    messages.forEach((m: unknown, i) => {
+      if (!isObject(m) || typeof m.topic !== 'string' || m.topic === '' || typeof m.event !== 'string')
+        errors[`messages[${i}]`] = ['needs a topic and an event (strings)'];
+      else if (m.payload !== undefined && !isObject(m.payload)) errors[`messages[${i}]`] = ['payload must be an object'];
+    });
+    if (Object.keys(errors).length > 0) return c.json({ errors }, 422);
+    for (const m of messages as Record<string, unknown>[]) {
+      const isPrivate = m.private === true;
+      if (!maySend(claims, isPrivate)) continue; // skipped silently, still 202, as upstream
+      realtime.broadcastFromRest(m.topic as string, isPrivate, m.event as string, { json: m.payload ?? {} });
+    }
+    return c.body(null, 202);
+  });
+
+  app.post('/api/broadcast/:topic/events/:event', async (c) => {
+    const claims = await caller(c);
+    if (claims instanceof Response) return claims;
+    const topic = c.req.param('topic');
+    const event = c.req.param('event');
+    const isPrivate = c.req.query('private') === 'true';
+    const type = c.req.header('content-type') ?? '';
+    let payload: { json: unknown } | { bytes: Uint8Array };
+    if (type.startsWith('application/octet-stream')) payload = { bytes: new Uint8Array(await c.req.arrayBuffer()) };
+    else {
+      const json: unknown = await c.req.json().catch(() => undefined);
+      if (json === undefined || json === null) return c.json({ error: 'The body must be a JSON value (not null)' }, 422);
+      payload = { json };
+    }
+    if (maySend(claims, isPrivate)) realtime.broadcastFromRest(topic, isPrivate, event, payload);
+    return c.body(null, 202);
+  });
+
+  return app;
+}
