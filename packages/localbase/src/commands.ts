@@ -190,6 +190,7 @@ export async function statusOf(cfg: ResolvedConfig, timeoutMs = 2000): Promise<S
     { label: 'API URL', env: 'API_URL', value: url },
     { label: 'REST URL', env: 'REST_URL', value: `${url}/rest/v1` },
     { label: 'Auth URL', env: 'AUTH_URL', value: `${url}/auth/v1` },
+    { label: 'Realtime URL', env: 'REALTIME_URL', value: `${url.replace(/^http/, 'ws')}/realtime/v1` },
     { label: 'GraphQL URL', env: 'GRAPHQL_URL', value: '' },
     { label: 'DB URL', env: 'DB_URL', value: dbUrl },
     { label: 'Mailbox URL', env: 'MAILBOX_URL', value: `${url}/mailbox` },

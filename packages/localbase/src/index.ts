@@ -35,6 +35,7 @@ import { drainAfterAnswer, installClientErrorHandler } from './http/connection.t
 import { createRestService } from './rest/service.ts';
 import { RealtimeServer } from './realtime/server.ts';
 import { RealtimeTokens } from './realtime/tokens.ts';
+import { ChannelAuthorization } from './realtime/authorization.ts';
 
 export type { Database, Queryable, QueryResult, Row } from './db/types.ts';
 export type { AccountProtection, RateLimits } from './config.ts';
@@ -343,7 +344,11 @@ export async function startLocalbase(opts: LocalbaseOptions = {}): Promise<Local
     s.headersTimeout = KEEP_ALIVE_TIMEOUT_MS + 5_000;
     installClientErrorHandler(s);
     // /realtime/v1/websocket on the same port (decision 041).
-    const realtime = new RealtimeServer({ tokens: new RealtimeTokens(jwt, knownApiKeys(cfg)), quiet: cfg.quiet });
+    const realtime = new RealtimeServer({
+      tokens: new RealtimeTokens(jwt, knownApiKeys(cfg)),
+      authorization: new ChannelAuthorization(db),
+      quiet: cfg.quiet,
+    });
     stopRealtime = () => realtime.close();
     s.on('upgrade', (req, socket, head) => realtime.handleUpgrade(req, socket, head));
     server = s;

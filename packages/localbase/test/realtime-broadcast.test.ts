@@ -72,7 +72,7 @@ describe('realtime: broadcast', () => {
       .on('broadcast', { event: '*' }, (m) => v1Heard.push(m));
     const v2 = realtimeClient(lb, { vsn: '2.0.0' })
       .channel(name)
-      .on('broadcast', { event: '*' }, (m) => v2Heard.push(m as { payload: unknown }));
+      .on('broadcast', { event: '*' }, (m) => v2Heard.push(m as unknown as { payload: unknown }));
     const sender = realtimeClient(lb, { vsn: '2.0.0' }).channel(name);
     for (const ch of [v1, v2, sender]) expect((await subscribe(ch)).status).toBe('SUBSCRIBED');
 

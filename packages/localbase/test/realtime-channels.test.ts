@@ -112,7 +112,7 @@ describe('realtime: joining and leaving', () => {
     expect(r2.error?.message).toBe('JwtSignatureError: Failed to validate JWT signature');
   });
 
-  it('refuses a private channel to a user (authorization by realtime.messages policies is not there yet)', async () => {
+  it('refuses a private channel when no policy on realtime.messages lets the user read it', async () => {
     const { client } = await signedInClient(lb);
     const channel = client.channel('private-room', { config: { private: true } });
     const result = await subscribe(channel);

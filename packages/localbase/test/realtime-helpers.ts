@@ -48,7 +48,7 @@ export async function until(ready: () => boolean, ms = 5000, what = 'condition')
 }
 
 /** An access token signed with the server's legacy HS256 secret, expiring `expiresIn` seconds from now (negative: expired). */
-export function accessToken(lb: Localbase, expiresIn: number, sub = crypto.randomUUID()): Promise<string> {
+export function accessToken(lb: Localbase, expiresIn: number, sub: string = crypto.randomUUID()): Promise<string> {
   const now = Math.floor(Date.now() / 1000);
   return new SignJWT({ sub, role: 'authenticated', aud: 'authenticated', exp: now + expiresIn, iat: now })
     .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })

@@ -25,8 +25,8 @@ export function realtimeRoutes(realtime: RealtimeServer): Hono {
       throw err;
     }
   };
-  // Private channels need RLS on realtime.messages (not in localbase yet): only the service role may send to them.
-  const maySend = (claims: Claims, isPrivate: boolean) => !isPrivate || claims.role === 'service_role';
+  // Private messages are sent only when realtime.messages' policies let the caller write to the topic.
+  const maySend = (claims: Claims, topic: string, isPrivate: boolean) => realtime.mayWrite(claims, topic, isPrivate, 'broadcast');
 
   app.post('/api/broadcast', async (c) => {
     const claims = await caller(c);
@@ -45,7 +45,7 @@ export function realtimeRoutes(realtime: RealtimeServer): Hono {
     if (Object.keys(errors).length > 0) return c.json({ errors }, 422);
     for (const m of messages as Record<string, unknown>[]) {
       const isPrivate = m.private === true;
-      if (!maySend(claims, isPrivate)) continue; // skipped silently, still 202, as upstream
+      if (!(await maySend(claims, m.topic as string, isPrivate))) continue; // skipped silently, still 202, as upstream
       realtime.broadcastFromRest(m.topic as string, isPrivate, m.event as string, { json: m.payload ?? {} });
     }
     return c.body(null, 202);
@@ -65,7 +65,7 @@ export function realtimeRoutes(realtime: RealtimeServer): Hono {
       if (json === undefined || json === null) return c.json({ error: 'The body must be a JSON value (not null)' }, 422);
       payload = { json };
     }
-    if (maySend(claims, isPrivate)) realtime.broadcastFromRest(topic, isPrivate, event, payload);
+    if (await maySend(claims, topic, isPrivate)) realtime.broadcastFromRest(topic, isPrivate, event, payload);
     return c.body(null, 202);
   });
 

@@ -16,6 +16,7 @@ import {
   type Vsn,
 } from './protocol.ts';
 import { RealtimeTokenError, type Claims, type RealtimeTokens } from './tokens.ts';
+import type { ChannelAuthorization, Extension, ReadPolicies } from './authorization.ts';
 
 export const WEBSOCKET_PATH = '/realtime/v1/websocket';
 /** Largest frame accepted from a client (bytes): a bigger one closes the socket with 1009 "message too big". */
@@ -141,6 +142,10 @@ class Channel {
   token: string | undefined;
   presenceEnabled: boolean;
   presenceMeta: PresenceMeta | undefined;
+  /** What a private channel's member may read (public channels: everything). */
+  read: ReadPolicies = { broadcast: true, presence: true };
+  /** Write permissions of a private channel, checked at the first send / track (and again after a token refresh). */
+  readonly writes = new Map<Extension, Promise<boolean>>();
   #expiry: NodeJS.Timeout | undefined;
   constructor(init: ChannelInit) {
     this.conn = init.conn;
@@ -189,12 +194,15 @@ const phxRef = (): string => randomBytes(9).toString('base64url');
 
 export interface RealtimeOptions {
   tokens: RealtimeTokens;
+  /** RLS checks of private channels; without it only the service role may use private channels. */
+  authorization?: ChannelAuthorization;
   limits?: Partial<RealtimeLimits>;
   quiet?: boolean;
 }
 
 export class RealtimeServer {
   readonly #tokens: RealtimeTokens;
+  readonly #authorization: ChannelAuthorization | undefined;
   readonly #limits: RealtimeLimits;
   readonly #quiet: boolean;
   readonly #wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES, clientTracking: true });
@@ -203,6 +211,7 @@ export class RealtimeServer {
 
   constructor(opts: RealtimeOptions) {
     this.#tokens = opts.tokens;
+    this.#authorization = opts.authorization;
     this.#limits = { ...DEFAULT_REALTIME_LIMITS, ...opts.limits };
     this.#quiet = opts.quiet ?? false;
   }
@@ -392,13 +401,16 @@ export class RealtimeServer {
       if (err instanceof RealtimeTokenError) return conn.reply(req, 'error', { reason: err.reason });
       throw err;
     }
+    const presenceOn = flag(presence.enabled);
+    let read: ReadPolicies = { broadcast: true, presence: true };
+    if (isPrivate) {
+      read = await this.#readPolicies(claims, subTopic, presenceOn);
+      if (!read.broadcast && !read.presence)
+        return conn.reply(req, 'error', {
+          reason: `Unauthorized: You do not have permissions to read from this Channel topic: ${subTopic}`,
+        });
+    }
     if (conn.ws.readyState !== conn.ws.OPEN) return;
-    if (isPrivate && claims.role !== 'service_role')
-      // Private channels are authorized by RLS on realtime.messages upstream; localbase does not have that table
-      // yet, so only the service role (which bypasses RLS) may join one. Never an open door.
-      return conn.reply(req, 'error', {
-        reason: `Unauthorized: You do not have permissions to read from this Channel topic: ${subTopic}`,
-      });
     const presenceKey = typeof presence.key === 'string' && presence.key !== '' ? presence.key : randomUUID();
     const ch = new Channel({
       conn,
@@ -409,10 +421,11 @@ export class RealtimeServer {
       self: flag(broadcast.self),
       ack: flag(broadcast.ack),
       presenceKey,
-      presenceEnabled: flag(presence.enabled),
+      presenceEnabled: presenceOn,
       claims,
       token,
     });
+    ch.read = read;
     // A join message that arrived while this one checked its token may already have taken the topic.
     const raced = conn.channels.get(topic);
     if (raced) {
@@ -429,7 +442,7 @@ export class RealtimeServer {
     const bindings = Array.isArray(config.postgres_changes) ? config.postgres_changes.filter(isObject) : [];
     const echoed = bindings.map((b, i) => ({ ...pick(b, ['event', 'schema', 'table', 'filter']), id: i + 1 }));
     conn.reply(req, 'ok', { postgres_changes: echoed });
-    if (ch.presenceEnabled) ch.push('presence_state', this.#presenceState(room));
+    if (ch.presenceEnabled) ch.push('presence_state', read.presence ? this.#presenceState(room) : {});
     if (bindings.length > 0)
       ch.system('postgres_changes', 'error', 'localbase does not deliver postgres changes yet (see docs/decisions/041)');
     ch.armExpiry(() => this.#expired(ch));
@@ -450,9 +463,38 @@ export class RealtimeServer {
       // No leak: from here on the channel hears nothing, whatever it was allowed before.
       return this.#shutdown(ch, err.message);
     }
-    if (ch.isPrivate && ch.claims.role !== 'service_role')
-      return this.#shutdown(ch, `You no longer have permission to read from this Channel topic: ${ch.subTopic}`);
+    if (ch.isPrivate) {
+      // The new claims may read less (or more): ask the policies again before anything else is delivered.
+      ch.read = { broadcast: false, presence: false };
+      ch.writes.clear();
+      const read = await this.#readPolicies(ch.claims, ch.subTopic, ch.presenceEnabled);
+      if (!read.broadcast && !read.presence)
+        return this.#shutdown(ch, `You no longer have permission to read from this Channel topic: ${ch.subTopic}`);
+      ch.read = read;
+    }
     ch.armExpiry(() => this.#expired(ch));
+  }
+
+  #readPolicies(claims: Claims, subTopic: string, withPresence: boolean): Promise<ReadPolicies> {
+    if (this.#authorization) return this.#authorization.read(claims, subTopic, withPresence);
+    const all = claims.role === 'service_role';
+    return Promise.resolve({ broadcast: all, presence: all });
+  }
+
+  /** Whether claims may write to a channel: public ones always, private ones as realtime.messages' policies say. */
+  mayWrite(claims: Claims, subTopic: string, isPrivate: boolean, extension: Extension): Promise<boolean> {
+    if (!isPrivate || claims.role === 'service_role') return Promise.resolve(true);
+    return this.#authorization ? this.#authorization.write(claims, subTopic, extension) : Promise.resolve(false);
+  }
+
+  #channelMayWrite(ch: Channel, extension: Extension): Promise<boolean> {
+    let p = ch.writes.get(extension);
+    if (!p) {
+      p = this.mayWrite(ch.claims, ch.subTopic, ch.isPrivate, extension);
+      ch.writes.set(extension, p);
+      p.catch(() => ch.writes.delete(extension));
+    }
+    return p;
   }
 
   /** Upstream's channel shutdown: a system error, then phx_close; the client does not rejoin. */
@@ -484,7 +526,17 @@ export class RealtimeServer {
   // ---- broadcast ----
 
   #broadcastFromSocket(ch: Channel, ref: string | null, b: Broadcast): void {
-    if (ch.isPrivate && ch.claims.role !== 'service_role') return; // no write permission: dropped silently, as upstream
+    if (!ch.isPrivate) return this.#sendBroadcast(ch, ref, b);
+    this.#channelMayWrite(ch, 'broadcast').then(
+      // No write permission: dropped silently, no ack either, as upstream.
+      (allowed) => {
+        if (allowed && ch.conn.channels.get(ch.topic) === ch) this.#sendBroadcast(ch, ref, b);
+      },
+      (err: unknown) => this.#failed(ch.conn, err),
+    );
+  }
+
+  #sendBroadcast(ch: Channel, ref: string | null, b: Broadcast): void {
     const room = this.#rooms.get(ch.roomKey);
     if (room) this.#deliver(room, b, ch.topic, ch.self ? undefined : ch);
     if (ch.ack) ch.conn.reply({ topic: ch.topic, ref, join_ref: ch.joinRef }, 'ok');
@@ -501,7 +553,7 @@ export class RealtimeServer {
     let v1: string | undefined;
     let binary: Buffer | null | undefined;
     for (const member of room.members) {
-      if (member === except) continue;
+      if (member === except || !member.read.broadcast) continue;
       const { conn } = member;
       const wantsBinary = conn.vsn === '2.0.0' && (b.bytes !== undefined || b.jsonBytes !== undefined);
       if (wantsBinary) {
@@ -530,7 +582,6 @@ export class RealtimeServer {
     const room = this.#rooms.get(ch.roomKey);
     if (!room) return ch.conn.reply(msg, 'error');
     const event = msg.payload.event;
-    if (ch.isPrivate && ch.claims.role !== 'service_role') return ch.conn.reply(msg, 'error');
     if (event === 'untrack') {
       this.#untrack(room, ch);
       return ch.conn.reply(msg, 'ok');
@@ -538,10 +589,22 @@ export class RealtimeServer {
     if (event !== 'track') return ch.conn.reply(msg, 'error');
     const state = msg.payload.payload;
     if (!isObject(state)) return ch.conn.reply(msg, 'error', { reason: 'Presence track payload must be a map' });
+    if (!ch.isPrivate) return this.#track(room, ch, msg, state);
+    this.#channelMayWrite(ch, 'presence').then(
+      (allowed) => {
+        if (ch.conn.channels.get(ch.topic) !== ch) return;
+        if (allowed) this.#track(room, ch, msg, state);
+        else ch.conn.reply(msg, 'error');
+      },
+      (err: unknown) => this.#failed(ch.conn, err),
+    );
+  }
+
+  #track(room: Room, ch: Channel, msg: Message, state: Record<string, unknown>): void {
     if (!ch.presenceEnabled) {
       // Tracking turns presence on for the channel; its full state comes first so that the client can apply diffs.
       ch.presenceEnabled = true;
-      ch.push('presence_state', this.#presenceState(room));
+      ch.push('presence_state', ch.read.presence ? this.#presenceState(room) : {});
     }
     const old = ch.presenceMeta;
     if (old && sameState(old, state)) return ch.conn.reply(msg, 'ok');
@@ -573,7 +636,8 @@ export class RealtimeServer {
   }
 
   #presenceDiff(room: Room, joins: Record<string, unknown>, leaves: Record<string, unknown>): void {
-    for (const member of room.members) if (member.presenceEnabled) member.push('presence_diff', { joins, leaves }, null);
+    for (const member of room.members)
+      if (member.presenceEnabled && member.read.presence) member.push('presence_diff', { joins, leaves }, null);
   }
 }
 
