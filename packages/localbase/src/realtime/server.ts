@@ -67,7 +67,7 @@ class Connection {
   readonly channels = new Map<string, Channel>();
   #joins: number[] = [];
   #events: number[] = [];
-  #idle: NodeJS.Timeout | undefined;
+  #idle: ReturnType<typeof setTimeout> | undefined;
   readonly ws: WebSocket;
   readonly vsn: Vsn;
   readonly apiKeyClaims: Claims;
@@ -81,7 +81,7 @@ class Connection {
   touch(): void {
     clearTimeout(this.#idle);
     this.#idle = setTimeout(() => this.ws.close(1000, 'idle timeout'), IDLE_TIMEOUT_MS);
-    this.#idle.unref();
+    unref(this.#idle);
   }
 
   stopTimers(): void {
@@ -146,7 +146,7 @@ class Channel {
   read: ReadPolicies = { broadcast: true, presence: true };
   /** Write permissions of a private channel, checked at the first send / track (and again after a token refresh). */
   readonly writes = new Map<Extension, Promise<boolean>>();
-  #expiry: NodeJS.Timeout | undefined;
+  #expiry: ReturnType<typeof setTimeout> | undefined;
   constructor(init: ChannelInit) {
     this.conn = init.conn;
     this.topic = init.topic;
@@ -180,13 +180,16 @@ class Channel {
     if (typeof exp !== 'number') return;
     const wait = exp * 1000 - Date.now();
     this.#expiry = setTimeout(() => (wait > MAX_TIMER_MS ? this.armExpiry(onExpired) : onExpired()), Math.max(0, Math.min(wait, MAX_TIMER_MS)));
-    this.#expiry.unref();
+    unref(this.#expiry);
   }
 
   stopTimers(): void {
     clearTimeout(this.#expiry);
   }
 }
+
+/** Timers never keep the process alive (Node); typed loosely because the web app type-checks this file with DOM types. */
+const unref = (t: unknown): void => (t as { unref?: () => void } | undefined)?.unref?.();
 
 const roomKey = (subTopic: string, isPrivate: boolean): string => `${isPrivate ? 'private' : 'public'}:${subTopic}`;
 
@@ -270,12 +273,12 @@ export class RealtimeServer {
         for (const ws of this.#wss.clients) ws.terminate();
         resolve();
       }, 1000);
-      t.unref();
+      unref(t);
       const check = () => {
         if (this.#wss.clients.size === 0) {
           clearTimeout(t);
           resolve();
-        } else setTimeout(check, 10).unref();
+        } else unref(setTimeout(check, 10));
       };
       check();
     });
