@@ -190,3 +190,78 @@ describe('realtime: the token of an open socket', () => {
     expect(system.map((s) => s.message)).toEqual([expect.stringMatching(/^Token has expired [56] seconds ago$/)]);
   });
 });
+
+/** A raw Phoenix client: frames sent and received as they are on the wire. */
+async function rawSocket(vsn: '1.0.0' | '2.0.0' = '2.0.0') {
+  const ws = new WebSocket(`${lb.url.replace(/^http/, 'ws')}/realtime/v1/websocket?apikey=${lb.anonKey}&vsn=${vsn}`);
+  const frames: unknown[] = [];
+  let closed: { code: number; reason: string } | undefined;
+  ws.on('message', (data: Buffer) => frames.push(JSON.parse(data.toString())));
+  ws.on('close', (code, reason) => (closed = { code, reason: reason.toString() }));
+  await new Promise((resolve, reject) => {
+    ws.once('open', resolve);
+    ws.once('error', reject);
+  });
+  return {
+    ws,
+    frames,
+    closed: () => closed,
+    send: (frame: unknown) => ws.send(typeof frame === 'string' ? frame : JSON.stringify(frame)),
+    async next(count = 1): Promise<unknown[]> {
+      await until(() => frames.length >= count, 3000, `${count} frame(s)`);
+      return frames.splice(0, count);
+    },
+  };
+}
+
+describe('realtime: the wire', () => {
+  it('answers heartbeats, pushes to topics not joined, and leaves of them as the Phoenix server does', async () => {
+    const s = await rawSocket();
+    s.send([null, '1', 'phoenix', 'heartbeat', {}]);
+    expect(await s.next()).toEqual([[null, '1', 'phoenix', 'phx_reply', { status: 'ok', response: {} }]]);
+    s.send(['9', '2', 'realtime:nowhere', 'broadcast', { type: 'broadcast', event: 'x', payload: {} }]);
+    expect(await s.next()).toEqual([['9', '2', 'realtime:nowhere', 'phx_reply', { status: 'error', response: { reason: 'unmatched topic' } }]]);
+    s.send(['9', '3', 'realtime:nowhere', 'phx_leave', {}]);
+    expect(await s.next()).toEqual([['9', '3', 'realtime:nowhere', 'phx_reply', { status: 'ok', response: {} }]]);
+    s.ws.close();
+  });
+
+  it('echoes postgres_changes bindings in order with ids, and says in a system message that they are not delivered yet', async () => {
+    const s = await rawSocket();
+    const bindings = [
+      { event: 'INSERT', schema: 'public', table: 'notes', filter: 'id=eq.1' },
+      { event: '*', schema: 'public' },
+    ];
+    s.send(['1', '1', 'realtime:pg', 'phx_join', { config: { postgres_changes: bindings }, access_token: null }]);
+    const [reply, system] = (await s.next(2)) as [unknown[], unknown[]];
+    expect(reply).toEqual(['1', '1', 'realtime:pg', 'phx_reply', { status: 'ok', response: { postgres_changes: [{ ...bindings[0], id: 1 }, { ...bindings[1], id: 2 }] } }]);
+    expect(system).toEqual(['1', null, 'realtime:pg', 'system', { extension: 'postgres_changes', status: 'error', message: expect.stringContaining('postgres changes'), channel: 'pg' }]);
+    // leave: ok, then phx_close with ref = join_ref
+    s.send(['1', '2', 'realtime:pg', 'phx_leave', {}]);
+    expect(await s.next(2)).toEqual([
+      ['1', '2', 'realtime:pg', 'phx_reply', { status: 'ok', response: {} }],
+      ['1', '1', 'realtime:pg', 'phx_close', {}],
+    ]);
+    s.ws.close();
+  });
+
+  it('sends 1.0.0 frames as objects without join_ref', async () => {
+    const s = await rawSocket('1.0.0');
+    s.send({ topic: 'realtime:v1', event: 'phx_join', payload: { config: {} }, ref: '1', join_ref: '1' });
+    expect(await s.next()).toEqual([{ topic: 'realtime:v1', event: 'phx_reply', payload: { status: 'ok', response: { postgres_changes: [] } }, ref: '1' }]);
+    s.ws.close();
+  });
+
+  it('closes the socket on a frame it cannot read (1003), and on too many joins per second (1001)', async () => {
+    const bad = await rawSocket();
+    bad.send('{"not":"an array"}');
+    await until(() => bad.closed() !== undefined, 3000, 'the close');
+    expect(bad.closed()?.code).toBe(1003);
+
+    const eager = await rawSocket();
+    for (let i = 1; i <= 101; i++) eager.send([String(i), String(i), `realtime:j${i}`, 'phx_join', { config: {} }]);
+    await until(() => eager.closed() !== undefined, 5000, 'the close');
+    expect(eager.closed()).toEqual({ code: 1001, reason: 'Too many joins per second' });
+    expect(eager.frames.at(-1)).toEqual(['101', '101', 'realtime:j101', 'phx_reply', { status: 'error', response: { reason: 'ClientJoinRateLimitReached: Too many joins per second' } }]);
+  });
+});
