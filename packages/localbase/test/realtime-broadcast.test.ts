@@ -152,6 +152,19 @@ describe('realtime: broadcast', () => {
     await sleep(200);
     expect(heard).toEqual([{ type: 'broadcast', event: 'secret', payload: { n: 2 } }]);
   });
+
+  it('limits REST messages to 100 per second per client address (429)', async () => {
+    const batch = (n: number) => ({ messages: Array.from({ length: n }, (_, i) => ({ topic: 'flood', event: 'e', payload: { i } })) });
+    // A fresh one-second window, so that earlier tests' messages do not count.
+    await sleep(1000 - (Date.now() % 1000) + 50);
+    expect((await raw(lb, '/realtime/v1/api/broadcast', { body: batch(60) })).status).toBe(202);
+    const over = await raw(lb, '/realtime/v1/api/broadcast', { body: batch(60) });
+    expect(over.status).toBe(429);
+    expect(over.json).toEqual({ message: 'Too many messages per second' });
+    expect(over.headers.get('retry-after')).toBe('1');
+    await sleep(1100);
+    expect((await raw(lb, '/realtime/v1/api/broadcast', { body: batch(1) })).status).toBe(202);
+  });
 });
 
 describe('realtime: heartbeat', () => {

@@ -2,6 +2,8 @@
 // channel is joined, and the single one of channel.httpSend(). Both answer 202 with an empty body.
 import { Hono } from 'hono';
 import type { Context } from 'hono';
+import { RateLimiter } from '../auth/ratelimit.ts';
+import { clientIp, rateLimitKey } from '../http/ip.ts';
 import type { RealtimeServer } from './server.ts';
 import { RealtimeTokenError, type Claims } from './tokens.ts';
 
@@ -9,9 +11,23 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 
 /** Most messages one batch request may carry. */
 export const MAX_BATCH_MESSAGES = 100;
+/** REST messages per second per client address (upstream's max_events_per_second is 100, per project). */
+export const REST_MESSAGES_PER_SECOND = 100;
 
 export function realtimeRoutes(realtime: RealtimeServer): Hono {
   const app = new Hono();
+  const limiter = new RateLimiter(REST_MESSAGES_PER_SECOND, 1);
+  /** Counts `n` messages for the caller's address; a 429 answer when that goes over the limit. */
+  const overLimit = (c: Context, n: number): Response | undefined => {
+    const key = rateLimitKey(clientIp(c));
+    for (let i = 0; i < n; i++) {
+      if (!limiter.take(key)) {
+        c.header('Retry-After', String(Math.max(1, limiter.retryAfter(key))));
+        return c.json({ message: 'Too many messages per second' }, 429);
+      }
+    }
+    return undefined;
+  };
 
   // The caller: the bearer token, else the apikey (the apikey itself was checked by the room's apikey guard).
   const caller = async (c: Context): Promise<Claims | Response> => {
@@ -43,6 +59,8 @@ export function realtimeRoutes(realtime: RealtimeServer): Hono {
       else if (m.payload !== undefined && !isObject(m.payload)) errors[`messages[${i}]`] = ['payload must be an object'];
     });
     if (Object.keys(errors).length > 0) return c.json({ errors }, 422);
+    const limited = overLimit(c, messages.length);
+    if (limited) return limited;
     for (const m of messages as Record<string, unknown>[]) {
       const isPrivate = m.private === true;
       if (!(await maySend(claims, m.topic as string, isPrivate))) continue; // skipped silently, still 202, as upstream
@@ -57,6 +75,8 @@ export function realtimeRoutes(realtime: RealtimeServer): Hono {
     const topic = c.req.param('topic');
     const event = c.req.param('event');
     const isPrivate = c.req.query('private') === 'true';
+    const limited = overLimit(c, 1);
+    if (limited) return limited;
     const type = c.req.header('content-type') ?? '';
     let payload: { json: unknown } | { bytes: Uint8Array };
     if (type.startsWith('application/octet-stream')) payload = { bytes: new Uint8Array(await c.req.arrayBuffer()) };
