@@ -17,6 +17,9 @@ beforeAll(async () => {
   // Its own database on PostgreSQL: the policies must not reach the other files' realtime.messages.
   let databaseUrl: string | undefined;
   if (testDatabaseUrl) {
+    // Bootstrap the shared database first (serialised with the other files by its advisory lock): roles are
+    // cluster-wide, and two bootstraps of two new databases at once can both try to create them.
+    await (await startTestServer()).stop();
     const scratch = await createScratchDatabase(testDatabaseUrl);
     databaseUrl = scratch.url;
     dropScratch = scratch.drop;
