@@ -439,6 +439,7 @@ async function main(): Promise<void> {
 localbase started (ready in ${(t.totalMs / 1000).toFixed(2)} s).
 
          API URL: ${lb.url}
+    Realtime URL: ${lb.realtimeUrl}
      GraphQL URL: (not provided)
           DB URL: ${lb.dataLocation.startsWith('postgres') ? lb.dataLocation : '(embedded PGlite; no wire protocol)'}
      Mailbox URL: ${lb.mailboxUrl}

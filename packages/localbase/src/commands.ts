@@ -191,6 +191,7 @@ export async function statusOf(cfg: ResolvedConfig, timeoutMs = 2000): Promise<S
     { label: 'REST URL', env: 'REST_URL', value: `${url}/rest/v1` },
     { label: 'Auth URL', env: 'AUTH_URL', value: `${url}/auth/v1` },
     { label: 'Storage URL', env: 'STORAGE_URL', value: `${url}/storage/v1` },
+    { label: 'Realtime URL', env: 'REALTIME_URL', value: `${url.replace(/^http/, 'ws')}/realtime/v1` },
     { label: 'GraphQL URL', env: 'GRAPHQL_URL', value: '' },
     { label: 'DB URL', env: 'DB_URL', value: dbUrl },
     { label: 'Mailbox URL', env: 'MAILBOX_URL', value: `${url}/mailbox` },

@@ -37,6 +37,9 @@ import { drainAfterAnswer, installClientErrorHandler } from './http/connection.t
 import { createRestService } from './rest/service.ts';
 import { ObjectFiles } from './storage/files.ts';
 import { createStorageService } from './storage/service.ts';
+import { RealtimeServer } from './realtime/server.ts';
+import { RealtimeTokens } from './realtime/tokens.ts';
+import { ChannelAuthorization } from './realtime/authorization.ts';
 
 export type { Database, Queryable, QueryResult, Row } from './db/types.ts';
 export type { AccountProtection, RateLimits } from './config.ts';
@@ -135,6 +138,8 @@ export interface LocalbaseOptions {
 
 export interface Localbase {
   url: string;
+  /** The Realtime endpoint supabase-js derives from `url` (ws://…/realtime/v1; the socket is …/websocket). */
+  realtimeUrl: string;
   anonKey: string;
   serviceRoleKey: string;
   jwtSecret: string;
@@ -324,6 +329,7 @@ export async function startLocalbase(opts: LocalbaseOptions = {}): Promise<Local
   const { db, lock } = opened;
   const t1 = performance.now();
   let server: Server | undefined;
+  let stopRealtime: (() => Promise<void>) | undefined;
   try {
     await bootstrap(db, opened.fromTemplate);
     await runMigrations(db, { migrationsDir: cfg.migrationsDir, seedFile: cfg.seedFile, log });
@@ -376,6 +382,14 @@ export async function startLocalbase(opts: LocalbaseOptions = {}): Promise<Local
     s.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
     s.headersTimeout = KEEP_ALIVE_TIMEOUT_MS + 5_000;
     installClientErrorHandler(s);
+    // /realtime/v1/websocket on the same port (decision 041).
+    const realtime = new RealtimeServer({
+      tokens: new RealtimeTokens(jwt, knownApiKeys(cfg)),
+      authorization: new ChannelAuthorization(db),
+      quiet: cfg.quiet,
+    });
+    stopRealtime = () => realtime.close();
+    s.on('upgrade', (req, socket, head) => realtime.handleUpgrade(req, socket, head));
     server = s;
     const address = await new Promise<AddressInfo>((resolve, reject) => {
       s.once('error', reject);
@@ -398,12 +412,13 @@ export async function startLocalbase(opts: LocalbaseOptions = {}): Promise<Local
           resetting = undefined;
         }
       })());
-    ready.app = createApp(cfg, svc, rest, { resetDatabase }, storage);
+    ready.app = createApp(cfg, svc, rest, { resetDatabase }, storage, realtime);
     ready.fastPath = createUserFastPath(svc, new Set(knownApiKeys(cfg).keys()), cfg.quiet);
     const t3 = performance.now();
     let stopped: Promise<void> | undefined;
     return {
       url,
+      realtimeUrl: `${url.replace(/^http/, 'ws')}/realtime/v1`,
       anonKey: cfg.anonKey,
       serviceRoleKey: cfg.serviceRoleKey,
       jwtSecret: cfg.jwtSecret,
@@ -418,6 +433,7 @@ export async function startLocalbase(opts: LocalbaseOptions = {}): Promise<Local
       timings: { dbOpenMs: t1 - t0, migrateMs: t2 - t1, totalMs: t3 - t0, templateBuilt: opened.templateBuilt },
       stop() {
         stopped ??= (async () => {
+          await stopRealtime?.();
           await new Promise<void>((resolve) => {
             const s = server;
             if (!s) return resolve();

@@ -86,6 +86,7 @@ describe('localbase commands', () => {
     expect(env.code).toBe(0);
     expect(env.stdout).toContain(`API_URL="${proc.url}"`);
     expect(env.stdout).toContain(`REST_URL="${proc.url}/rest/v1"`);
+    expect(env.stdout).toContain(`REALTIME_URL="${proc.url.replace(/^http/, 'ws')}/realtime/v1"`);
     expect(env.stdout).toContain(`ANON_KEY="${DEMO_ANON_KEY}"`);
     expect(env.stdout).toContain(`SERVICE_ROLE_KEY="${DEMO_SERVICE_KEY}"`);
     const json = JSON.parse(runCli(['status', '-o', 'json', '--port', livePort]).stdout) as Record<string, string>;

@@ -38,7 +38,7 @@ describe('localbase start', () => {
   it('prints the banner like supabase start, logs requests and mails, and exits 0 on SIGINT', async () => {
     const proc = await start(['--memory']);
     const out = proc.output();
-    for (const label of ['API URL', 'anon key', 'service_role key', 'JWT secret', 'Mailbox URL', 'Data location']) {
+    for (const label of ['API URL', 'anon key', 'service_role key', 'JWT secret', 'Mailbox URL', 'Realtime URL', 'Data location']) {
       expect(out).toContain(label);
     }
     expect(out).toContain(proc.url);

@@ -433,3 +433,28 @@ create trigger update_objects_updated_at before update on storage.objects
   for each row execute function storage.update_updated_at_column();
 
 grant execute on all functions in schema storage to anon, authenticated, service_role;
+-- Realtime (decision 041): the table whose RLS policies authorize private channels, as Supabase's realtime schema.
+-- An app's migration writes `create policy … on realtime.messages … using (realtime.topic() = …)` as on Supabase.
+-- localbase checks a channel by inserting probe rows and selecting them as the caller, then rolls back: the table
+-- stays empty (broadcasts from the database, realtime.send, are not there yet), so it is not partitioned.
+create schema if not exists realtime;
+grant usage on schema realtime to anon, authenticated, service_role;
+create table if not exists realtime.messages (
+  topic text not null,
+  extension text not null,
+  payload jsonb null,
+  event text null,
+  private boolean null default false,
+  updated_at timestamp without time zone not null default now(),
+  inserted_at timestamp without time zone not null default now(),
+  id uuid not null default gen_random_uuid(),
+  binary_payload bytea null,
+  constraint messages_pkey primary key (id, inserted_at)
+);
+alter table realtime.messages enable row level security;
+grant select, insert, update on realtime.messages to anon, authenticated, service_role;
+-- The sub-topic being authorized (set by the server for each check).
+create or replace function realtime.topic() returns text
+  language sql stable
+as $$ select nullif(current_setting('realtime.topic', true), '')::text $$;
+grant execute on function realtime.topic() to anon, authenticated, service_role;

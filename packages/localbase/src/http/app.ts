@@ -14,6 +14,8 @@ import { mailboxRoutes } from '../mail/routes.ts';
 import { mailboxGuard } from '../mail/guard.ts';
 import type { RestService } from '../rest/service.ts';
 import type { StorageService } from '../storage/service.ts';
+import type { RealtimeServer } from '../realtime/server.ts';
+import { realtimeRoutes } from '../realtime/routes.ts';
 
 export const API_VERSION = '2024-01-01';
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -72,6 +74,7 @@ export function createApp(
   rest?: RestService,
   admin?: AdminActions,
   storage?: StorageService,
+  realtime?: RealtimeServer,
 ): Hono {
   const app = new Hono();
   const keys = knownApiKeys(cfg);
@@ -178,6 +181,7 @@ export function createApp(
   app.use('/auth/v1', requireApiKey);
   app.use('/rest/v1/*', requireApiKey);
   app.use('/rest/v1', requireApiKey);
+  app.use('/realtime/v1/*', requireApiKey);
 
   app.route('/auth/v1', authRoutes(auth));
   if (rest) {
@@ -218,6 +222,8 @@ export function createApp(
       return res;
     });
   }
+  // The WebSocket itself is served by the HTTP server's upgrade handler (src/realtime/server.ts).
+  if (realtime) app.route('/realtime/v1', realtimeRoutes(realtime));
   app.route('/mailbox', mailboxRoutes(auth.db, auth.mailbox));
   // `localbase db reset` while the server runs (it holds the data folder): only with the service_role / secret key,
   // only from this machine. Not part of Supabase's API.
@@ -238,7 +244,7 @@ export function createApp(
     return c.json({ deleted });
   });
   app.get('/', (c) =>
-    c.json({ name: 'localbase', auth: '/auth/v1', rest: '/rest/v1', storage: '/storage/v1', mailbox: '/mailbox' }),
+    c.json({ name: 'localbase', auth: '/auth/v1', rest: '/rest/v1', storage: '/storage/v1', realtime: '/realtime/v1', mailbox: '/mailbox' }),
   );
 
   app.notFound((c) => {

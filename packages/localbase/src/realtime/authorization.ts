@@ -1,0 +1,88 @@
+// Private channels (decision 041): read and write permissions from the app's RLS policies on realtime.messages, as
+// Supabase Realtime evaluates them. Each check runs in a transaction that is rolled back: probe rows are inserted by
+// the server, then selected (read) or inserted (write) as the caller's role with the caller's claims and
+// realtime.topic() set to the channel's name.
+import type { Database, Queryable } from '../db/types.ts';
+import type { Claims } from './tokens.ts';
+
+export type Extension = 'broadcast' | 'presence';
+
+export interface ReadPolicies {
+  broadcast: boolean;
+  presence: boolean;
+}
+
+/** The roles a check may switch to: anything else (a token naming another role) is allowed nothing. */
+const API_ROLES = new Set(['anon', 'authenticated']);
+
+class Rollback extends Error {
+  readonly value: unknown;
+  constructor(value: unknown) {
+    super('rollback');
+    this.value = value;
+  }
+}
+
+/** Runs fn in a transaction and always rolls it back, returning fn's result. */
+async function rolledBack<T>(db: Database, fn: (tx: Queryable) => Promise<T>): Promise<T> {
+  try {
+    await db.transaction(async (tx) => {
+      throw new Rollback(await fn(tx));
+    });
+  } catch (err) {
+    if (err instanceof Rollback) return err.value as T;
+    throw err;
+  }
+  throw new Error('unreachable');
+}
+
+async function actAs(tx: Queryable, claims: Claims, topic: string): Promise<void> {
+  await tx.query(
+    `select set_config('role', $1, true), set_config('request.jwt.claims', $2, true), set_config('realtime.topic', $3, true),
+            set_config('request.jwt.claim.role', $1, true), set_config('request.jwt.claim.sub', $4, true)`,
+    [claims.role, JSON.stringify(claims), topic, typeof claims.sub === 'string' ? claims.sub : ''],
+  );
+}
+
+export class ChannelAuthorization {
+  readonly #db: Database;
+  constructor(db: Database) {
+    this.#db = db;
+  }
+
+  /** Which extensions of a private channel the caller may read (service_role: all; other roles: none). */
+  async read(claims: Claims, topic: string, withPresence: boolean): Promise<ReadPolicies> {
+    if (claims.role === 'service_role') return { broadcast: true, presence: true };
+    if (!API_ROLES.has(claims.role)) return { broadcast: false, presence: false };
+    return rolledBack(this.#db, async (tx) => {
+      const extensions: Extension[] = withPresence ? ['broadcast', 'presence'] : ['broadcast'];
+      const probes = await tx.query<{ id: string; extension: Extension }>(
+        `insert into realtime.messages (topic, extension, private) select $1, unnest($2::text[]), true returning id::text, extension`,
+        [topic, extensions],
+      );
+      await actAs(tx, claims, topic);
+      const seen = await tx.query<{ extension: Extension }>(
+        'select extension from realtime.messages where id = any($1::uuid[])',
+        [probes.rows.map((r) => r.id)],
+      );
+      const visible = new Set(seen.rows.map((r) => r.extension));
+      return { broadcast: visible.has('broadcast'), presence: visible.has('presence') };
+    });
+  }
+
+  /** Whether the caller may send (broadcast) or track (presence) on a private channel. */
+  async write(claims: Claims, topic: string, extension: Extension): Promise<boolean> {
+    if (claims.role === 'service_role') return true;
+    if (!API_ROLES.has(claims.role)) return false;
+    return rolledBack(this.#db, async (tx) => {
+      await actAs(tx, claims, topic);
+      try {
+        await tx.query('insert into realtime.messages (topic, extension, private) values ($1, $2, true)', [topic, extension]);
+        return true;
+      } catch (err) {
+        if ((err as { code?: unknown }).code === '42501') return false; // RLS (or a missing grant) refused the row
+        throw err;
+      }
+    });
+  }
+}

@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import { decodeBinary, decodeText, encodeBinaryBroadcast, encodeText, FrameError } from './protocol.ts';
+
+/** A kind 3 frame as realtime-js builds it. */
+function push(joinRef: string, ref: string, topic: string, event: string, meta: string, encoding: number, payload: Uint8Array): Uint8Array {
+  const parts = [joinRef, ref, topic, event, meta].map((s) => Buffer.from(s));
+  return Buffer.concat([Buffer.from([3, ...parts.map((p) => p.length), encoding]), ...parts, payload]);
+}
+
+describe('realtime frames', () => {
+  it('decodes 2.0.0 arrays and 1.0.0 objects', () => {
+    expect(decodeText('["1","2","realtime:a","phx_join",{"x":1}]', '2.0.0')).toEqual({
+      join_ref: '1', ref: '2', topic: 'realtime:a', event: 'phx_join', payload: { x: 1 },
+    });
+    expect(decodeText('{"topic":"phoenix","event":"heartbeat","payload":{},"ref":"5"}', '1.0.0')).toEqual({
+      join_ref: null, ref: '5', topic: 'phoenix', event: 'heartbeat', payload: {},
+    });
+  });
+
+  it('refuses frames of the wrong shape', () => {
+    expect(() => decodeText('{"topic":"a"}', '2.0.0')).toThrow(FrameError);
+    expect(() => decodeText('[1,2,3]', '2.0.0')).toThrow(FrameError);
+    expect(() => decodeText('not json', '1.0.0')).toThrow(FrameError);
+    expect(() => decodeText('[null,null,5,"e",{}]', '2.0.0')).toThrow(FrameError);
+  });
+
+  it('encodes 1.0.0 without join_ref and 2.0.0 as an array', () => {
+    const msg = { join_ref: '1', ref: null, topic: 't', event: 'e', payload: {} };
+    expect(JSON.parse(encodeText(msg, '1.0.0'))).toEqual({ topic: 't', event: 'e', payload: {}, ref: null });
+    expect(JSON.parse(encodeText(msg, '2.0.0'))).toEqual(['1', null, 't', 'e', {}]);
+  });
+
+  it('decodes a kind 3 broadcast push, multi-byte text included', () => {
+    const body = Buffer.from(JSON.stringify({ s: 'é✓' }));
+    const d = decodeBinary(push('1', '22', 'realtime:é', 'ëv', '{"persist":true}', 1, body));
+    expect(d).toMatchObject({ join_ref: '1', ref: '22', topic: 'realtime:é', userEvent: 'ëv', metadata: { persist: true }, encoding: 1 });
+    expect(Buffer.from(d.payload).toString()).toBe('{"s":"é✓"}');
+  });
+
+  it('refuses truncated, unknown or malformed binary frames', () => {
+    expect(() => decodeBinary(new Uint8Array([4, 0, 0, 0, 0, 0, 1]))).toThrow(FrameError);
+    expect(() => decodeBinary(new Uint8Array([3, 5, 0, 0, 0, 0, 1, 65]))).toThrow(FrameError);
+    expect(() => decodeBinary(push('', '', 't', 'e', '', 7, new Uint8Array()))).toThrow(FrameError);
+    expect(() => decodeBinary(push('', '', 't', 'e', '[1]', 1, new Uint8Array()))).toThrow(FrameError);
+    expect(() => decodeBinary(new Uint8Array([3, 0, 0, 1, 0, 0, 1, 0xff]))).toThrow(FrameError);
+  });
+
+  it('encodes kind 4, and refuses fields longer than 255 bytes', () => {
+    const buf = encodeBinaryBroadcast('realtime:a', 'ev', 0, new Uint8Array([9, 8]))!;
+    expect([...buf]).toEqual([4, 10, 2, 0, 0, ...Buffer.from('realtime:a'), ...Buffer.from('ev'), 9, 8]);
+    expect(encodeBinaryBroadcast('x'.repeat(256), 'e', 1, new Uint8Array())).toBeNull();
+  });
+});

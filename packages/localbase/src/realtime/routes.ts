@@ -1,0 +1,93 @@
+// Realtime's REST broadcast endpoints (decision 041): the batch one realtime-js's send() falls back to before a
+// channel is joined, and the single one of channel.httpSend(). Both answer 202 with an empty body.
+import { Hono } from 'hono';
+import type { Context } from 'hono';
+import { RateLimiter } from '../auth/ratelimit.ts';
+import { clientIp, rateLimitKey } from '../http/ip.ts';
+import type { RealtimeServer } from './server.ts';
+import { RealtimeTokenError, type Claims } from './tokens.ts';
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Most messages one batch request may carry. */
+export const MAX_BATCH_MESSAGES = 100;
+/** REST messages per second per client address (upstream's max_events_per_second is 100, per project). */
+export const REST_MESSAGES_PER_SECOND = 100;
+
+export function realtimeRoutes(realtime: RealtimeServer): Hono {
+  const app = new Hono();
+  const limiter = new RateLimiter(REST_MESSAGES_PER_SECOND, 1);
+  /** Counts `n` messages for the caller's address; a 429 answer when that goes over the limit. */
+  const overLimit = (c: Context, n: number): Response | undefined => {
+    const key = rateLimitKey(clientIp(c));
+    for (let i = 0; i < n; i++) {
+      if (!limiter.take(key)) {
+        c.header('Retry-After', String(Math.max(1, limiter.retryAfter(key))));
+        return c.json({ message: 'Too many messages per second' }, 429);
+      }
+    }
+    return undefined;
+  };
+
+  // The caller: the bearer token, else the apikey (the apikey itself was checked by the room's apikey guard).
+  const caller = async (c: Context): Promise<Claims | Response> => {
+    const auth = c.req.header('authorization');
+    const bearer = auth?.match(/^Bearer\s+(.+)$/i)?.[1];
+    try {
+      if (bearer && !bearer.startsWith('sb_')) return await realtime.tokens.accessToken(bearer);
+      return await realtime.tokens.apiKey(c.req.header('apikey') ?? c.req.query('apikey'));
+    } catch (err) {
+      if (err instanceof RealtimeTokenError) return c.json({ message: 'Unauthorized' }, 401);
+      throw err;
+    }
+  };
+  // Private messages are sent only when realtime.messages' policies let the caller write to the topic.
+  const maySend = (claims: Claims, topic: string, isPrivate: boolean) => realtime.mayWrite(claims, topic, isPrivate, 'broadcast');
+
+  app.post('/api/broadcast', async (c) => {
+    const claims = await caller(c);
+    if (claims instanceof Response) return claims;
+    const body: unknown = await c.req.json().catch(() => undefined);
+    const messages = isObject(body) ? body.messages : undefined;
+    if (!Array.isArray(messages)) return c.json({ errors: { messages: ['is required and must be a list'] } }, 422);
+    if (messages.length > MAX_BATCH_MESSAGES)
+      return c.json({ errors: { messages: [`should have at most ${MAX_BATCH_MESSAGES} item(s)`] } }, 422);
+    const errors: Record<string, string[]> = {};
+    messages.forEach((m: unknown, i) => {
+      if (!isObject(m) || typeof m.topic !== 'string' || m.topic === '' || typeof m.event !== 'string')
+        errors[`messages[${i}]`] = ['needs a topic and an event (strings)'];
+      else if (m.payload !== undefined && !isObject(m.payload)) errors[`messages[${i}]`] = ['payload must be an object'];
+    });
+    if (Object.keys(errors).length > 0) return c.json({ errors }, 422);
+    const limited = overLimit(c, messages.length);
+    if (limited) return limited;
+    for (const m of messages as Record<string, unknown>[]) {
+      const isPrivate = m.private === true;
+      if (!(await maySend(claims, m.topic as string, isPrivate))) continue; // skipped silently, still 202, as upstream
+      realtime.broadcastFromRest(m.topic as string, isPrivate, m.event as string, { json: m.payload ?? {} });
+    }
+    return c.body(null, 202);
+  });
+
+  app.post('/api/broadcast/:topic/events/:event', async (c) => {
+    const claims = await caller(c);
+    if (claims instanceof Response) return claims;
+    const topic = c.req.param('topic');
+    const event = c.req.param('event');
+    const isPrivate = c.req.query('private') === 'true';
+    const limited = overLimit(c, 1);
+    if (limited) return limited;
+    const type = c.req.header('content-type') ?? '';
+    let payload: { json: unknown } | { bytes: Uint8Array };
+    if (type.startsWith('application/octet-stream')) payload = { bytes: new Uint8Array(await c.req.arrayBuffer()) };
+    else {
+      const json: unknown = await c.req.json().catch(() => undefined);
+      if (json === undefined || json === null) return c.json({ error: 'The body must be a JSON value (not null)' }, 422);
+      payload = { json };
+    }
+    if (await maySend(claims, topic, isPrivate)) realtime.broadcastFromRest(topic, isPrivate, event, payload);
+    return c.body(null, 202);
+  });
+
+  return app;
+}

@@ -1,0 +1,662 @@
+// The Realtime room (decision 041): /realtime/v1/websocket, Phoenix channels as realtime-js speaks them — join,
+// leave, heartbeat, access_token refresh, broadcast (self, ack) and presence — on the HTTP server of the other rooms.
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer, type WebSocket, type RawData } from 'ws';
+import {
+  decodeBinary,
+  decodeText,
+  encodeBinaryBroadcast,
+  encodeText,
+  FrameError,
+  SUPPORTED_VSN,
+  type BinaryBroadcastPush,
+  type Message,
+  type Vsn,
+} from './protocol.ts';
+import { RealtimeTokenError, type Claims, type RealtimeTokens } from './tokens.ts';
+import type { ChannelAuthorization, Extension, ReadPolicies } from './authorization.ts';
+
+export const WEBSOCKET_PATH = '/realtime/v1/websocket';
+/** Largest frame accepted from a client (bytes): a bigger one closes the socket with 1009 "message too big". */
+export const MAX_FRAME_BYTES = 1024 * 1024;
+/** A socket that sends nothing (not even a heartbeat, every 25 s from realtime-js) for this long is closed. */
+export const IDLE_TIMEOUT_MS = 60_000;
+
+/** Per-socket limits (upstream's defaults are per project; localbase counts per client connection). */
+export interface RealtimeLimits {
+  /** Channels one socket may have joined at once (upstream max_channels_per_client). */
+  maxChannelsPerSocket: number;
+  /** Joins per second on one socket; more closes the socket (upstream max_joins_per_second). */
+  maxJoinsPerSecond: number;
+  /** Messages per second on one socket; more shuts the channel down (upstream max_events_per_second). */
+  maxEventsPerSecond: number;
+}
+
+export const DEFAULT_REALTIME_LIMITS: RealtimeLimits = { maxChannelsPerSocket: 100, maxJoinsPerSecond: 100, maxEventsPerSecond: 100 };
+
+const SHUTDOWN_CODE = 1001; // "going away": the server closes a socket on purpose
+const TOPIC_PREFIX = 'realtime:';
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+/** Booleans of the join config arrive as booleans or "true"/"false" strings. */
+const flag = (v: unknown): boolean => v === true || (typeof v === 'string' && v.toLowerCase() === 'true');
+
+/** One broadcast on its way to the members of a channel. */
+interface Broadcast {
+  event: string;
+  /** The JSON payload, or the raw bytes (encoding 0) of a binary one. */
+  json?: unknown;
+  bytes?: Uint8Array;
+  /** The original binary frame's payload bytes when it came as JSON over a 2.0.0 socket (re-sent as kind 4). */
+  jsonBytes?: Uint8Array;
+}
+
+type PresenceMeta = Record<string, unknown> & { phx_ref: string };
+
+/** Members of one channel name: public and private names are separate. */
+class Room {
+  readonly members = new Set<Channel>();
+  /** presence key → the metas tracked under it, one per member. */
+  readonly presence = new Map<string, Map<Channel, PresenceMeta>>();
+}
+
+class Connection {
+  readonly channels = new Map<string, Channel>();
+  #joins: number[] = [];
+  #events: number[] = [];
+  #idle: ReturnType<typeof setTimeout> | undefined;
+  readonly ws: WebSocket;
+  readonly vsn: Vsn;
+  readonly apiKeyClaims: Claims;
+  constructor(ws: WebSocket, vsn: Vsn, apiKeyClaims: Claims) {
+    this.ws = ws;
+    this.vsn = vsn;
+    this.apiKeyClaims = apiKeyClaims;
+    this.touch();
+  }
+
+  touch(): void {
+    clearTimeout(this.#idle);
+    this.#idle = setTimeout(() => this.ws.close(1000, 'idle timeout'), IDLE_TIMEOUT_MS);
+    unref(this.#idle);
+  }
+
+  stopTimers(): void {
+    clearTimeout(this.#idle);
+  }
+
+  send(msg: Message): void {
+    this.sendRaw(encodeText(msg, this.vsn));
+  }
+
+  sendRaw(text: string): void {
+    if (this.ws.readyState === this.ws.OPEN) this.ws.send(text);
+  }
+
+  sendBinary(buf: Buffer): void {
+    if (this.ws.readyState === this.ws.OPEN) this.ws.send(buf, { binary: true });
+  }
+
+  reply(req: { topic: string; ref: string | null; join_ref: string | null }, status: 'ok' | 'error', response: Record<string, unknown> = {}): void {
+    this.send({ join_ref: req.join_ref, ref: req.ref, topic: req.topic, event: 'phx_reply', payload: { status, response } });
+  }
+
+  /** Sliding one-second windows: true when the limit is exceeded. */
+  tooMany(kind: 'joins' | 'events', limit: number): boolean {
+    const now = Date.now();
+    const list = (kind === 'joins' ? this.#joins : this.#events).filter((t) => now - t < 1000);
+    list.push(now);
+    if (kind === 'joins') this.#joins = list;
+    else this.#events = list;
+    return list.length > limit;
+  }
+}
+
+interface ChannelInit {
+  conn: Connection;
+  topic: string;
+  subTopic: string;
+  joinRef: string;
+  isPrivate: boolean;
+  self: boolean;
+  ack: boolean;
+  presenceKey: string;
+  presenceEnabled: boolean;
+  claims: Claims;
+  token: string | undefined;
+}
+
+class Channel {
+  readonly conn: Connection;
+  readonly topic: string;
+  readonly subTopic: string;
+  readonly joinRef: string;
+  readonly isPrivate: boolean;
+  readonly self: boolean;
+  readonly ack: boolean;
+  readonly presenceKey: string;
+  claims: Claims;
+  token: string | undefined;
+  presenceEnabled: boolean;
+  presenceMeta: PresenceMeta | undefined;
+  /** What a private channel's member may read (public channels: everything). */
+  read: ReadPolicies = { broadcast: true, presence: true };
+  /** Write permissions of a private channel, checked at the first send / track (and again after a token refresh). */
+  readonly writes = new Map<Extension, Promise<boolean>>();
+  #expiry: ReturnType<typeof setTimeout> | undefined;
+  constructor(init: ChannelInit) {
+    this.conn = init.conn;
+    this.topic = init.topic;
+    this.subTopic = init.subTopic;
+    this.joinRef = init.joinRef;
+    this.isPrivate = init.isPrivate;
+    this.self = init.self;
+    this.ack = init.ack;
+    this.presenceKey = init.presenceKey;
+    this.presenceEnabled = init.presenceEnabled;
+    this.claims = init.claims;
+    this.token = init.token;
+  }
+
+  get roomKey(): string {
+    return roomKey(this.subTopic, this.isPrivate);
+  }
+
+  push(event: string, payload: Record<string, unknown>, joinRef: string | null = this.joinRef): void {
+    this.conn.send({ join_ref: joinRef, ref: null, topic: this.topic, event, payload });
+  }
+
+  system(extension: 'system' | 'postgres_changes', status: 'ok' | 'error', message: string): void {
+    this.push('system', { extension, status, message, channel: this.subTopic });
+  }
+
+  /** Runs `onExpired` when the claims' exp passes (re-armed on every token refresh). */
+  armExpiry(onExpired: () => void): void {
+    clearTimeout(this.#expiry);
+    const exp = this.claims.exp;
+    if (typeof exp !== 'number') return;
+    const wait = exp * 1000 - Date.now();
+    this.#expiry = setTimeout(() => (wait > MAX_TIMER_MS ? this.armExpiry(onExpired) : onExpired()), Math.max(0, Math.min(wait, MAX_TIMER_MS)));
+    unref(this.#expiry);
+  }
+
+  stopTimers(): void {
+    clearTimeout(this.#expiry);
+  }
+}
+
+/** Timers never keep the process alive (Node); typed loosely because the web app type-checks this file with DOM types. */
+const unref = (t: unknown): void => (t as { unref?: () => void } | undefined)?.unref?.();
+
+const roomKey = (subTopic: string, isPrivate: boolean): string => `${isPrivate ? 'private' : 'public'}:${subTopic}`;
+
+const phxRef = (): string => randomBytes(9).toString('base64url');
+
+export interface RealtimeOptions {
+  tokens: RealtimeTokens;
+  /** RLS checks of private channels; without it only the service role may use private channels. */
+  authorization?: ChannelAuthorization;
+  limits?: Partial<RealtimeLimits>;
+  quiet?: boolean;
+}
+
+export class RealtimeServer {
+  readonly #tokens: RealtimeTokens;
+  readonly #authorization: ChannelAuthorization | undefined;
+  readonly #limits: RealtimeLimits;
+  readonly #quiet: boolean;
+  readonly #wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES, clientTracking: true });
+  readonly #rooms = new Map<string, Room>();
+  #closed = false;
+
+  constructor(opts: RealtimeOptions) {
+    this.#tokens = opts.tokens;
+    this.#authorization = opts.authorization;
+    this.#limits = { ...DEFAULT_REALTIME_LIMITS, ...opts.limits };
+    this.#quiet = opts.quiet ?? false;
+  }
+
+  get tokens(): RealtimeTokens {
+    return this.#tokens;
+  }
+
+  /** The HTTP server's 'upgrade' event. Only /realtime/v1/websocket upgrades; anything else is answered 404. */
+  handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    const started = performance.now();
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const path = url.pathname.replace(/\/+$/, '');
+    const log = (status: number) => {
+      if (!this.#quiet) console.log(`GET ${path} ${status} ${(performance.now() - started).toFixed(1)}ms`);
+    };
+    const refuse = (status: number, body: Record<string, unknown>) => {
+      log(status);
+      const text = JSON.stringify(body);
+      socket.end(
+        `HTTP/1.1 ${status} ${status === 401 ? 'Unauthorized' : status === 404 ? 'Not Found' : status === 503 ? 'Service Unavailable' : 'Bad Request'}\r\n` +
+          `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`,
+      );
+    };
+    socket.on('error', () => socket.destroy());
+    if (path !== WEBSOCKET_PATH) return refuse(404, { error: `No WebSocket endpoint at ${path}` });
+    if (this.#closed) return refuse(503, { error: 'Realtime is restarting, please standby' });
+    const vsn = (url.searchParams.get('vsn') ?? '1.0.0') as Vsn;
+    if (!SUPPORTED_VSN.includes(vsn)) return refuse(400, { error: `Unsupported vsn ${vsn}: 1.0.0 and 2.0.0 are spoken` });
+    const header = (name: string) => {
+      const v = req.headers[name];
+      return Array.isArray(v) ? v[0] : v;
+    };
+    const key = url.searchParams.get('apikey') ?? header('apikey') ?? header('x-api-key');
+    this.#tokens.apiKey(key).then(
+      (claims) => {
+        if (this.#closed) return refuse(503, { error: 'Realtime is restarting, please standby' });
+        this.#wss.handleUpgrade(req, socket, head, (ws) => {
+          log(101);
+          this.#open(ws, vsn, claims);
+        });
+      },
+      (err: unknown) => {
+        const message = err instanceof RealtimeTokenError ? err.message : 'Invalid API key';
+        refuse(401, { error: message });
+      },
+    );
+  }
+
+  /** Every open socket is closed with 1001 "going away"; new upgrades are refused. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    for (const ws of this.#wss.clients) ws.close(SHUTDOWN_CODE, 'server shutting down');
+    await new Promise<void>((resolve) => {
+      const t = setTimeout(() => {
+        for (const ws of this.#wss.clients) ws.terminate();
+        resolve();
+      }, 1000);
+      unref(t);
+      const check = () => {
+        if (this.#wss.clients.size === 0) {
+          clearTimeout(t);
+          resolve();
+        } else unref(setTimeout(check, 10));
+      };
+      check();
+    });
+    this.#wss.close();
+  }
+
+  /** How many sockets are open (tests, status). */
+  get socketCount(): number {
+    return this.#wss.clients.size;
+  }
+
+  #open(ws: WebSocket, vsn: Vsn, apiKeyClaims: Claims): void {
+    const conn = new Connection(ws, vsn, apiKeyClaims);
+    ws.on('message', (data: RawData, isBinary: boolean) => {
+      conn.touch();
+      try {
+        if (isBinary) {
+          if (vsn !== '2.0.0') throw new FrameError('binary frames need vsn 2.0.0');
+          this.#onBinary(conn, decodeBinary(toBytes(data)));
+        } else {
+          this.#onMessage(conn, decodeText(toBytes(data).toString(), vsn));
+        }
+      } catch (err) {
+        if (err instanceof FrameError) ws.close(1003, err.message);
+        else this.#failed(conn, err);
+      }
+    });
+    ws.on('close', () => {
+      conn.stopTimers();
+      for (const ch of conn.channels.values()) this.#remove(ch);
+      conn.channels.clear();
+    });
+    ws.on('error', () => ws.terminate());
+  }
+
+  /** An unexpected failure: logged, and the socket closed with 1011 (the client reconnects and rejoins). */
+  #failed(conn: Connection, err: unknown): void {
+    console.error('[localbase] realtime: a message failed:', err);
+    conn.ws.close(1011, 'unexpected failure');
+  }
+
+  #onMessage(conn: Connection, msg: Message): void {
+    if (msg.topic === 'phoenix') {
+      if (msg.event === 'heartbeat') conn.reply(msg, 'ok');
+      return;
+    }
+    if (msg.event === 'phx_join') return void this.#join(conn, msg).catch((err: unknown) => this.#failed(conn, err));
+    const ch = conn.channels.get(msg.topic);
+    if (msg.event === 'phx_leave') {
+      if (ch && (msg.join_ref === null || msg.join_ref === ch.joinRef)) this.#leave(ch, msg);
+      else conn.reply(msg, 'ok');
+      return;
+    }
+    if (!ch || (msg.join_ref !== null && msg.join_ref !== ch.joinRef)) return conn.reply(msg, 'error', { reason: 'unmatched topic' });
+    if (conn.tooMany('events', this.#limits.maxEventsPerSecond)) return this.#shutdown(ch, 'Too many messages per second');
+    switch (msg.event) {
+      case 'broadcast':
+        return this.#broadcastFromSocket(ch, msg.ref, this.#jsonBroadcast(msg.payload));
+      case 'presence':
+        return this.#presence(ch, msg);
+      case 'access_token':
+        return void this.#refreshToken(ch, msg.payload.access_token).catch((err: unknown) => this.#failed(conn, err));
+      default:
+        // Upstream answers nothing to an event it does not know.
+        return;
+    }
+  }
+
+  #onBinary(conn: Connection, push: BinaryBroadcastPush): void {
+    const ch = conn.channels.get(push.topic);
+    const req = { topic: push.topic, ref: push.ref, join_ref: push.join_ref };
+    if (!ch || (push.join_ref !== null && push.join_ref !== ch.joinRef)) return conn.reply(req, 'error', { reason: 'unmatched topic' });
+    if (conn.tooMany('events', this.#limits.maxEventsPerSecond)) return this.#shutdown(ch, 'Too many messages per second');
+    let b: Broadcast;
+    if (push.encoding === 1) {
+      let json: unknown;
+      try {
+        json = JSON.parse(Buffer.from(push.payload).toString('utf8'));
+      } catch {
+        throw new FrameError('broadcast payload is not JSON');
+      }
+      b = { event: push.userEvent, json, jsonBytes: push.payload };
+    } else b = { event: push.userEvent, bytes: push.payload };
+    this.#broadcastFromSocket(ch, push.ref, b);
+  }
+
+  #jsonBroadcast(payload: Record<string, unknown>): Broadcast {
+    return { event: typeof payload.event === 'string' ? payload.event : '', json: payload.payload ?? {} };
+  }
+
+  async #join(conn: Connection, msg: Message): Promise<void> {
+    const { topic, payload } = msg;
+    const joinRef = msg.ref ?? msg.join_ref;
+    const req = { topic, ref: msg.ref, join_ref: joinRef };
+    if (!topic.startsWith(TOPIC_PREFIX)) return conn.reply(req, 'error', { reason: 'unmatched topic' });
+    const subTopic = topic.slice(TOPIC_PREFIX.length);
+    if (conn.tooMany('joins', this.#limits.maxJoinsPerSecond)) {
+      conn.reply(req, 'error', { reason: 'ClientJoinRateLimitReached: Too many joins per second' });
+      conn.ws.close(SHUTDOWN_CODE, 'Too many joins per second');
+      return;
+    }
+    // A second join of a topic on one socket replaces the first (the client rejoins this way).
+    const previous = conn.channels.get(topic);
+    if (previous) {
+      this.#remove(previous);
+      conn.channels.delete(topic);
+      previous.push('phx_close', {}, previous.joinRef);
+    }
+    if (!subTopic) return conn.reply(req, 'error', { reason: 'TopicNameRequired: You must provide a topic name' });
+    if (conn.channels.size >= this.#limits.maxChannelsPerSocket)
+      return conn.reply(req, 'error', { reason: 'ChannelRateLimitReached: Too many channels' });
+
+    const config = isObject(payload.config) ? payload.config : {};
+    const broadcast = isObject(config.broadcast) ? config.broadcast : {};
+    const presence = isObject(config.presence) ? config.presence : {};
+    const isPrivate = flag(config.private);
+    const rawToken = payload.access_token ?? payload.user_token;
+    const token = typeof rawToken === 'string' && !rawToken.startsWith('sb_') ? rawToken : undefined;
+    let claims: Claims;
+    try {
+      claims = token ? await this.#tokens.accessToken(token) : conn.apiKeyClaims;
+    } catch (err) {
+      if (err instanceof RealtimeTokenError) return conn.reply(req, 'error', { reason: err.reason });
+      throw err;
+    }
+    const presenceOn = flag(presence.enabled);
+    let read: ReadPolicies = { broadcast: true, presence: true };
+    if (isPrivate) {
+      read = await this.#readPolicies(claims, subTopic, presenceOn);
+      if (!read.broadcast && !read.presence)
+        return conn.reply(req, 'error', {
+          reason: `Unauthorized: You do not have permissions to read from this Channel topic: ${subTopic}`,
+        });
+    }
+    if (conn.ws.readyState !== conn.ws.OPEN) return;
+    const presenceKey = typeof presence.key === 'string' && presence.key !== '' ? presence.key : randomUUID();
+    const ch = new Channel({
+      conn,
+      topic,
+      subTopic,
+      joinRef: joinRef ?? '',
+      isPrivate,
+      self: flag(broadcast.self),
+      ack: flag(broadcast.ack),
+      presenceKey,
+      presenceEnabled: presenceOn,
+      claims,
+      token,
+    });
+    ch.read = read;
+    // A join message that arrived while this one checked its token may already have taken the topic.
+    const raced = conn.channels.get(topic);
+    if (raced) {
+      this.#remove(raced);
+      raced.push('phx_close', {}, raced.joinRef);
+    }
+    conn.channels.set(topic, ch);
+    let room = this.#rooms.get(ch.roomKey);
+    if (!room) this.#rooms.set(ch.roomKey, (room = new Room()));
+    room.members.add(ch);
+
+    // Postgres changes are not delivered yet: the bindings are echoed (the client checks them) and a system message
+    // says so, as upstream does when it cannot subscribe.
+    const bindings = Array.isArray(config.postgres_changes) ? config.postgres_changes.filter(isObject) : [];
+    const echoed = bindings.map((b, i) => ({ ...pick(b, ['event', 'schema', 'table', 'filter']), id: i + 1 }));
+    conn.reply(req, 'ok', { postgres_changes: echoed });
+    if (ch.presenceEnabled) ch.push('presence_state', read.presence ? this.#presenceState(room) : {});
+    if (bindings.length > 0)
+      ch.system('postgres_changes', 'error', 'localbase does not deliver postgres changes yet (see docs/decisions/041)');
+    ch.armExpiry(() => this.#expired(ch));
+  }
+
+  #expired(ch: Channel): void {
+    const exp = ch.claims.exp ?? 0;
+    this.#shutdown(ch, `Token has expired ${Math.max(0, Math.floor(Date.now() / 1000) - exp)} seconds ago`);
+  }
+
+  async #refreshToken(ch: Channel, value: unknown): Promise<void> {
+    if (typeof value !== 'string' || value === ch.token || value.startsWith('sb_')) return;
+    ch.token = value;
+    try {
+      ch.claims = await this.#tokens.accessToken(value);
+    } catch (err) {
+      if (!(err instanceof RealtimeTokenError)) throw err;
+      // No leak: from here on the channel hears nothing, whatever it was allowed before.
+      return this.#shutdown(ch, err.message);
+    }
+    if (ch.isPrivate) {
+      // The new claims may read less (or more): ask the policies again before anything else is delivered.
+      ch.read = { broadcast: false, presence: false };
+      ch.writes.clear();
+      const read = await this.#readPolicies(ch.claims, ch.subTopic, ch.presenceEnabled);
+      if (!read.broadcast && !read.presence)
+        return this.#shutdown(ch, `You no longer have permission to read from this Channel topic: ${ch.subTopic}`);
+      ch.read = read;
+    }
+    ch.armExpiry(() => this.#expired(ch));
+  }
+
+  #readPolicies(claims: Claims, subTopic: string, withPresence: boolean): Promise<ReadPolicies> {
+    if (this.#authorization) return this.#authorization.read(claims, subTopic, withPresence);
+    const all = claims.role === 'service_role';
+    return Promise.resolve({ broadcast: all, presence: all });
+  }
+
+  /** Whether claims may write to a channel: public ones always, private ones as realtime.messages' policies say. */
+  mayWrite(claims: Claims, subTopic: string, isPrivate: boolean, extension: Extension): Promise<boolean> {
+    if (!isPrivate || claims.role === 'service_role') return Promise.resolve(true);
+    return this.#authorization ? this.#authorization.write(claims, subTopic, extension) : Promise.resolve(false);
+  }
+
+  #channelMayWrite(ch: Channel, extension: Extension): Promise<boolean> {
+    let p = ch.writes.get(extension);
+    if (!p) {
+      p = this.mayWrite(ch.claims, ch.subTopic, ch.isPrivate, extension);
+      ch.writes.set(extension, p);
+      p.catch(() => ch.writes.delete(extension));
+    }
+    return p;
+  }
+
+  /** Upstream's channel shutdown: a system error, then phx_close; the client does not rejoin. */
+  #shutdown(ch: Channel, message: string): void {
+    if (ch.conn.channels.get(ch.topic) !== ch) return;
+    ch.conn.channels.delete(ch.topic);
+    this.#remove(ch);
+    ch.system('system', 'error', message);
+    ch.push('phx_close', {}, ch.joinRef);
+  }
+
+  #leave(ch: Channel, msg: Message): void {
+    ch.conn.channels.delete(ch.topic);
+    this.#remove(ch);
+    ch.conn.reply(msg, 'ok');
+    ch.conn.send({ join_ref: ch.joinRef, ref: ch.joinRef, topic: ch.topic, event: 'phx_close', payload: {} });
+  }
+
+  /** Takes a channel out of its room: its presence leaves, its timers stop. */
+  #remove(ch: Channel): void {
+    ch.stopTimers();
+    const room = this.#rooms.get(ch.roomKey);
+    if (!room) return;
+    this.#untrack(room, ch);
+    room.members.delete(ch);
+    if (room.members.size === 0) this.#rooms.delete(ch.roomKey);
+  }
+
+  // ---- broadcast ----
+
+  #broadcastFromSocket(ch: Channel, ref: string | null, b: Broadcast): void {
+    if (!ch.isPrivate) return this.#sendBroadcast(ch, ref, b);
+    this.#channelMayWrite(ch, 'broadcast').then(
+      // No write permission: dropped silently, no ack either, as upstream.
+      (allowed) => {
+        if (allowed && ch.conn.channels.get(ch.topic) === ch) this.#sendBroadcast(ch, ref, b);
+      },
+      (err: unknown) => this.#failed(ch.conn, err),
+    );
+  }
+
+  #sendBroadcast(ch: Channel, ref: string | null, b: Broadcast): void {
+    const room = this.#rooms.get(ch.roomKey);
+    if (room) this.#deliver(room, b, ch.topic, ch.self ? undefined : ch);
+    if (ch.ack) ch.conn.reply({ topic: ch.topic, ref, join_ref: ch.joinRef }, 'ok');
+  }
+
+  /** A broadcast from the REST API (no sender on a socket). */
+  broadcastFromRest(subTopic: string, isPrivate: boolean, event: string, payload: { json: unknown } | { bytes: Uint8Array }): void {
+    const room = this.#rooms.get(roomKey(subTopic, isPrivate));
+    if (room) this.#deliver(room, { event, ...payload }, TOPIC_PREFIX + subTopic, undefined);
+  }
+
+  #deliver(room: Room, b: Broadcast, topic: string, except: Channel | undefined): void {
+    let json: string | undefined;
+    let v1: string | undefined;
+    let binary: Buffer | null | undefined;
+    for (const member of room.members) {
+      if (member === except || !member.read.broadcast) continue;
+      const { conn } = member;
+      const wantsBinary = conn.vsn === '2.0.0' && (b.bytes !== undefined || b.jsonBytes !== undefined);
+      if (wantsBinary) {
+        binary ??= b.bytes ? encodeBinaryBroadcast(topic, b.event, 0, b.bytes) : encodeBinaryBroadcast(topic, b.event, 1, b.jsonBytes!);
+        if (binary) {
+          conn.sendBinary(binary);
+          continue;
+        }
+      }
+      if (b.bytes !== undefined) continue; // raw bytes cannot travel as 1.0.0 JSON: upstream drops them too
+      const msg: Message = {
+        join_ref: null,
+        ref: null,
+        topic,
+        event: 'broadcast',
+        payload: { type: 'broadcast', event: b.event, payload: b.json },
+      };
+      if (conn.vsn === '2.0.0') conn.sendRaw((json ??= encodeText(msg, '2.0.0')));
+      else conn.sendRaw((v1 ??= encodeText(msg, '1.0.0')));
+    }
+  }
+
+  // ---- presence ----
+
+  #presence(ch: Channel, msg: Message): void {
+    const room = this.#rooms.get(ch.roomKey);
+    if (!room) return ch.conn.reply(msg, 'error');
+    const event = msg.payload.event;
+    if (event === 'untrack') {
+      this.#untrack(room, ch);
+      return ch.conn.reply(msg, 'ok');
+    }
+    if (event !== 'track') return ch.conn.reply(msg, 'error');
+    const state = msg.payload.payload;
+    if (!isObject(state)) return ch.conn.reply(msg, 'error', { reason: 'Presence track payload must be a map' });
+    if (!ch.isPrivate) return this.#track(room, ch, msg, state);
+    this.#channelMayWrite(ch, 'presence').then(
+      (allowed) => {
+        if (ch.conn.channels.get(ch.topic) !== ch) return;
+        if (allowed) this.#track(room, ch, msg, state);
+        else ch.conn.reply(msg, 'error');
+      },
+      (err: unknown) => this.#failed(ch.conn, err),
+    );
+  }
+
+  #track(room: Room, ch: Channel, msg: Message, state: Record<string, unknown>): void {
+    if (!ch.presenceEnabled) {
+      // Tracking turns presence on for the channel; its full state comes first so that the client can apply diffs.
+      ch.presenceEnabled = true;
+      ch.push('presence_state', ch.read.presence ? this.#presenceState(room) : {});
+    }
+    const old = ch.presenceMeta;
+    if (old && sameState(old, state)) return ch.conn.reply(msg, 'ok');
+    const meta: PresenceMeta = { ...state, phx_ref: phxRef() };
+    ch.presenceMeta = meta;
+    let metas = room.presence.get(ch.presenceKey);
+    if (!metas) room.presence.set(ch.presenceKey, (metas = new Map()));
+    metas.set(ch, meta);
+    ch.conn.reply(msg, 'ok');
+    const joins = { [ch.presenceKey]: { metas: [old ? { ...meta, phx_ref_prev: old.phx_ref } : meta] } };
+    const leaves = old ? { [ch.presenceKey]: { metas: [old] } } : {};
+    this.#presenceDiff(room, joins, leaves);
+  }
+
+  #untrack(room: Room, ch: Channel): void {
+    const old = ch.presenceMeta;
+    if (!old) return;
+    ch.presenceMeta = undefined;
+    const metas = room.presence.get(ch.presenceKey);
+    metas?.delete(ch);
+    if (metas?.size === 0) room.presence.delete(ch.presenceKey);
+    this.#presenceDiff(room, {}, { [ch.presenceKey]: { metas: [old] } });
+  }
+
+  #presenceState(room: Room): Record<string, unknown> {
+    const state: Record<string, { metas: PresenceMeta[] }> = {};
+    for (const [key, metas] of room.presence) state[key] = { metas: [...metas.values()] };
+    return state;
+  }
+
+  #presenceDiff(room: Room, joins: Record<string, unknown>, leaves: Record<string, unknown>): void {
+    for (const member of room.members)
+      if (member.presenceEnabled && member.read.presence) member.push('presence_diff', { joins, leaves }, null);
+  }
+}
+
+function toBytes(data: RawData): Buffer {
+  if (Buffer.isBuffer(data)) return data;
+  if (Array.isArray(data)) return Buffer.concat(data);
+  return Buffer.from(data);
+}
+
+function pick(obj: Record<string, unknown>, keys: string[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const k of keys) if (obj[k] !== undefined) out[k] = obj[k];
+  return out;
+}
+
+function sameState(meta: PresenceMeta, state: Record<string, unknown>): boolean {
+  const { phx_ref: _ref, ...rest } = meta;
+  return JSON.stringify(rest) === JSON.stringify(state);
+}

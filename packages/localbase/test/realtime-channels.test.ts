@@ -1,0 +1,267 @@
+// Realtime over a real WebSocket with supabase-js's channel(): the handshake, join and leave, refused joins, the
+// user's token at join and refreshed on an open socket, and a channel whose token expires.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { signedInClient, sleep, startTestServer, type Localbase } from './helpers.ts';
+import { accessToken, closeRealtimeClients, realtimeClient, subscribe, until } from './realtime-helpers.ts';
+
+let lb: Localbase;
+
+beforeAll(async () => {
+  lb = await startTestServer();
+});
+
+afterAll(async () => {
+  await closeRealtimeClients();
+  await lb?.stop();
+});
+
+/** The HTTP answer to a WebSocket upgrade that is refused (status and JSON body), or 101. */
+function upgrade(path: string): Promise<{ status: number; body?: unknown }> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(lb.url.replace(/^http/, 'ws') + path);
+    ws.on('open', () => {
+      ws.close();
+      resolve({ status: 101 });
+    });
+    ws.on('unexpected-response', (_req, res) => {
+      let text = '';
+      res.on('data', (d: Buffer) => (text += d.toString()));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) }));
+    });
+    ws.on('error', (err) => reject(err));
+  });
+}
+
+describe('realtime: the socket', () => {
+  it('is served on the API port at /realtime/v1/websocket, and the banner names it', async () => {
+    expect(lb.realtimeUrl).toBe(`${lb.url.replace(/^http/, 'ws')}/realtime/v1`);
+    expect(await upgrade(`/realtime/v1/websocket?apikey=${lb.anonKey}&vsn=2.0.0`)).toEqual({ status: 101 });
+    expect(await upgrade(`/realtime/v1/websocket?apikey=sb_publishable_ACJWlzQHlZjBrEguHvfOxg_3BJgxAaH&vsn=1.0.0`)).toEqual({ status: 101 });
+  });
+
+  it('refuses an upgrade without a valid apikey with the Realtime server’s 401 answers', async () => {
+    expect(await upgrade('/realtime/v1/websocket?vsn=2.0.0')).toEqual({ status: 401, body: { error: 'API key is missing' } });
+    expect(await upgrade('/realtime/v1/websocket?apikey=nope&vsn=2.0.0')).toEqual({
+      status: 401,
+      body: { error: 'The token provided is not a valid JWT' },
+    });
+    // A user's token is not an API key.
+    const user = await accessToken(lb, 3600);
+    expect((await upgrade(`/realtime/v1/websocket?apikey=${user}&vsn=2.0.0`)).status).toBe(401);
+    expect((await upgrade(`/realtime/v1/websocket?apikey=${lb.anonKey}&vsn=3.0.0`)).status).toBe(400);
+    expect((await upgrade(`/realtime/v1/elsewhere?apikey=${lb.anonKey}`)).status).toBe(404);
+  });
+});
+
+describe('realtime: joining and leaving', () => {
+  it('joins with the anon key, reports SUBSCRIBED, and leaves with CLOSED', async () => {
+    const client = realtimeClient(lb);
+    const statuses: string[] = [];
+    const channel = client.channel('lobby');
+    const joined = new Promise<void>((resolve) =>
+      channel.subscribe((status) => {
+        statuses.push(status);
+        if (status === 'SUBSCRIBED') resolve();
+      }),
+    );
+    await joined;
+    expect(channel.state).toBe('joined');
+    expect(await client.removeChannel(channel)).toBe('ok');
+    await until(() => statuses.includes('CLOSED'), 2000, 'CLOSED');
+    expect(statuses).toEqual(['SUBSCRIBED', 'CLOSED']);
+  });
+
+  it('joins over vsn 1.0.0 as well', async () => {
+    const channel = realtimeClient(lb, { vsn: '1.0.0' }).channel('lobby-v1');
+    expect((await subscribe(channel)).status).toBe('SUBSCRIBED');
+  });
+
+  it('joins with a signed-in user’s session token (the ES256 signing key)', async () => {
+    const { client } = await signedInClient(lb);
+    const channel = client.channel('signed-in');
+    expect((await subscribe(channel)).status).toBe('SUBSCRIBED');
+    await client.removeAllChannels();
+    client.realtime.disconnect();
+  });
+
+  it('refuses an expired access token with InvalidJWTToken', async () => {
+    const client = realtimeClient(lb);
+    await client.realtime.setAuth(await accessToken(lb, -120));
+    const channel = client.channel('expired');
+    const result = await subscribe(channel);
+    await client.removeChannel(channel); // the client would retry the join with backoff
+    expect(result.status).toBe('CHANNEL_ERROR');
+    expect(result.error?.message).toMatch(/^InvalidJWTToken: Token has expired 12\d seconds ago$/);
+  });
+
+  it('refuses a token that is not a JWT, or signed with another key', async () => {
+    const client = realtimeClient(lb);
+    await client.realtime.setAuth('not-a-jwt');
+    const channel = client.channel('bad-token');
+    const result = await subscribe(channel);
+    await client.removeChannel(channel);
+    expect(result.error?.message).toBe('MalformedJWT: The token provided is not a valid JWT');
+
+    const other = realtimeClient(lb);
+    const forged = await accessToken({ ...lb, jwtSecret: 'another-secret-of-at-least-32-characters' }, 3600);
+    await other.realtime.setAuth(forged);
+    const ch2 = other.channel('forged');
+    const r2 = await subscribe(ch2);
+    await other.removeChannel(ch2);
+    expect(r2.error?.message).toBe('JwtSignatureError: Failed to validate JWT signature');
+  });
+
+  it('refuses a private channel when no policy on realtime.messages lets the user read it', async () => {
+    const { client } = await signedInClient(lb);
+    const channel = client.channel('private-room', { config: { private: true } });
+    const result = await subscribe(channel);
+    await client.removeAllChannels();
+    client.realtime.disconnect();
+    expect(result.status).toBe('CHANNEL_ERROR');
+    expect(result.error?.message).toBe('Unauthorized: You do not have permissions to read from this Channel topic: private-room');
+  });
+
+  it('refuses an empty topic', async () => {
+    const channel = realtimeClient(lb).channel('');
+    const result = await subscribe(channel);
+    await channel.unsubscribe();
+    expect(result.error?.message).toBe('TopicNameRequired: You must provide a topic name');
+  });
+});
+
+describe('realtime: the token of an open socket', () => {
+  it('closes a channel when its token expires: a system error, CLOSED, and no more broadcasts', async () => {
+    const client = realtimeClient(lb);
+    await client.realtime.setAuth(await accessToken(lb, 2));
+    const system: { status: string; message: string }[] = [];
+    const heard: unknown[] = [];
+    const statuses: string[] = [];
+    const channel = client
+      .channel('expiring')
+      .on('system', {}, (p: { status: string; message: string }) => system.push(p))
+      .on('broadcast', { event: 'tick' }, (m) => heard.push(m.payload));
+    channel.subscribe((s) => statuses.push(s));
+    await until(() => statuses.includes('SUBSCRIBED'), 5000, 'SUBSCRIBED');
+    const sender = realtimeClient(lb).channel('expiring');
+    expect((await subscribe(sender)).status).toBe('SUBSCRIBED');
+    await sender.send({ type: 'broadcast', event: 'tick', payload: { n: 1 } });
+    await until(() => heard.length === 1, 2000, 'the first broadcast');
+
+    await until(() => statuses.includes('CLOSED'), 5000, 'CLOSED');
+    expect(system).toEqual([{ extension: 'system', status: 'error', message: expect.stringMatching(/^Token has expired [01] seconds ago$/), channel: 'expiring' }]);
+    await sender.send({ type: 'broadcast', event: 'tick', payload: { n: 2 } });
+    await sleep(300);
+    expect(heard).toEqual([{ n: 1 }]);
+  });
+
+  it('keeps a channel whose token is refreshed before it expires (access_token on the open socket)', async () => {
+    const client = realtimeClient(lb);
+    await client.realtime.setAuth(await accessToken(lb, 2));
+    const system: unknown[] = [];
+    const heard: unknown[] = [];
+    const channel = client
+      .channel('refreshed')
+      .on('system', {}, (p) => system.push(p))
+      .on('broadcast', { event: 'tick' }, (m) => heard.push(m.payload));
+    expect((await subscribe(channel)).status).toBe('SUBSCRIBED');
+    await client.realtime.setAuth(await accessToken(lb, 3600)); // pushes access_token to the joined channel
+    await sleep(3000);
+    expect(channel.state).toBe('joined');
+    const sender = realtimeClient(lb).channel('refreshed');
+    expect((await subscribe(sender)).status).toBe('SUBSCRIBED');
+    await sender.send({ type: 'broadcast', event: 'tick', payload: { n: 1 } });
+    await until(() => heard.length === 1, 2000, 'the broadcast after the refresh');
+    expect(system).toEqual([]);
+  });
+
+  it('closes a channel refreshed with a token it refuses', async () => {
+    const client = realtimeClient(lb);
+    await client.realtime.setAuth(await accessToken(lb, 3600));
+    const system: { message: string }[] = [];
+    const statuses: string[] = [];
+    client
+      .channel('bad-refresh')
+      .on('system', {}, (p: { message: string }) => system.push(p))
+      .subscribe((s) => statuses.push(s));
+    await until(() => statuses.includes('SUBSCRIBED'), 5000, 'SUBSCRIBED');
+    await client.realtime.setAuth(await accessToken(lb, -5));
+    await until(() => statuses.includes('CLOSED'), 5000, 'CLOSED');
+    expect(system.map((s) => s.message)).toEqual([expect.stringMatching(/^Token has expired [56] seconds ago$/)]);
+  });
+});
+
+/** A raw Phoenix client: frames sent and received as they are on the wire. */
+async function rawSocket(vsn: '1.0.0' | '2.0.0' = '2.0.0') {
+  const ws = new WebSocket(`${lb.url.replace(/^http/, 'ws')}/realtime/v1/websocket?apikey=${lb.anonKey}&vsn=${vsn}`);
+  const frames: unknown[] = [];
+  let closed: { code: number; reason: string } | undefined;
+  ws.on('message', (data: Buffer) => frames.push(JSON.parse(data.toString())));
+  ws.on('close', (code, reason) => (closed = { code, reason: reason.toString() }));
+  await new Promise((resolve, reject) => {
+    ws.once('open', resolve);
+    ws.once('error', reject);
+  });
+  return {
+    ws,
+    frames,
+    closed: () => closed,
+    send: (frame: unknown) => ws.send(typeof frame === 'string' ? frame : JSON.stringify(frame)),
+    async next(count = 1): Promise<unknown[]> {
+      await until(() => frames.length >= count, 3000, `${count} frame(s)`);
+      return frames.splice(0, count);
+    },
+  };
+}
+
+describe('realtime: the wire', () => {
+  it('answers heartbeats, pushes to topics not joined, and leaves of them as the Phoenix server does', async () => {
+    const s = await rawSocket();
+    s.send([null, '1', 'phoenix', 'heartbeat', {}]);
+    expect(await s.next()).toEqual([[null, '1', 'phoenix', 'phx_reply', { status: 'ok', response: {} }]]);
+    s.send(['9', '2', 'realtime:nowhere', 'broadcast', { type: 'broadcast', event: 'x', payload: {} }]);
+    expect(await s.next()).toEqual([['9', '2', 'realtime:nowhere', 'phx_reply', { status: 'error', response: { reason: 'unmatched topic' } }]]);
+    s.send(['9', '3', 'realtime:nowhere', 'phx_leave', {}]);
+    expect(await s.next()).toEqual([['9', '3', 'realtime:nowhere', 'phx_reply', { status: 'ok', response: {} }]]);
+    s.ws.close();
+  });
+
+  it('echoes postgres_changes bindings in order with ids, and says in a system message that they are not delivered yet', async () => {
+    const s = await rawSocket();
+    const bindings = [
+      { event: 'INSERT', schema: 'public', table: 'notes', filter: 'id=eq.1' },
+      { event: '*', schema: 'public' },
+    ];
+    s.send(['1', '1', 'realtime:pg', 'phx_join', { config: { postgres_changes: bindings }, access_token: null }]);
+    const [reply, system] = (await s.next(2)) as [unknown[], unknown[]];
+    expect(reply).toEqual(['1', '1', 'realtime:pg', 'phx_reply', { status: 'ok', response: { postgres_changes: [{ ...bindings[0], id: 1 }, { ...bindings[1], id: 2 }] } }]);
+    expect(system).toEqual(['1', null, 'realtime:pg', 'system', { extension: 'postgres_changes', status: 'error', message: expect.stringContaining('postgres changes'), channel: 'pg' }]);
+    // leave: ok, then phx_close with ref = join_ref
+    s.send(['1', '2', 'realtime:pg', 'phx_leave', {}]);
+    expect(await s.next(2)).toEqual([
+      ['1', '2', 'realtime:pg', 'phx_reply', { status: 'ok', response: {} }],
+      ['1', '1', 'realtime:pg', 'phx_close', {}],
+    ]);
+    s.ws.close();
+  });
+
+  it('sends 1.0.0 frames as objects without join_ref', async () => {
+    const s = await rawSocket('1.0.0');
+    s.send({ topic: 'realtime:v1', event: 'phx_join', payload: { config: {} }, ref: '1', join_ref: '1' });
+    expect(await s.next()).toEqual([{ topic: 'realtime:v1', event: 'phx_reply', payload: { status: 'ok', response: { postgres_changes: [] } }, ref: '1' }]);
+    s.ws.close();
+  });
+
+  it('closes the socket on a frame it cannot read (1003), and on too many joins per second (1001)', async () => {
+    const bad = await rawSocket();
+    bad.send('{"not":"an array"}');
+    await until(() => bad.closed() !== undefined, 3000, 'the close');
+    expect(bad.closed()?.code).toBe(1003);
+
+    const eager = await rawSocket();
+    for (let i = 1; i <= 101; i++) eager.send([String(i), String(i), `realtime:j${i}`, 'phx_join', { config: {} }]);
+    await until(() => eager.closed() !== undefined, 5000, 'the close');
+    expect(eager.closed()).toEqual({ code: 1001, reason: 'Too many joins per second' });
+    expect(eager.frames.at(-1)).toEqual(['101', '101', 'realtime:j101', 'phx_reply', { status: 'error', response: { reason: 'ClientJoinRateLimitReached: Too many joins per second' } }]);
+  });
+});
