@@ -28,7 +28,7 @@
 // Two phases. Concurrency 1: for --rounds × 3 s, a, b and c one after another for the same input (the order rotating),
 // so whatever else this shared machine does at a moment hits all three alike. Concurrency --connections: 2 × --rounds
 // rounds of 0.5 s slices per variant, the order rotating (per-variant req/s needs slices). p50/p99 over all latencies
-// of a phase, also per page. The tRPC child times, per request (AsyncLocalStorage + a wrapped fetch), the outgoing
+// of a phase, also per page. The tRPC child times, per request (AsyncLocalStorage + a wrapped fetch + undici diagnostics channels), the outgoing
 // /auth/v1/user and /rest/v1 calls, createContext and the handler, which gives where the time goes (medians); it also
 // times the steps alone (c = 1) and a local ES256 verification of the token against the JWKS (jose), for the proposal.
 // --show-requests logs the recorded requests and the cookie.
@@ -36,6 +36,7 @@
 // REST call, where the server's fixed cost weighs most); at concurrency --connections, (b) p50 ≤ 1.3 × (a) p50.
 // Exit code 1 when missed.
 import { AsyncLocalStorage } from 'node:async_hooks';
+import diagnostics from 'node:diagnostics_channel';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { Agent, createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
 import { registerHooks } from 'node:module';
@@ -48,6 +49,7 @@ import { createServerClient } from '@supabase/ssr';
 import type { AnyRouter } from '@trpc/server';
 import { createHTTPHandler } from '@trpc/server/adapters/standalone';
 import { createLocalJWKSet, jwtVerify } from 'jose';
+import { Agent as UndiciAgent, request as undiciRequest } from 'undici';
 import type { JSONWebKeySet } from 'jose';
 import { args, argValue } from './lib/args.ts';
 
@@ -195,17 +197,23 @@ async function serveTrpc(): Promise<void> {
   let samples: Sample[] = [];
   const kindOf = (url: string): CallKind => (url.includes('/auth/v1/user') ? 'user' : url.includes('/rest/v1/') ? 'rest' : 'other');
 
-  // Every outgoing call of the server's Supabase clients, timed (until the response headers) per tRPC request.
+  // Every outgoing call of the server's Supabase clients, timed (until the response headers) per tRPC request: the
+  // auth client's through the global fetch, the table queries' (ctx.db: undici's request, server-fetch.ts) through
+  // undici's diagnostics channels — which Node's own fetch also publishes to, so requests carrying fetch's
+  // `sec-fetch-mode` header are left to the fetch wrapper.
   const realFetch = globalThis.fetch;
+  const note = (rec: RequestRecord, kind: CallKind, url: string, headers: Record<string, string>) => {
+    if (recording && (kind === 'rest' || kind === 'user') && !rec[kind]) rec[kind] = { url, headers };
+  };
   globalThis.fetch = async (input: string | URL | Request, init?: RequestInit) => {
     const rec = als.getStore();
     const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
     const kind = kindOf(url);
-    if (rec && recording && (kind === 'rest' || kind === 'user') && !rec[kind]) {
+    if (rec) {
       const headers = new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined));
       const plain: Record<string, string> = {};
       headers.forEach((value, name) => (plain[name] = value));
-      rec[kind] = { url, headers: plain };
+      note(rec, kind, url, plain);
     }
     const s = performance.now();
     try {
@@ -214,6 +222,25 @@ async function serveTrpc(): Promise<void> {
       if (rec) rec.calls.push({ kind, at: s - rec.start, ms: performance.now() - s });
     }
   };
+  const pending = new WeakMap<object, { rec: RequestRecord; kind: CallKind; s: number }>();
+  diagnostics.subscribe('undici:request:create', (message) => {
+    const { request } = message as { request: { origin: string; path: string; headers: string[] } };
+    const rec = als.getStore();
+    if (!rec || request.headers.some((h, i) => i % 2 === 0 && h.toLowerCase() === 'sec-fetch-mode')) return;
+    const url = `${request.origin}${request.path}`;
+    const kind = kindOf(url);
+    const headers: Record<string, string> = {};
+    for (let i = 0; i + 1 < request.headers.length; i += 2) headers[(request.headers[i] ?? '').toLowerCase()] = request.headers[i + 1] ?? '';
+    note(rec, kind, url, headers);
+    pending.set(request, { rec, kind, s: performance.now() });
+  });
+  diagnostics.subscribe('undici:request:headers', (message) => {
+    const { request } = message as { request: object };
+    const p = pending.get(request);
+    if (!p) return;
+    pending.delete(request);
+    p.rec.calls.push({ kind: p.kind, at: p.s - p.rec.start, ms: performance.now() - p.s });
+  });
 
   const { appRouter } = await load<{ appRouter: AnyRouter }>(join(WEB, 'src/server/root.ts'));
   const { createContext } = await load<{ createContext(o: { req: IncomingMessage; res: ServerResponse }): { getSupabase(): unknown; getSession(): Promise<unknown> } }>(join(WEB, 'src/server/trpc.ts'));
@@ -228,22 +255,25 @@ async function serveTrpc(): Promise<void> {
       return ctx;
     },
   });
-  // (d) the floor: the same REST call made by a server in between that does nothing else — fetch (as supabase-js
-  // does), read the body, answer with it — so (d) − (a) is what the extra hop alone costs on this machine.
+  // (d) the floor: the same REST call made by a server in between that does nothing else — undici's request (the
+  // cheapest well-kept HTTP client here, the one ctx.db uses), read the body, answer with it — so (d) − (a) is what
+  // the extra hop alone costs on this machine.
   const lbUrl = process.env.NEXT_PUBLIC_SUPABASE_URL ?? '';
   const FORWARDED = ['apikey', 'authorization', 'prefer', 'accept', 'accept-profile', 'x-client-info'];
+  const floorAgent = new UndiciAgent({ keepAliveTimeout: 10_000 });
   const floor = async (req: IncomingMessage, res: ServerResponse) => {
     const headers: Record<string, string> = {};
     for (const name of FORWARDED) {
       const value = req.headers[name];
       if (typeof value === 'string') headers[name] = value;
     }
-    const answer = await realFetch(`${lbUrl}${(req.url ?? '').slice('/floor'.length)}`, { headers });
-    const body = await answer.text();
-    res.writeHead(answer.status, {
-      'content-type': answer.headers.get('content-type') ?? 'application/json',
-      'content-range': answer.headers.get('content-range') ?? '',
-    });
+    const answer = await undiciRequest(`${lbUrl}${(req.url ?? '').slice('/floor'.length)}`, { headers, dispatcher: floorAgent });
+    const body = await answer.body.text();
+    const header = (name: string) => {
+      const value = answer.headers[name];
+      return Array.isArray(value) ? value.join(', ') : value;
+    };
+    res.writeHead(answer.statusCode, { 'content-type': header('content-type') ?? 'application/json', 'content-range': header('content-range') ?? '' });
     res.end(body);
   };
   const server = createServer((req, res) => {

@@ -9,6 +9,7 @@ import { clientAddress } from '../client-address'
 import { backendConfig } from '../env'
 import type { AppDataClient, AppSupabaseClient, Database } from './client-type'
 import { SESSION_COOKIE_OPTIONS } from './cookie-options'
+import { serverFetch } from './server-fetch'
 
 export { accessTokenAal } from './assurance'
 
@@ -141,7 +142,7 @@ export function createServerSupabase({ req, res }: RequestResponse): AppSupabase
 export function createDataClient(accessToken: string): AppDataClient {
   return new PostgrestClient<Database>(`${backendConfig.supabaseUrl}/rest/v1`, {
     headers: { apikey: backendConfig.supabaseAnonKey, Authorization: `Bearer ${accessToken}` },
-    fetch,
+    fetch: serverFetch,
     retry: false,
   })
 }
