@@ -1,5 +1,6 @@
 import type { inferRouterInputs, inferRouterOutputs } from '@trpc/server'
 
+import { attachmentsRouter } from './routers/attachments'
 import { authRouter } from './routers/auth'
 import { notesRouter } from './routers/notes'
 import { systemRouter } from './routers/system'
@@ -7,6 +8,7 @@ import { createCallerFactory, createTRPCRouter } from './trpc'
 
 /** The app's API: one sub-router per feature (src/server/routers/<feature>.ts). */
 export const appRouter = createTRPCRouter({
+  attachments: attachmentsRouter,
   auth: authRouter,
   notes: notesRouter,
   system: systemRouter,
