@@ -2,6 +2,7 @@ import type { inferRouterInputs, inferRouterOutputs } from '@trpc/server'
 
 import { attachmentsRouter } from './routers/attachments'
 import { authRouter } from './routers/auth'
+import { avatarRouter } from './routers/avatar'
 import { notesRouter } from './routers/notes'
 import { systemRouter } from './routers/system'
 import { createCallerFactory, createTRPCRouter } from './trpc'
@@ -10,6 +11,7 @@ import { createCallerFactory, createTRPCRouter } from './trpc'
 export const appRouter = createTRPCRouter({
   attachments: attachmentsRouter,
   auth: authRouter,
+  avatar: avatarRouter,
   notes: notesRouter,
   system: systemRouter,
 })

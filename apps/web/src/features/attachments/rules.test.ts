@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 
-import { attachmentProblem, avatarProblem, avatarUrlOf, formatBytes, storageSafeName, uniqueName } from './rules'
+import { avatarUrlOf } from '../../lib/avatar'
+import { attachmentProblem, avatarProblem, formatBytes, storageSafeName, uniqueName } from './rules'
 
 describe('storageSafeName', () => {
   it('keeps ordinary names and makes the others fit Supabase keys', () => {

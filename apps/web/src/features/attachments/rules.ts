@@ -86,21 +86,3 @@ export function avatarProblem(file: { name: string; size: number; type: string }
 export function avatarExtension(type: string): string {
   return type === 'image/jpeg' ? 'jpg' : type.replace('image/', '')
 }
-
-const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}'
-const AVATAR_FILE = /^[0-9a-z-]{1,64}\.(png|jpg|webp|gif)$/
-
-/**
- * The public URL of a user's picture, or null. The path lives in `user_metadata.avatar_path`, which the user may
- * edit at will (ADR 037): only `<their own id>/<file name we make>` is ever turned into a URL.
- */
-export function avatarUrlOf(
-  user: { id: string; user_metadata?: Record<string, unknown> } | null | undefined,
-  supabaseUrl: string,
-): string | null {
-  const path = user?.user_metadata?.avatar_path
-  if (typeof path !== 'string' || !new RegExp(`^${UUID}/`).test(path)) return null
-  const [owner, file, ...rest] = path.split('/')
-  if (owner !== user!.id || rest.length > 0 || !file || !AVATAR_FILE.test(file)) return null
-  return `${supabaseUrl.replace(/\/+$/, '')}/storage/v1/object/public/avatars/${owner}/${file}`
-}

@@ -38,7 +38,7 @@ async function rejection(promise: Promise<unknown>): Promise<TRPCError> {
 }
 
 /** What the browser does with an upload URL (without progress): PUT the bytes with their type. */
-async function put(url: string, body: string | Uint8Array, type = 'text/plain') {
+async function put(url: string, body: string | Uint8Array<ArrayBuffer>, type = 'text/plain') {
   return fetch(url, { method: 'PUT', headers: { 'content-type': type }, body })
 }
 
@@ -180,5 +180,38 @@ describe('storageError', () => {
   it('a network failure is SERVICE_UNAVAILABLE, not a missing note', () => {
     const error = storageError(new StorageUnknownError('fetch failed', new TypeError('fetch failed')), 'gone')
     expect(error.code).toBe('SERVICE_UNAVAILABLE')
+  })
+})
+
+describe('avatar', () => {
+  const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 7])
+
+  it('a new key per picture under the user’s folder; public once uploaded; the user removes it, nobody else can', async () => {
+    const first = await as(alice).avatar.createUploadUrl({ type: 'image/png', size: png.length })
+    expect(first.path).toMatch(new RegExp(`^${alice.id}/[0-9a-z]+-[0-9a-f]{8}\\.png$`))
+    expect((await put(first.url, png, 'image/png')).status).toBe(200)
+    const second = await as(alice).avatar.createUploadUrl({ type: 'image/jpeg', size: 10 })
+    expect(second.path).not.toBe(first.path)
+    expect(second.path.endsWith('.jpg')).toBe(true)
+    const publicUrl = `${lb.url}/storage/v1/object/public/avatars/${first.path}`
+    const res = await fetch(publicUrl)
+    expect([res.status, res.headers.get('content-type')]).toEqual([200, 'image/png'])
+
+    const notTheirs = await rejection(as(bob).avatar.remove({ path: first.path }))
+    expect(notTheirs.code).toBe('BAD_REQUEST')
+    expect(await as(alice).avatar.remove({ path: first.path })).toEqual({ removed: 1 })
+    expect((await fetch(publicUrl)).status).not.toBe(200)
+  })
+
+  it('a wrong type or a picture over 2 MB is refused before any URL, and the bucket refuses them too', async () => {
+    const type = await rejection(as(alice).avatar.createUploadUrl({ type: 'image/svg+xml' as 'image/png', size: 10 }))
+    expect(type.message).toContain('A picture must be a PNG, JPEG, WebP or GIF image.')
+    const size = await rejection(as(alice).avatar.createUploadUrl({ type: 'image/png', size: 2_000_001 }))
+    expect(size.message).toContain('A picture can be at most 2 MB.')
+    const { url } = await as(alice).avatar.createUploadUrl({ type: 'image/png', size: 10 })
+    const wrongType = await put(url, 'not a picture', 'text/html')
+    expect(((await wrongType.json()) as { statusCode: string }).statusCode).toBe('415')
+    const tooBig = await put(url, new Uint8Array(2_000_001), 'image/png')
+    expect(((await tooBig.json()) as { statusCode: string }).statusCode).toBe('413')
   })
 })
