@@ -69,3 +69,26 @@ describe('avatarUrlOf', () => {
       expect(avatarUrlOf({ id, user_metadata: { avatar_path: path } }, base)).toBeNull()
   })
 })
+
+describe('upload errors', () => {
+  it("read Supabase's error body and word the refusals for people", async () => {
+    const { errorOf, uploadErrorMessage, UploadError } = await import('./upload')
+    const tooBig = errorOf(400, JSON.stringify({ statusCode: '413', error: 'Payload too large', message: 'The object exceeded the maximum allowed size' }))
+    expect([tooBig.statusCode, tooBig.message]).toEqual(['413', 'The object exceeded the maximum allowed size'])
+    expect(uploadErrorMessage(tooBig, 'me.png', '2 MB')).toBe('The server refused “me.png”: it is larger than 2 MB.')
+    expect(uploadErrorMessage(errorOf(400, '{"statusCode":"415","message":"mime type text/html is not supported"}'), 'x.html', '2 MB')).toBe(
+      'The server refused “x.html”: files of this type are not accepted here.',
+    )
+    expect(errorOf(502, '<html>bad gateway</html>').statusCode).toBe('502')
+    expect(uploadErrorMessage(new UploadError('0', 'network'), 'a.txt', '20 MB')).toContain("can't reach the server")
+    expect(uploadErrorMessage(new Error('boom'), 'a.txt', '20 MB')).toBe('“a.txt” was not uploaded. Try again.')
+  })
+})
+
+describe('PUBLIC_SUPABASE_URL', () => {
+  it('is the local default of lib/env-config.ts when the variable is unset', async () => {
+    const { DEFAULT_SUPABASE_URL } = await import('../../lib/env-config')
+    const { PUBLIC_SUPABASE_URL } = await import('../../lib/avatar')
+    if (!process.env.NEXT_PUBLIC_SUPABASE_URL) expect(PUBLIC_SUPABASE_URL).toBe(DEFAULT_SUPABASE_URL)
+  })
+})
