@@ -1,4 +1,4 @@
-// The app's storage migration (supabase/migrations/20261124000000_storage_buckets.sql, ADR 037) under localbase,
+// The app's storage migration (supabase/migrations/20261124120000_storage_buckets.sql, ADR 037) under localbase,
 // with the official supabase-js: the public `avatars` bucket lets a user write only `<their id>/<file>`, images
 // only, 2 MB at most; the private `attachments` bucket follows the note: `<user id>/<note id>/<file>` with a note
 // of the caller that exists, and the AAL2 rule of docs/database.md. Two users, a guest and anon.

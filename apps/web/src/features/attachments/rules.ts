@@ -4,7 +4,7 @@
  * of any client, so every bundle may import it.
  */
 
-/** The `attachments` bucket's `file_size_limit` (supabase/migrations/20261124000000_storage_buckets.sql). */
+/** The `attachments` bucket's `file_size_limit` (supabase/migrations/20261124120000_storage_buckets.sql). */
 export const ATTACHMENT_MAX_BYTES = 20_000_000
 /** Files one "Attach" may send at once. */
 export const ATTACHMENTS_PER_BATCH = 20
