@@ -127,6 +127,10 @@ describe('profile picture', () => {
     await expect.poll(() => headerPicture(page), { timeout: 10_000 }).toMatch(new RegExp(`/storage/v1/object/public/avatars/${id}/[0-9a-z-]+\\.png$`));
     const first = (await headerPicture(page))!;
     expect(await page.getByAltText('Your profile picture').getAttribute('src')).toBe(first);
+    // The menu's panel shows it beside the name too.
+    await accountButton(page).click();
+    await expect.poll(() => page.locator('[data-testid="user-menu-name"]').locator('xpath=../..').locator('img').getAttribute('src')).toBe(first);
+    await page.keyboard.press('Escape');
     await page.reload();
     await accountButton(page).waitFor();
     await expect.poll(() => headerPicture(page), { timeout: 20_000 }).toBe(first);
@@ -241,6 +245,24 @@ describe('note attachments', () => {
     expect(await storedNames('attachments', `${id}/${note!.id}`)).toEqual([]);
     await toastWith(page, 'its file was deleted for good').getByRole('button', { name: 'Undo' }).click();
     await toastWith(page, 'Trip plans (without its files)').waitFor({ timeout: 20_000 });
+  });
+
+  test('files dropped on the panel are attached', async () => {
+    const { page, id } = await signedInUser(fixture);
+    const [note] = await seedNotes(id, [{ title: 'Dropped' }]);
+    await gotoHydrated(page, `/notes/${note!.id}`);
+    await page.getByText('No files yet.').waitFor({ timeout: 20_000 });
+    // What the browser hands the page when files are dragged from the desktop: dragover, then drop with the files.
+    await page.getByTestId('attachments-drop').evaluate((zone) => {
+      const data = new DataTransfer();
+      data.items.add(new File(['first'], 'one.txt', { type: 'text/plain' }));
+      data.items.add(new File(['second!'], 'two.csv', { type: 'text/csv' }));
+      zone.dispatchEvent(new DragEvent('dragover', { dataTransfer: data, bubbles: true, cancelable: true }));
+      zone.dispatchEvent(new DragEvent('drop', { dataTransfer: data, bubbles: true, cancelable: true }));
+    });
+    await toastWith(page, '2 files attached').waitFor({ timeout: 20_000 });
+    expect(await storedNames('attachments', `${id}/${note!.id}`)).toEqual(['one.txt', 'two.csv']);
+    await expect.poll(() => page.getByRole('list', { name: 'Attached files' }).getByRole('listitem').count()).toBe(2);
   });
 
   test('a file over 20 MB gets a clear message before any upload', async () => {

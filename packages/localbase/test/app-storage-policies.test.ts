@@ -96,12 +96,16 @@ describe('avatars', () => {
     expect(big.error).toMatchObject({ statusCode: '413', message: 'The object exceeded the maximum allowed size' });
   });
 
-  it('a guest (anonymous sign-in) may have a picture too', async () => {
+  it('a guest (anonymous sign-in) may have a picture and attachments too', async () => {
     const guest = anonClient(lb);
     const signedIn = await guest.auth.signInAnonymously();
     expect(signedIn.error).toBeNull();
     const id = signedIn.data.user!.id;
     expect((await guest.storage.from('avatars').upload(`${id}/g.png`, png, { contentType: 'image/png' })).error).toBeNull();
+    // …and attach files to their notes, as they write notes.
+    const note = await newNote(guest, 'Guest note');
+    expect((await guest.storage.from('attachments').upload(`${id}/${note}/g.txt`, 'guest', { contentType: 'text/plain' })).error).toBeNull();
+    expect((await bob.storage.from('attachments').list(`${id}/${note}`)).data).toEqual([]);
   });
 });
 

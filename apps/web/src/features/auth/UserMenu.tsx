@@ -96,7 +96,7 @@ export function UserMenu() {
         )}
       </Button>
       {used ? (
-        <AccountMenu menuId={menuId} open={open} setOpen={setOpen} buttonRef={buttonRef} name={name} email={user.email} guest={guest} />
+        <AccountMenu menuId={menuId} open={open} setOpen={setOpen} buttonRef={buttonRef} name={name} email={user.email} guest={guest} avatar={avatar} />
       ) : null}
     </div>
   )
