@@ -40,8 +40,11 @@ function recordScripts(page: Page): Script[] {
 const gz = (scripts: Script[]): number => scripts.reduce((sum, s) => sum + gzipSync(s.body, { level: 6 }).length, 0);
 /** The create modal's chunk: the only code with its dialog title. */
 const isCreateModal = (s: Script): boolean => s.body.includes('New note');
-/** supabase-js's full client builds these service URLs; auth-js alone has none of them. */
-const isSupabaseDataClient = (s: Script): boolean => /realtime\/v1|storage\/v1|functions\/v1/.test(s.body);
+/**
+ * supabase-js's full client builds these service URLs; auth-js alone has none of them. (Not `storage/v1`: every page
+ * has the public URL of the profile pictures for the user menu's <img>, ADR 037; supabase-js has all three others.)
+ */
+const isSupabaseDataClient = (s: Script): boolean => /realtime\/v1|functions\/v1/.test(s.body);
 /** tRPC's client (httpBatchLink sends `?batch=1`). */
 const isApiClient = (s: Script): boolean => s.body.includes('batch=1');
 

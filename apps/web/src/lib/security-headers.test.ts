@@ -23,6 +23,12 @@ describe('security headers', () => {
     )
   })
 
+  it('loads pictures from the backend only from the public avatars bucket (ADR 037), and previews from blob:', () => {
+    const csp = contentSecurityPolicy(options)
+    expect(csp).toContain("img-src 'self' data: blob: https://abc.supabase.co/storage/v1/object/public/avatars/;")
+    expect(csp).not.toMatch(/img-src[^;]*supabase\.co(;| )/)
+  })
+
   it("relaxes the script policy only for Next's development runtime", () => {
     expect(contentSecurityPolicy({ ...options, dev: true })).toMatch(/script-src 'self' 'unsafe-inline' 'unsafe-eval'/)
     expect(contentSecurityPolicy(options)).not.toMatch(/script-src[^;]*unsafe/)

@@ -54,7 +54,8 @@ export function contentSecurityPolicyDirectives(options: SecurityHeaderOptions):
     ['default-src', ["'self'"]],
     ['script-src', scripts],
     ['style-src', ["'self'", "'unsafe-inline'"]],
-    ['img-src', ["'self'", 'data:', 'blob:', backend[0]!]],
+    // Pictures from the backend: only the public profile pictures (ADR 037), by path; blob: for their preview.
+    ['img-src', ["'self'", 'data:', 'blob:', `${backend[0]!}/storage/v1/object/public/avatars/`]],
     ['font-src', ["'self'", 'data:']],
     ['connect-src', ["'self'", ...backend]],
     ['media-src', ["'self'", 'blob:', backend[0]!]],

@@ -1,13 +1,17 @@
 import type { inferRouterInputs, inferRouterOutputs } from '@trpc/server'
 
+import { attachmentsRouter } from './routers/attachments'
 import { authRouter } from './routers/auth'
+import { avatarRouter } from './routers/avatar'
 import { notesRouter } from './routers/notes'
 import { systemRouter } from './routers/system'
 import { createCallerFactory, createTRPCRouter } from './trpc'
 
 /** The app's API: one sub-router per feature (src/server/routers/<feature>.ts). */
 export const appRouter = createTRPCRouter({
+  attachments: attachmentsRouter,
   auth: authRouter,
+  avatar: avatarRouter,
   notes: notesRouter,
   system: systemRouter,
 })

@@ -1,7 +1,7 @@
 import dynamic from 'next/dynamic'
 import Link from 'next/link'
 import { useEffect, useState, type RefObject } from 'react'
-import { Text, YStack, type TamaguiElement } from 'tamagui'
+import { Text, XStack, YStack, type TamaguiElement } from 'tamagui'
 
 import { ADD_EMAIL_PATH } from '../../lib/guest'
 import { loadBrowserSupabase } from '../../lib/supabase/browser'
@@ -25,6 +25,8 @@ export interface AccountMenuProps {
   name: string
   email: string | undefined
   guest: boolean
+  /** The profile picture's public URL (lib/avatar.ts), or null. */
+  avatar: string | null
 }
 
 /**
@@ -32,7 +34,7 @@ export interface AccountMenuProps {
  * that asks first), kept out of the first-load bundle: UserMenu fetches it when the browser is idle and mounts it
  * the first time the menu opens. It stays mounted afterwards, so the guest's sign-out dialog outlives the menu.
  */
-export function AccountMenu({ menuId, open, setOpen, buttonRef, name, email, guest }: AccountMenuProps) {
+export function AccountMenu({ menuId, open, setOpen, buttonRef, name, email, guest, avatar }: AccountMenuProps) {
   const [signingOut, setSigningOut] = useState(false)
   const [confirmingSignOut, setConfirmingSignOut] = useState(false)
   // A guest who opens the menu may choose Sign out: fetch its dialog now, so it opens at once.
@@ -74,7 +76,9 @@ export function AccountMenu({ menuId, open, setOpen, buttonRef, name, email, gue
           gap="$1"
           boxShadow="0 12px 32px -12px rgba(0,0,0,0.35)"
         >
-          <YStack paddingHorizontal="$3" paddingVertical="$2" borderBottomWidth={1} borderBottomColor="$borderColor" marginBottom="$1">
+          <XStack gap="$3" alignItems="center" paddingHorizontal="$3" paddingVertical="$2" borderBottomWidth={1} borderBottomColor="$borderColor" marginBottom="$1">
+          {avatar ? <img src={avatar} alt="" width={40} height={40} style={{ borderRadius: '50%', objectFit: 'cover', flexShrink: 0 }} /> : null}
+          <YStack flex={1} minWidth={0}>
             <Text fontSize="$2" color="$color11">
               Signed in as
             </Text>
@@ -91,6 +95,7 @@ export function AccountMenu({ menuId, open, setOpen, buttonRef, name, email, gue
               </Text>
             ) : null}
           </YStack>
+          </XStack>
           {guest ? (
             <Link href={ADD_EMAIL_PATH} className="user-menu-item" onClick={() => setOpen(false)}>
               Add email and password

@@ -3,6 +3,7 @@ import Link from 'next/link'
 import { useEffect, useId, useRef, useState } from 'react'
 import { Button, Text, YStack, type TamaguiElement } from 'tamagui'
 
+import { avatarUrlOf, PUBLIC_SUPABASE_URL } from '../../lib/avatar'
 import { GUEST_NAME, isGuest } from '../../lib/guest'
 import { usePrefetchWhenIdle } from '../../lib/use-prefetch-when-idle'
 import { useSession } from './SessionProvider'
@@ -62,6 +63,8 @@ export function UserMenu() {
 
   const guest = isGuest(user)
   const name = guest ? GUEST_NAME : displayNameOf(user)
+  // The profile picture (ADR 037): a plain <img> of its public URL — no storage client on every page.
+  const avatar = avatarUrlOf(user, PUBLIC_SUPABASE_URL)
   return (
     <div ref={rootRef} style={{ position: 'relative' }}>
       <Button
@@ -80,14 +83,20 @@ export function UserMenu() {
           setOpen((value) => !value)
         }}
         backgroundColor="$color4"
+        overflow="hidden"
+        padding={avatar ? 0 : undefined}
         focusVisibleStyle={{ outlineColor: '$color8', outlineWidth: 2, outlineStyle: 'solid', outlineOffset: 2 }}
       >
-        <Text fontSize="$4" fontWeight="700" color="$color12" aria-hidden>
-          {name.slice(0, 1).toUpperCase()}
-        </Text>
+        {avatar ? (
+          <img src={avatar} alt="" width={36} height={36} style={{ width: '100%', height: '100%', objectFit: 'cover', borderRadius: '50%' }} />
+        ) : (
+          <Text fontSize="$4" fontWeight="700" color="$color12" aria-hidden>
+            {name.slice(0, 1).toUpperCase()}
+          </Text>
+        )}
       </Button>
       {used ? (
-        <AccountMenu menuId={menuId} open={open} setOpen={setOpen} buttonRef={buttonRef} name={name} email={user.email} guest={guest} />
+        <AccountMenu menuId={menuId} open={open} setOpen={setOpen} buttonRef={buttonRef} name={name} email={user.email} guest={guest} avatar={avatar} />
       ) : null}
     </div>
   )

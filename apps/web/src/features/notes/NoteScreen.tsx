@@ -1,4 +1,5 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query'
+import dynamic from 'next/dynamic'
 import Link from 'next/link'
 import { useRouter } from 'next/router'
 import { useEffect, useRef, useState } from 'react'
@@ -16,6 +17,12 @@ import { Panel } from '../../ui/Panel'
 import styles from './note-page.module.css'
 
 type Note = RouterOutputs['notes']['get']
+
+// The note's files: their own chunk, fetched after the page shows (the page's first load stays in budget, ADR 038).
+const AttachmentsPanel = dynamic(() => import('../attachments/AttachmentsPanel').then((m) => m.AttachmentsPanel), {
+  ssr: false,
+  loading: () => <YStack minHeight={160} aria-hidden />,
+})
 
 /** The note as the page's server side hands it over (JSON: dates as ISO strings). */
 export interface NoteScreenProps {
@@ -46,6 +53,7 @@ export function NoteScreen({ note: initial }: NoteScreenProps) {
   const [errors, setErrors] = useState<NoteFieldErrors>({})
   const [tried, setTried] = useState(false)
   const dialogRef = useRef<HTMLDialogElement>(null)
+  const [fileCount, setFileCount] = useState<number | null>(null)
   const saved = toDraft(note)
   const dirty = !sameContent(draft, saved)
 
@@ -120,14 +128,17 @@ export function NoteScreen({ note: initial }: NoteScreenProps) {
         leaving.current = true // the note is gone: its unsaved edits go with it
         await router.push(listUrl())
         await invalidateList()
-        toast.info('Note deleted', deleted.title, {
+        // Its files went for good before the note (ADR 037): Undo brings back the note only, and says so.
+        const files = deleted.attachmentsRemoved
+        const filesGone = files === 0 ? '' : ` — ${files === 1 ? 'its file was' : `its ${files} files were`} deleted for good`
+        toast.info('Note deleted', `${deleted.title}${filesGone}`, {
           action: {
             label: 'Undo',
             onAction: () => {
               trpcClient.notes.restore
                 .mutate(deleted)
                 .then(async (restored) => {
-                  toast.success('Note restored', restored.title)
+                  toast.success('Note restored', files === 0 ? restored.title : `${restored.title} (without its files)`)
                   await invalidateList()
                 })
                 .catch((error: Error) => toastApiError('The note could not be restored', error))
@@ -226,11 +237,17 @@ export function NoteScreen({ note: initial }: NoteScreenProps) {
         </AuthForm>
       </Panel>
 
+      <AttachmentsPanel noteId={note.id} onCountChange={setFileCount} />
+
       <ConfirmDialog
         dialogRef={dialogRef}
         id="delete-note"
         title="Delete this note?"
-        text={`“${note.title}” will be deleted. You can undo this from the notification for a few seconds.`}
+        text={
+          fileCount
+            ? `“${note.title}” and its ${fileCount === 1 ? 'attached file' : `${fileCount} attached files`} will be deleted. Undo from the notification brings back the note for a few seconds, not the files: they are gone for good.`
+            : `“${note.title}” will be deleted. You can undo this from the notification for a few seconds.`
+        }
         confirmLabel="Delete note"
         pendingLabel="Deleting…"
         pending={remove.isPending}

@@ -41,6 +41,8 @@ function Section({ id, title, description, children }: { id: string; title: stri
 
 // Only guests get the form that makes their account permanent: a chunk of its own.
 const AddEmailForm = dynamic(() => import('./AddEmailForm').then((m) => m.AddEmailForm))
+// The picture's upload code (tRPC client, XHR upload) is a chunk of its own, fetched by this page only (ADR 037).
+const AvatarField = dynamic(() => import('./AvatarField').then((m) => m.AvatarField), { ssr: false, loading: () => <YStack minHeight={132} /> })
 
 function ProfileForm() {
   const { user } = useSession()
@@ -152,6 +154,7 @@ function GuestAccount() {
         <AddEmailForm />
       </Section>
       <Section id="profile-heading" title="Profile" description="How Foyer greets you.">
+        <AvatarField />
         <ProfileForm />
       </Section>
     </YStack>
@@ -183,6 +186,7 @@ function Account() {
         ) : null}
       </YStack>
       <Section id="profile-heading" title="Profile" description="How Foyer greets you.">
+        <AvatarField />
         <ProfileForm />
       </Section>
       <Section id="email-heading" title="Email" description={`You sign in with ${user?.email ?? 'your email'}. A change needs confirming from both addresses.`}>

@@ -13,6 +13,7 @@ import {
   noteUpdateSchema,
 } from '../../features/notes/schema'
 import { secondFactorRequiredError } from '../second-factor'
+import { removeAllAttachments, storageOf } from './attachments'
 import { createTRPCRouter, protectedProcedure } from '../trpc'
 
 /** A note as the app sees it. */
@@ -158,10 +159,15 @@ export const notesRouter = createTRPCRouter({
       return toNote(rowOrThrow(result))
     }),
 
-  /** Deletes a note and returns it whole, so the client can offer Undo (`restore`). */
+  /**
+   * Deletes a note and returns it whole, so the client can offer Undo (`restore`), with the number of attached files
+   * that went with it. The files go first and for good (the storage policies reach them only while their note
+   * exists); Undo brings back the note without them (ADR 037).
+   */
   delete: protectedProcedure.input(z.object({ id: noteIdSchema })).mutation(async ({ ctx, input }) => {
+    const attachmentsRemoved = await removeAllAttachments(await storageOf(ctx), ctx.user.id, input.id)
     const result = await ctx.db.from('notes').delete().eq('id', input.id).select(NOTE_COLUMNS).maybeSingle()
-    return toNote(rowOrThrow(result))
+    return { ...toNote(rowOrThrow(result)), attachmentsRemoved }
   }),
 
   /** Puts a deleted note back as it was (same id, times and pin). CONFLICT when it exists (restored already). */

@@ -1,0 +1,251 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { useEffect, useRef, useState, type DragEvent } from 'react'
+import { H2, Paragraph, XStack, YStack } from 'tamagui'
+
+import { useTRPC, useTRPCClient } from '../../lib/trpc'
+import { ConfirmDialog } from '../../ui/ConfirmDialog'
+import { Panel } from '../../ui/Panel'
+import { FormMessage, toastApiError } from '../auth'
+import { toast } from '../toast'
+import styles from '../../ui/files.module.css'
+import { ATTACHMENT_MAX_BYTES, ATTACHMENTS_PER_BATCH, attachmentProblem, formatBytes } from './rules'
+import { uploadErrorMessage, uploadFile, UploadCancelled } from './upload'
+
+const LIMIT = formatBytes(ATTACHMENT_MAX_BYTES)
+
+interface Transfer {
+  id: number
+  name: string
+  sent: number
+  total: number
+  cancel: () => void
+}
+
+let nextTransferId = 1
+
+/**
+ * A note's files (ADR 037): attach several at once (picker or drop), each uploaded straight to storage through a
+ * signed upload URL with its own progress and Cancel; the list with name, size and type; Download through a link
+ * that lives a minute; Delete after a confirmation. Loaded by the note page on demand (its own chunk).
+ */
+export function AttachmentsPanel({ noteId, onCountChange }: { noteId: string; onCountChange?: (count: number) => void }) {
+  const trpc = useTRPC()
+  const trpcClient = useTRPCClient()
+  const queryClient = useQueryClient()
+  const listOptions = trpc.attachments.list.queryOptions({ noteId })
+  const list = useQuery(listOptions)
+  const [transfers, setTransfers] = useState<Transfer[]>([])
+  const [problems, setProblems] = useState<string[]>([])
+  const [over, setOver] = useState(false)
+  const [confirming, setConfirming] = useState<string | null>(null)
+  const inputRef = useRef<HTMLInputElement>(null)
+  const cancels = useRef(new Set<() => void>())
+
+  const count = list.data?.length
+  useEffect(() => {
+    if (count !== undefined) onCountChange?.(count)
+  }, [count, onCountChange])
+  // Leaving the page cancels what is still on its way (the signed URLs then expire unused: nothing is left over).
+  useEffect(() => {
+    const pending = cancels.current
+    return () => pending.forEach((cancel) => cancel())
+  }, [])
+
+  const refresh = () => queryClient.invalidateQueries({ queryKey: listOptions.queryKey })
+
+  const remove = useMutation(
+    trpc.attachments.delete.mutationOptions({
+      onSuccess: async ({ name }) => {
+        setConfirming(null)
+        toast.success('File deleted', name)
+        await refresh()
+      },
+      onError: (error) => {
+        setConfirming(null)
+        toastApiError('The file was not deleted', error)
+      },
+    }),
+  )
+
+  async function download(name: string) {
+    try {
+      const { url } = await trpcClient.attachments.downloadUrl.mutate({ noteId, name })
+      // A link to storage that answers with "Content-Disposition: attachment": the browser saves the file and stays here.
+      window.location.assign(url)
+    } catch (error) {
+      toastApiError('The file could not be downloaded', error as Error)
+    }
+  }
+
+  async function attach(files: File[]) {
+    if (files.length === 0) return
+    const found: string[] = []
+    let ok = files.filter((file) => {
+      const problem = attachmentProblem(file)
+      if (problem) found.push(problem)
+      return !problem
+    })
+    if (ok.length > ATTACHMENTS_PER_BATCH) {
+      found.push(`Attach at most ${ATTACHMENTS_PER_BATCH} files at once: the first ${ATTACHMENTS_PER_BATCH} are on their way.`)
+      ok = ok.slice(0, ATTACHMENTS_PER_BATCH)
+    }
+    setProblems(found)
+    if (ok.length === 0) return
+    let uploads: { name: string; url: string }[]
+    try {
+      uploads = await trpcClient.attachments.createUploadUrls.mutate({ noteId, files: ok.map((f) => ({ name: f.name, size: f.size })) })
+    } catch (error) {
+      toastApiError('The files were not attached', error as Error)
+      return
+    }
+    const results = await Promise.all(
+      uploads.map(async ({ name, url }, i) => {
+        const file = ok[i]!
+        const id = nextTransferId++
+        const update = (sent: number, total: number) => setTransfers((all) => all.map((t) => (t.id === id ? { ...t, sent, total } : t)))
+        const upload = uploadFile(url, file, update)
+        cancels.current.add(upload.cancel)
+        setTransfers((all) => [...all, { id, name, sent: 0, total: file.size, cancel: upload.cancel }])
+        try {
+          await upload.done
+          return true
+        } catch (error) {
+          if (!(error instanceof UploadCancelled)) setProblems((all) => [...all, uploadErrorMessage(error, name, LIMIT)])
+          return false
+        } finally {
+          cancels.current.delete(upload.cancel)
+          setTransfers((all) => all.filter((t) => t.id !== id))
+        }
+      }),
+    )
+    const attached = results.filter(Boolean).length
+    if (attached > 0) {
+      toast.success(attached === 1 ? 'File attached' : `${attached} files attached`, uploads.filter((_, i) => results[i]).map((u) => u.name).join(', '))
+      await refresh()
+    }
+  }
+
+  const onDrop = (event: DragEvent<HTMLDivElement>) => {
+    event.preventDefault()
+    setOver(false)
+    void attach([...event.dataTransfer.files])
+  }
+
+  return (
+    <Panel render="section" aria-labelledby="attachments-heading">
+      <YStack gap="$1">
+        <H2 id="attachments-heading" aria-level={2} fontSize="$6" lineHeight="$6" fontWeight="700" color="$color12">
+          Attachments
+        </H2>
+        <Paragraph fontSize="$3" lineHeight="$3" color="$color11">
+          Files only you can open. Up to {LIMIT} each.
+        </Paragraph>
+      </YStack>
+      <div
+        className={styles.dropZone}
+        data-over={over}
+        data-testid="attachments-drop"
+        onDragOver={(event) => {
+          event.preventDefault()
+          setOver(true)
+        }}
+        onDragLeave={() => setOver(false)}
+        onDrop={onDrop}
+      >
+        <input
+          ref={inputRef}
+          id="attachments-file"
+          className={styles.fileInput}
+          type="file"
+          multiple
+          onChange={(event) => {
+            const files = [...(event.currentTarget.files ?? [])]
+            event.currentTarget.value = ''
+            void attach(files)
+          }}
+        />
+        <label htmlFor="attachments-file" className={styles.pickButton}>
+          Attach files
+        </label>
+        <span>or drop them here</span>
+      </div>
+
+      {problems.length > 0 ? (
+        <FormMessage kind="error">
+          {problems.map((problem) => (
+            <span key={problem} style={{ display: 'block' }}>
+              {problem}
+            </span>
+          ))}
+        </FormMessage>
+      ) : null}
+
+      {transfers.length > 0 ? (
+        <YStack gap="$3" aria-label="Uploads" role="group">
+          {transfers.map((t) => {
+            const percent = t.total > 0 ? Math.round((t.sent / t.total) * 100) : 0
+            return (
+              <div key={t.id} className={styles.progressRow} data-testid="upload-row">
+                <span className={styles.fileName}>{t.name}</span>
+                <span className={styles.fileMeta}>
+                  {percent}% · {formatBytes(t.sent)} of {formatBytes(t.total)}
+                </span>
+                <button type="button" className={styles.smallButton} onClick={t.cancel} aria-label={`Cancel upload of ${t.name}`}>
+                  Cancel
+                </button>
+                <progress aria-label={`Upload of ${t.name}`} max={100} value={percent} />
+              </div>
+            )
+          })}
+        </YStack>
+      ) : null}
+
+      {list.isError ? (
+        <FormMessage kind="error">The files could not be loaded: {list.error.message}</FormMessage>
+      ) : list.data === undefined ? (
+        <Paragraph fontSize="$3" color="$color11">
+          Loading files…
+        </Paragraph>
+      ) : list.data.length === 0 ? (
+        <Paragraph fontSize="$3" color="$color11">
+          No files yet.
+        </Paragraph>
+      ) : (
+        <ul className={styles.list} aria-label="Attached files">
+          {list.data.map((file) => (
+            <li key={file.name} className={styles.item}>
+              <span className={styles.fileName}>{file.name}</span>
+              <span className={styles.fileMeta}>
+                {formatBytes(file.size)} · {file.type}
+              </span>
+              <XStack gap="$2">
+                <button type="button" className={styles.smallButton} onClick={() => void download(file.name)} aria-label={`Download ${file.name}`}>
+                  Download
+                </button>
+                <button type="button" className={styles.smallButton} onClick={() => setConfirming(file.name)} aria-label={`Delete ${file.name}`}>
+                  Delete
+                </button>
+              </XStack>
+            </li>
+          ))}
+        </ul>
+      )}
+
+      {confirming ? (
+        <ConfirmDialog
+          openOnMount
+          id="delete-attachment"
+          title="Delete this file?"
+          text={`“${confirming}” will be deleted for good.`}
+          confirmLabel="Delete file"
+          pendingLabel="Deleting…"
+          pending={remove.isPending}
+          onConfirm={() => remove.mutate({ noteId, name: confirming })}
+          onClose={() => {
+            if (!remove.isPending) setConfirming(null)
+          }}
+        />
+      ) : null}
+    </Panel>
+  )
+}

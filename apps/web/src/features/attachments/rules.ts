@@ -1,0 +1,88 @@
+/**
+ * The rules of files in the app (ADR 037), shared by the browser (checks before an upload) and the server (the
+ * same checks again, and the keys): limits, types, and how a file's name becomes a storage key. Free of React and
+ * of any client, so every bundle may import it.
+ */
+
+/** The `attachments` bucket's `file_size_limit` (supabase/migrations/20261124120000_storage_buckets.sql). */
+export const ATTACHMENT_MAX_BYTES = 20_000_000
+/** Files one "Attach" may send at once. */
+export const ATTACHMENTS_PER_BATCH = 20
+/** The `avatars` bucket's `file_size_limit` and `allowed_mime_types`. */
+export const AVATAR_MAX_BYTES = 2_000_000
+export const AVATAR_TYPES = ['image/png', 'image/jpeg', 'image/webp', 'image/gif'] as const
+/** The longest file name kept in a key (Supabase refuses keys over 1024 bytes; ids take 74 of them). */
+const NAME_MAX = 200
+
+/** "1.5 MB", "820 kB", "12 bytes": decimal units, as the limits are written. */
+export function formatBytes(bytes: number): string {
+  if (bytes < 1000) return bytes === 1 ? '1 byte' : `${bytes} bytes`
+  const units = ['kB', 'MB', 'GB']
+  let value = bytes / 1000
+  let unit = 0
+  while (value >= 1000 && unit < units.length - 1) {
+    value /= 1000
+    unit += 1
+  }
+  const rounded = value >= 100 ? Math.round(value).toString() : value.toFixed(1).replace(/\.0$/, '')
+  return `${rounded} ${units[unit]}`
+}
+
+/**
+ * A file name as a storage key's last segment. Supabase accepts only a small ASCII set in keys
+ * (`[A-Za-z0-9_/!.*'() &$=@;:+,?-]`), and `?` `&` `=` would confuse URLs: accents are dropped ("Résumé" →
+ * "Resume"), any other character becomes `_`, the name keeps at most 200 characters (and its extension), and it
+ * is never empty nor Supabase's folder placeholder.
+ */
+export function storageSafeName(name: string): string {
+  let safe = name
+    .normalize('NFKD')
+    .replace(/\p{M}/gu, '')
+    .replace(/[^A-Za-z0-9 ._()+,'!-]/g, '_')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .replace(/^[.\s]+|[.\s]+$/g, '')
+  if (safe.length > NAME_MAX) {
+    const dot = safe.lastIndexOf('.')
+    const ext = dot > 0 && safe.length - dot <= 16 ? safe.slice(dot) : ''
+    safe = safe.slice(0, NAME_MAX - ext.length).trimEnd() + ext
+  }
+  // Nothing readable left of the name (e.g. "報告.pdf" → "__.pdf"): call it "file", keeping the extension.
+  const dot = safe.lastIndexOf('.')
+  const [base, ext] = dot > 0 ? [safe.slice(0, dot), safe.slice(dot)] : [safe, '']
+  if (!/[A-Za-z0-9]/.test(base)) safe = `file${/[A-Za-z0-9]/.test(ext) ? ext : ''}`
+  if (safe === '.emptyFolderPlaceholder') safe = '_emptyFolderPlaceholder'
+  return safe
+}
+
+/** `name`, or "name (2).ext", "name (3).ext"… — the first that is not `taken`. */
+export function uniqueName(name: string, taken: ReadonlySet<string>): string {
+  if (!taken.has(name)) return name
+  const dot = name.lastIndexOf('.')
+  const [base, ext] = dot > 0 ? [name.slice(0, dot), name.slice(dot)] : [name, '']
+  for (let n = 2; ; n += 1) {
+    const candidate = `${base} (${n})${ext}`
+    if (!taken.has(candidate)) return candidate
+  }
+}
+
+/** Why a file cannot be attached, or null when it can. */
+export function attachmentProblem(file: { name: string; size: number }): string | null {
+  if (file.size > ATTACHMENT_MAX_BYTES)
+    return `“${file.name}” is ${formatBytes(file.size)}: files can be at most ${formatBytes(ATTACHMENT_MAX_BYTES)}.`
+  return null
+}
+
+/** Why a picture cannot be used, or null when it can. */
+export function avatarProblem(file: { name: string; size: number; type: string }): string | null {
+  if (!(AVATAR_TYPES as readonly string[]).includes(file.type))
+    return `“${file.name}” is not a PNG, JPEG, WebP or GIF picture. Choose one of those.`
+  if (file.size > AVATAR_MAX_BYTES)
+    return `“${file.name}” is ${formatBytes(file.size)}: a picture can be at most ${formatBytes(AVATAR_MAX_BYTES)}.`
+  return null
+}
+
+/** The extension a picture of an allowed type is stored with. */
+export function avatarExtension(type: string): string {
+  return type === 'image/jpeg' ? 'jpg' : type.replace('image/', '')
+}

@@ -1,0 +1,176 @@
+import { useEffect, useRef, useState, type DragEvent } from 'react'
+import { Paragraph, XStack, YStack } from 'tamagui'
+
+import { avatarUrlOf } from '../../lib/avatar'
+import { backendConfig } from '../../lib/env'
+import { GUEST_NAME, isGuest } from '../../lib/guest'
+import { createApiClient } from '../../lib/trpc'
+import { AVATAR_MAX_BYTES, AVATAR_TYPES, avatarProblem, formatBytes, uploadErrorMessage, uploadFile, UploadCancelled, type Upload } from '../attachments'
+import styles from '../../ui/files.module.css'
+import { displayNameOf, FormMessage, loadBrowserSupabase, readableAuthError, useSession } from '../auth'
+import { toast } from '../toast'
+
+// This chunk is loaded by the account page only (AccountScreen's dynamic import): the tRPC client here is the
+// plain one, without the query cache of the pages that list data.
+let api: ReturnType<typeof createApiClient> | undefined
+const apiClient = () => (api ??= createApiClient())
+
+const LIMIT = formatBytes(AVATAR_MAX_BYTES)
+
+/** Saves the picture's key (or none) on the user, and refreshes the session so its token carries it too. */
+async function saveAvatarPath(path: string | null): Promise<void> {
+  const supabase = await loadBrowserSupabase()
+  const { error } = await supabase.auth.updateUser({ data: { avatar_path: path } })
+  if (error) throw error
+  await supabase.auth.refreshSession().catch(() => undefined)
+}
+
+function messageOf(error: unknown): string {
+  if (error && typeof error === 'object' && 'name' in error && (error as { name: string }).name.startsWith('Auth')) return readableAuthError(error).message
+  return error instanceof Error ? error.message : 'Something went wrong. Try again.'
+}
+
+/**
+ * The profile picture: the current one (or the initial), "Choose picture" or a drop, checked before any byte is
+ * sent (type and size), a preview and progress while it uploads (Cancel), then saved on the user; "Remove
+ * picture". The header's user menu shows it at once (the session's user changes).
+ */
+export function AvatarField() {
+  const { user } = useSession()
+  const current = avatarUrlOf(user, backendConfig.supabaseUrl)
+  const currentPath = typeof user?.user_metadata?.avatar_path === 'string' && current ? (user.user_metadata.avatar_path as string) : null
+  const [preview, setPreview] = useState<string | null>(null)
+  const [progress, setProgress] = useState<{ sent: number; total: number } | null>(null)
+  const [error, setError] = useState<string | null>(null)
+  const [busy, setBusy] = useState(false)
+  const [over, setOver] = useState(false)
+  const uploadRef = useRef<Upload | null>(null)
+  const inputRef = useRef<HTMLInputElement>(null)
+
+  useEffect(() => () => uploadRef.current?.cancel(), [])
+  useEffect(() => {
+    if (!preview) return
+    return () => URL.revokeObjectURL(preview)
+  }, [preview])
+
+  async function choose(file: File) {
+    const problem = avatarProblem(file)
+    if (problem) return setError(problem)
+    setError(null)
+    setBusy(true)
+    setPreview(URL.createObjectURL(file))
+    setProgress({ sent: 0, total: file.size })
+    try {
+      const { path, url } = await apiClient().avatar.createUploadUrl.mutate({ type: file.type as (typeof AVATAR_TYPES)[number], size: file.size })
+      const upload = uploadFile(url, file, (sent, total) => setProgress({ sent, total }))
+      uploadRef.current = upload
+      try {
+        await upload.done
+      } catch (failure) {
+        if (failure instanceof UploadCancelled) throw failure
+        throw new Error(uploadErrorMessage(failure, file.name, LIMIT), { cause: failure })
+      }
+      await saveAvatarPath(path)
+      if (currentPath && currentPath !== path) await apiClient().avatar.remove.mutate({ path: currentPath }).catch(() => undefined)
+      toast.success('Picture saved', 'It shows beside your name.')
+    } catch (failure) {
+      if (!(failure instanceof UploadCancelled)) setError(messageOf(failure))
+    } finally {
+      uploadRef.current = null
+      setBusy(false)
+      setProgress(null)
+      setPreview(null)
+      if (inputRef.current) inputRef.current.value = ''
+    }
+  }
+
+  async function remove() {
+    if (!currentPath) return
+    setError(null)
+    setBusy(true)
+    try {
+      await saveAvatarPath(null)
+      await apiClient().avatar.remove.mutate({ path: currentPath }).catch(() => undefined)
+      toast.success('Picture removed', 'Your initial shows instead.')
+    } catch (failure) {
+      setError(messageOf(failure))
+    } finally {
+      setBusy(false)
+    }
+  }
+
+  const onDrop = (event: DragEvent<HTMLDivElement>) => {
+    event.preventDefault()
+    setOver(false)
+    const file = event.dataTransfer.files[0]
+    if (file && !busy) void choose(file)
+  }
+
+  const name = user ? (isGuest(user) ? GUEST_NAME : displayNameOf(user)) : ''
+  const shown = preview ?? current
+  const percent = progress && progress.total > 0 ? Math.round((progress.sent / progress.total) * 100) : 0
+  return (
+    <YStack gap="$3">
+      <div
+        className={styles.dropZone}
+        data-over={over}
+        data-testid="avatar-drop"
+        onDragOver={(event) => {
+          event.preventDefault()
+          setOver(true)
+        }}
+        onDragLeave={() => setOver(false)}
+        onDrop={onDrop}
+      >
+        {shown ? (
+          <img className={styles.avatar} src={shown} alt={preview ? 'Preview of the new picture' : 'Your profile picture'} width={96} height={96} />
+        ) : (
+          <span className={`${styles.avatar} ${styles.avatarPlaceholder}`} aria-hidden>
+            {name.slice(0, 1).toUpperCase()}
+          </span>
+        )}
+        <YStack gap="$2" flex={1} minWidth={180}>
+          <XStack gap="$2" flexWrap="wrap" alignItems="center">
+            <input
+              ref={inputRef}
+              id="avatar-file"
+              className={styles.fileInput}
+              type="file"
+              accept={AVATAR_TYPES.join(',')}
+              disabled={busy}
+              aria-describedby="avatar-hint"
+              onChange={(event) => {
+                const file = event.currentTarget.files?.[0]
+                if (file) void choose(file)
+              }}
+            />
+            <label htmlFor="avatar-file" className={styles.pickButton}>
+              {current ? 'Replace picture' : 'Choose picture'}
+            </label>
+            {current && !busy ? (
+              <button type="button" className={styles.smallButton} onClick={() => void remove()}>
+                Remove picture
+              </button>
+            ) : null}
+          </XStack>
+          <Paragraph id="avatar-hint" fontSize="$2" lineHeight="$2" color="$color11">
+            Or drop one here. PNG, JPEG, WebP or GIF, at most {LIMIT}.
+          </Paragraph>
+        </YStack>
+      </div>
+      {progress ? (
+        <div className={styles.progressRow}>
+          <span>Uploading picture… {percent}%</span>
+          <span>
+            {formatBytes(progress.sent)} of {formatBytes(progress.total)}
+          </span>
+          <button type="button" className={styles.smallButton} onClick={() => uploadRef.current?.cancel()}>
+            Cancel
+          </button>
+          <progress aria-label="Picture upload" max={100} value={percent} />
+        </div>
+      ) : null}
+      {error ? <FormMessage kind="error">{error}</FormMessage> : null}
+    </YStack>
+  )
+}

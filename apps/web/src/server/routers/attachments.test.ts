@@ -1,0 +1,217 @@
+// The attachments router through a real tRPC caller, as real users of a real localbase (PGlite, the product's own
+// migrations, so the storage policies of ADR 037 decide): signed upload URLs the browser PUTs to, the list, signed
+// download links, delete, names made storage-safe and unique, limits, another user, and a note's delete taking
+// its files with it.
+import path from 'node:path'
+
+import type { SupabaseClient } from '@supabase/supabase-js'
+import { StorageUnknownError } from '@supabase/storage-js'
+import { TRPCError } from '@trpc/server'
+import { findRepoRoot, type Localbase } from 'localbase'
+import { signedInClient, startTestServer } from 'localbase/testing'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+
+import { createCaller } from '../root'
+import { storageError } from '../storage'
+import { createInnerContext } from '../trpc'
+
+const repo = findRepoRoot()
+let lb: Localbase
+let alice: { client: SupabaseClient; id: string }
+let bob: { client: SupabaseClient; id: string }
+
+async function user(): Promise<{ client: SupabaseClient; id: string }> {
+  const { client } = await signedInClient(lb)
+  const { data } = await client.auth.getUser()
+  return { client, id: data.user!.id }
+}
+
+const as = (who: { client: SupabaseClient }) => createCaller(createInnerContext({ supabase: who.client }))
+
+async function rejection(promise: Promise<unknown>): Promise<TRPCError> {
+  const error = await promise.then(
+    () => null,
+    (e: unknown) => e,
+  )
+  expect(error).toBeInstanceOf(TRPCError)
+  return error as TRPCError
+}
+
+/** What the browser does with an upload URL (without progress): PUT the bytes with their type. */
+async function put(url: string, body: string | Uint8Array<ArrayBuffer>, type = 'text/plain') {
+  return fetch(url, { method: 'PUT', headers: { 'content-type': type }, body })
+}
+
+beforeAll(async () => {
+  lb = await startTestServer({
+    migrationsDir: path.join(repo, 'supabase', 'migrations'),
+    seedFile: path.join(repo, 'supabase', 'seed.sql'),
+  })
+  alice = await user()
+  bob = await user()
+}, 60_000)
+
+afterAll(async () => {
+  await lb?.stop()
+})
+
+describe('attachments', () => {
+  it('uploads through signed URLs, lists name, size and type, downloads by a short-lived link, deletes', async () => {
+    const note = await as(alice).notes.create({ title: 'With files' })
+    const uploads = await as(alice).attachments.createUploadUrls({
+      noteId: note.id,
+      files: [
+        { name: 'plan.txt', size: 4 },
+        { name: 'data.bin', size: 3 },
+      ],
+    })
+    expect(uploads.map((u) => u.name)).toEqual(['plan.txt', 'data.bin'])
+    expect((await put(uploads[0]!.url, 'plan')).status).toBe(200)
+    expect((await put(uploads[1]!.url, new Uint8Array([1, 2, 3]), 'application/octet-stream')).status).toBe(200)
+
+    const listed = await as(alice).attachments.list({ noteId: note.id })
+    expect(listed.map(({ name, size, type }) => ({ name, size, type }))).toEqual([
+      { name: 'plan.txt', size: 4, type: 'text/plain' },
+      { name: 'data.bin', size: 3, type: 'application/octet-stream' },
+    ])
+    expect(listed[0]!.createdAt).toBeInstanceOf(Date)
+
+    const { url } = await as(alice).attachments.downloadUrl({ noteId: note.id, name: 'plan.txt' })
+    const res = await fetch(url)
+    expect(res.status).toBe(200)
+    expect(await res.text()).toBe('plan')
+    expect(res.headers.get('content-disposition')).toContain('filename=plan.txt')
+
+    expect(await as(alice).attachments.delete({ noteId: note.id, name: 'plan.txt' })).toEqual({ name: 'plan.txt' })
+    expect((await as(alice).attachments.list({ noteId: note.id })).map((f) => f.name)).toEqual(['data.bin'])
+    const again = await rejection(as(alice).attachments.delete({ noteId: note.id, name: 'plan.txt' }))
+    expect([again.code, again.message]).toEqual(['NOT_FOUND', 'This file does not exist any more.'])
+  })
+
+  it('makes names storage-safe and unique among the note’s files; an upload URL works once', async () => {
+    const note = await as(alice).notes.create({ title: 'Names' })
+    const first = await as(alice).attachments.createUploadUrls({ noteId: note.id, files: [{ name: 'Résumé ✓.pdf', size: 1 }] })
+    expect(first.map((u) => u.name)).toEqual(['Resume _.pdf'])
+    expect((await put(first[0]!.url, 'x', 'application/pdf')).status).toBe(200)
+    expect((await put(first[0]!.url, 'y', 'application/pdf')).status).not.toBe(200)
+    const more = await as(alice).attachments.createUploadUrls({
+      noteId: note.id,
+      files: [
+        { name: 'Résumé ✓.pdf', size: 1 },
+        { name: 'Résumé ✓.pdf', size: 1 },
+        { name: '報告.txt', size: 1 },
+      ],
+    })
+    expect(more.map((u) => u.name)).toEqual(['Resume _ (2).pdf', 'Resume _ (3).pdf', 'file.txt'])
+  })
+
+  it('refuses files over the limit and too many at once before any URL is made', async () => {
+    const note = await as(alice).notes.create({ title: 'Limits' })
+    const big = await rejection(as(alice).attachments.createUploadUrls({ noteId: note.id, files: [{ name: 'big.iso', size: 20_000_001 }] }))
+    expect(big.code).toBe('BAD_REQUEST')
+    expect(big.message).toContain('Files can be at most 20 MB.')
+    const many = await rejection(
+      as(alice).attachments.createUploadUrls({ noteId: note.id, files: Array.from({ length: 21 }, (_, i) => ({ name: `${i}.txt`, size: 1 })) }),
+    )
+    expect(many.message).toContain('Attach at most 20 files at once.')
+    // The bucket's own limit holds for a URL used with more bytes than announced.
+    const [upload] = await as(alice).attachments.createUploadUrls({ noteId: note.id, files: [{ name: 'liar.bin', size: 1 }] })
+    const res = await put(upload!.url, new Uint8Array(20_000_001), 'application/octet-stream')
+    expect(res.status).not.toBe(200)
+    expect(((await res.json()) as { statusCode: string }).statusCode).toBe('413')
+  })
+
+  it("another user gets nothing of a note that is not theirs", async () => {
+    const note = await as(alice).notes.create({ title: 'Private files' })
+    const [upload] = await as(alice).attachments.createUploadUrls({ noteId: note.id, files: [{ name: 'secret.txt', size: 6 }] })
+    expect((await put(upload!.url, 'secret')).status).toBe(200)
+
+    expect(await as(bob).attachments.list({ noteId: note.id })).toEqual([])
+    const up = await rejection(as(bob).attachments.createUploadUrls({ noteId: note.id, files: [{ name: 'x.txt', size: 1 }] }))
+    expect([up.code, up.message]).toEqual(['NOT_FOUND', 'This note does not exist, or it is not yours.'])
+    const down = await rejection(as(bob).attachments.downloadUrl({ noteId: note.id, name: 'secret.txt' }))
+    expect(down.code).toBe('NOT_FOUND')
+    const del = await rejection(as(bob).attachments.delete({ noteId: note.id, name: 'secret.txt' }))
+    expect(del.code).toBe('NOT_FOUND')
+    expect((await as(alice).attachments.list({ noteId: note.id })).map((f) => f.name)).toEqual(['secret.txt'])
+  })
+
+  it('a name with a slash is not a file name', async () => {
+    const note = await as(alice).notes.create({ title: 'Slash' })
+    const error = await rejection(as(alice).attachments.delete({ noteId: note.id, name: '../x' }))
+    expect(error.code).toBe('BAD_REQUEST')
+  })
+
+  it('signed out: UNAUTHORIZED', async () => {
+    const error = await rejection(createCaller(createInnerContext()).attachments.list({ noteId: crypto.randomUUID() }))
+    expect(error.code).toBe('UNAUTHORIZED')
+  })
+})
+
+describe('notes.delete with attachments', () => {
+  it('removes the files for good; Undo brings back the note without them', async () => {
+    const note = await as(alice).notes.create({ title: 'Goes with its files' })
+    const uploads = await as(alice).attachments.createUploadUrls({
+      noteId: note.id,
+      files: [
+        { name: 'a.txt', size: 1 },
+        { name: 'b.txt', size: 1 },
+      ],
+    })
+    for (const u of uploads) expect((await put(u.url, 'x')).status).toBe(200)
+    const deleted = await as(alice).notes.delete({ id: note.id })
+    expect(deleted.attachmentsRemoved).toBe(2)
+    const stored = await lb.db.query<{ n: number }>(`select count(*)::int as n from storage.objects where bucket_id = 'attachments' and name like $1`, [
+      `${alice.id}/${note.id}/%`,
+    ])
+    expect(stored.rows[0]!.n).toBe(0)
+    const restored = await as(alice).notes.restore(deleted)
+    expect(restored.id).toBe(note.id)
+    expect(await as(alice).attachments.list({ noteId: note.id })).toEqual([])
+  })
+
+  it('a note without files is deleted as before (0 removed)', async () => {
+    const note = await as(alice).notes.create({ title: 'Plain' })
+    expect((await as(alice).notes.delete({ id: note.id })).attachmentsRemoved).toBe(0)
+  })
+})
+
+describe('storageError', () => {
+  it('a network failure is SERVICE_UNAVAILABLE, not a missing note', () => {
+    const error = storageError(new StorageUnknownError('fetch failed', new TypeError('fetch failed')), 'gone')
+    expect(error.code).toBe('SERVICE_UNAVAILABLE')
+  })
+})
+
+describe('avatar', () => {
+  const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 7])
+
+  it('a new key per picture under the user’s folder; public once uploaded; the user removes it, nobody else can', async () => {
+    const first = await as(alice).avatar.createUploadUrl({ type: 'image/png', size: png.length })
+    expect(first.path).toMatch(new RegExp(`^${alice.id}/[0-9a-z]+-[0-9a-f]{8}\\.png$`))
+    expect((await put(first.url, png, 'image/png')).status).toBe(200)
+    const second = await as(alice).avatar.createUploadUrl({ type: 'image/jpeg', size: 10 })
+    expect(second.path).not.toBe(first.path)
+    expect(second.path.endsWith('.jpg')).toBe(true)
+    const publicUrl = `${lb.url}/storage/v1/object/public/avatars/${first.path}`
+    const res = await fetch(publicUrl)
+    expect([res.status, res.headers.get('content-type')]).toEqual([200, 'image/png'])
+
+    const notTheirs = await rejection(as(bob).avatar.remove({ path: first.path }))
+    expect(notTheirs.code).toBe('BAD_REQUEST')
+    expect(await as(alice).avatar.remove({ path: first.path })).toEqual({ removed: 1 })
+    expect((await fetch(publicUrl)).status).not.toBe(200)
+  })
+
+  it('a wrong type or a picture over 2 MB is refused before any URL, and the bucket refuses them too', async () => {
+    const type = await rejection(as(alice).avatar.createUploadUrl({ type: 'image/svg+xml' as 'image/png', size: 10 }))
+    expect(type.message).toContain('A picture must be a PNG, JPEG, WebP or GIF image.')
+    const size = await rejection(as(alice).avatar.createUploadUrl({ type: 'image/png', size: 2_000_001 }))
+    expect(size.message).toContain('A picture can be at most 2 MB.')
+    const { url } = await as(alice).avatar.createUploadUrl({ type: 'image/png', size: 10 })
+    const wrongType = await put(url, 'not a picture', 'text/html')
+    expect(((await wrongType.json()) as { statusCode: string }).statusCode).toBe('415')
+    const tooBig = await put(url, new Uint8Array(2_000_001), 'image/png')
+    expect(((await tooBig.json()) as { statusCode: string }).statusCode).toBe('413')
+  })
+})

@@ -1,0 +1,145 @@
+import { TRPCError } from '@trpc/server'
+import { z } from 'zod'
+
+import {
+  ATTACHMENT_MAX_BYTES,
+  ATTACHMENTS_PER_BATCH,
+  formatBytes,
+  storageSafeName,
+  uniqueName,
+} from '../../features/attachments/rules'
+import { noteIdSchema } from '../../features/notes/schema'
+import { storageAs, storageError, type UserStorage } from '../storage'
+import { createTRPCRouter, protectedProcedure } from '../trpc'
+
+/** The private bucket of note attachments: keys `<user id>/<note id>/<file>` (ADR 037). */
+export const ATTACHMENTS_BUCKET = 'attachments'
+/** Seconds a download link lives: long enough to start the download, too short to pass around. */
+export const DOWNLOAD_URL_SECONDS = 60
+
+export interface Attachment {
+  name: string
+  size: number
+  type: string
+  createdAt: Date
+}
+
+const NOTE_GONE = 'This note does not exist, or it is not yours.'
+const LIST_LIMIT = 1000
+
+const folderOf = (userId: string, noteId: string) => `${userId}/${noteId}`
+
+/** Every file of a note the caller may see (RLS), oldest first. */
+export async function listAttachments(storage: UserStorage, userId: string, noteId: string): Promise<Attachment[]> {
+  const files: Attachment[] = []
+  for (let offset = 0; ; offset += LIST_LIMIT) {
+    const { data, error } = await storage
+      .from(ATTACHMENTS_BUCKET)
+      .list(folderOf(userId, noteId), { limit: LIST_LIMIT, offset, sortBy: { column: 'created_at', order: 'asc' } })
+    if (error) throw storageError(error, NOTE_GONE)
+    for (const item of data) {
+      if (item.id === null) continue // a "folder": nothing the app puts there
+      const meta = (item.metadata ?? {}) as { size?: number; mimetype?: string }
+      files.push({
+        name: item.name,
+        size: typeof meta.size === 'number' ? meta.size : 0,
+        type: typeof meta.mimetype === 'string' ? meta.mimetype : 'application/octet-stream',
+        createdAt: new Date(item.created_at ?? 0),
+      })
+    }
+    if (data.length < LIST_LIMIT) return files
+  }
+}
+
+/**
+ * Removes every file of a note (before the note itself goes: the policies allow it only while the note exists).
+ * Returns how many were removed.
+ */
+export async function removeAllAttachments(storage: UserStorage, userId: string, noteId: string): Promise<number> {
+  let removed = 0
+  for (;;) {
+    const files = await listAttachments(storage, userId, noteId)
+    if (files.length === 0) return removed
+    const { data, error } = await storage.from(ATTACHMENTS_BUCKET).remove(files.map((f) => `${folderOf(userId, noteId)}/${f.name}`))
+    if (error) throw storageError(error, NOTE_GONE)
+    if (data.length === 0) return removed // listed but not removable: nothing more this caller can do
+    removed += data.length
+  }
+}
+
+const fileNameSchema = z.string().trim().min(1, 'A file needs a name.').max(1000, 'The file name is too long.')
+/** A file of a note, by its name in storage (one key segment). */
+const storedNameSchema = fileNameSchema.refine((name) => !name.includes('/'), 'Not a file name.')
+
+/** The caller's storage client, made from the token of the session protectedProcedure verified. */
+export async function storageOf(ctx: { getSession: () => Promise<{ session: { access_token: string } } | null>; db: Parameters<typeof storageAs>[0] }) {
+  const verified = await ctx.getSession()
+  if (!verified) throw new TRPCError({ code: 'UNAUTHORIZED', message: 'Sign in to do this.' })
+  return storageAs(ctx.db, verified.session.access_token)
+}
+
+export const attachmentsRouter = createTRPCRouter({
+  /** The note's files: name, size, type, when attached. */
+  list: protectedProcedure.input(z.object({ noteId: noteIdSchema })).query(async ({ ctx, input }) => {
+    return listAttachments(await storageOf(ctx), ctx.user.id, input.noteId)
+  }),
+
+  /**
+   * One signed upload URL per file (RLS checks the INSERT now, as the caller). The browser PUTs each file to its
+   * URL itself (progress, cancel): the bytes never pass through this server. Names are made storage-safe and
+   * unique among the note's files ("a.pdf", "a (2).pdf").
+   */
+  createUploadUrls: protectedProcedure
+    .input(
+      z.object({
+        noteId: noteIdSchema,
+        files: z
+          .array(
+            z.object({
+              name: fileNameSchema,
+              size: z
+                .number()
+                .int()
+                .min(0)
+                .max(ATTACHMENT_MAX_BYTES, `Files can be at most ${formatBytes(ATTACHMENT_MAX_BYTES)}.`),
+            }),
+          )
+          .min(1, 'Choose at least one file.')
+          .max(ATTACHMENTS_PER_BATCH, `Attach at most ${ATTACHMENTS_PER_BATCH} files at once.`),
+      }),
+    )
+    .mutation(async ({ ctx, input }) => {
+      const storage = await storageOf(ctx)
+      const taken = new Set((await listAttachments(storage, ctx.user.id, input.noteId)).map((f) => f.name))
+      const uploads: { name: string; url: string }[] = []
+      for (const file of input.files) {
+        const name = uniqueName(storageSafeName(file.name), taken)
+        taken.add(name)
+        const { data, error } = await storage.from(ATTACHMENTS_BUCKET).createSignedUploadUrl(`${folderOf(ctx.user.id, input.noteId)}/${name}`)
+        if (error) throw storageError(error, NOTE_GONE)
+        uploads.push({ name, url: data.signedUrl })
+      }
+      return uploads
+    }),
+
+  /** A download link that lives DOWNLOAD_URL_SECONDS and makes the browser save the file under its name. */
+  downloadUrl: protectedProcedure
+    .input(z.object({ noteId: noteIdSchema, name: storedNameSchema }))
+    .mutation(async ({ ctx, input }) => {
+      const storage = await storageOf(ctx)
+      const { data, error } = await storage
+        .from(ATTACHMENTS_BUCKET)
+        .createSignedUrl(`${folderOf(ctx.user.id, input.noteId)}/${input.name}`, DOWNLOAD_URL_SECONDS, { download: input.name })
+      if (error) throw storageError(error, NOTE_GONE)
+      return { url: data.signedUrl }
+    }),
+
+  /** Deletes one file. NOT_FOUND when it is not there (deleted already) or not the caller's. */
+  delete: protectedProcedure.input(z.object({ noteId: noteIdSchema, name: storedNameSchema })).mutation(async ({ ctx, input }) => {
+    const storage = await storageOf(ctx)
+    const { data, error } = await storage.from(ATTACHMENTS_BUCKET).remove([`${folderOf(ctx.user.id, input.noteId)}/${input.name}`])
+    if (error) throw storageError(error, NOTE_GONE)
+    if (data.length === 0) throw new TRPCError({ code: 'NOT_FOUND', message: 'This file does not exist any more.' })
+    return { name: input.name }
+  }),
+})

@@ -1,0 +1,366 @@
+// Files (issue 14, ADR 037), end to end in Chromium against the production build and localbase: the profile
+// picture on the account page (upload with progress, replace, remove, shown in the header's user menu, checks
+// before upload and the server's own refusal), note attachments (two at once with progress, cancel, download with
+// equal bytes, delete, the note's delete taking them along), a second user who cannot reach the first one's files
+// by the API or a guessed URL, and axe on both screens. Uploads are slowed down with the DevTools protocol so the
+// progress is there to see.
+import { deflateSync } from 'node:zlib';
+import { readFile } from 'node:fs/promises';
+import type { CDPSession, Page } from 'playwright-core';
+import { describe, expect, test } from 'vitest';
+import { ANON_KEY, describeViolations, PASSWORD, seriousViolations, supabaseURL, uniqueEmail } from './auth-helpers.ts';
+import { DEFAULT_SERVICE_ROLE_KEY } from './backend-control.ts';
+import { gotoHydrated, useBrowser } from './browser.ts';
+import { createUser, seedNotes, signedInUser } from './notes-helpers.ts';
+
+const fixture = useBrowser();
+
+const toastWith = (page: Page, text: string) => page.getByTestId('toast').filter({ hasText: text });
+const accountButton = (page: Page) => page.getByRole('banner').getByRole('button', { name: /^Account: / });
+const service = { apikey: DEFAULT_SERVICE_ROLE_KEY, authorization: `Bearer ${DEFAULT_SERVICE_ROLE_KEY}` };
+
+/** A real PNG of `size` × `size` pixels of one colour (so the <img> decodes), padded after IEND to `padTo` bytes. */
+function png(size: number, rgb: [number, number, number], padTo = 0): Buffer {
+  const crcTable = Array.from({ length: 256 }, (_, n) => {
+    let c = n;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+    return c >>> 0;
+  });
+  const crc = (buf: Buffer) => {
+    let c = 0xffffffff;
+    for (const b of buf) c = crcTable[(c ^ b) & 0xff]! ^ (c >>> 8);
+    return (c ^ 0xffffffff) >>> 0;
+  };
+  const chunk = (type: string, data: Buffer) => {
+    const len = Buffer.alloc(4);
+    len.writeUInt32BE(data.length);
+    const body = Buffer.concat([Buffer.from(type, 'ascii'), data]);
+    const sum = Buffer.alloc(4);
+    sum.writeUInt32BE(crc(body));
+    return Buffer.concat([len, body, sum]);
+  };
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(size, 0);
+  ihdr.writeUInt32BE(size, 4);
+  ihdr[8] = 8; // bit depth
+  ihdr[9] = 2; // truecolour
+  const row = Buffer.concat([Buffer.from([0]), Buffer.from(Array.from({ length: size }, () => rgb).flat())]);
+  const raw = Buffer.concat(Array.from({ length: size }, () => row));
+  const image = Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', ihdr),
+    chunk('IDAT', deflateSync(raw)),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
+  return padTo > image.length ? Buffer.concat([image, Buffer.alloc(padTo - image.length)]) : image;
+}
+
+const cdpSessions = new WeakMap<Page, CDPSession>();
+
+/**
+ * Uploads leave the browser at `bytesPerSecond` (DevTools network emulation), so progress can be watched; null
+ * lifts the limit. One DevTools session per page, and "no limit" is 100 MB/s: Chromium reports
+ * `navigator.onLine === false` once both throughputs are -1, which would pause the app's mutations.
+ */
+async function slowUploads(page: Page, bytesPerSecond: number | null): Promise<void> {
+  let cdp = cdpSessions.get(page);
+  if (!cdp) {
+    cdp = await page.context().newCDPSession(page);
+    await cdp.send('Network.enable');
+    cdpSessions.set(page, cdp);
+  }
+  const upload = bytesPerSecond ?? 100_000_000;
+  await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: upload });
+  expect(await page.evaluate(() => navigator.onLine)).toBe(true);
+}
+
+/** The keys in a bucket under a prefix, read with the service key (what is really stored). */
+async function storedNames(bucket: string, prefix: string): Promise<string[]> {
+  const res = await fetch(`${supabaseURL}/storage/v1/object/list/${bucket}`, {
+    method: 'POST',
+    headers: { ...service, 'content-type': 'application/json' },
+    body: JSON.stringify({ prefix, limit: 100, offset: 0, sortBy: { column: 'name', order: 'asc' } }),
+  });
+  expect(res.status).toBe(200);
+  return ((await res.json()) as { name: string }[]).map((f) => f.name);
+}
+
+async function accessToken(email: string): Promise<string> {
+  const res = await fetch(`${supabaseURL}/auth/v1/token?grant_type=password`, {
+    method: 'POST',
+    headers: { apikey: ANON_KEY, 'content-type': 'application/json' },
+    body: JSON.stringify({ email, password: PASSWORD }),
+  });
+  expect(res.status).toBe(200);
+  return ((await res.json()) as { access_token: string }).access_token;
+}
+
+async function openAccount(page: Page): Promise<void> {
+  await gotoHydrated(page, '/settings/account');
+  await page.locator('label[for="avatar-file"]').waitFor({ timeout: 20_000 });
+}
+
+/** The header's picture: its URL once it has loaded (decoded), or null when the menu shows the initial. */
+async function headerPicture(page: Page): Promise<string | null> {
+  const img = accountButton(page).locator('img');
+  if ((await img.count()) === 0) return null;
+  await expect.poll(() => img.evaluate((el: HTMLImageElement) => el.complete && el.naturalWidth > 0), { timeout: 10_000 }).toBe(true);
+  return img.getAttribute('src');
+}
+
+describe('profile picture', () => {
+  test('upload with progress, shown in the user menu (also after a reload); replace; remove', async () => {
+    const { page, id } = await signedInUser(fixture);
+    await openAccount(page);
+    expect(await headerPicture(page)).toBeNull();
+
+    // 1.2 MB at 400 kB/s: three seconds of progress.
+    await slowUploads(page, 400_000);
+    await page.locator('#avatar-file').setInputFiles({ name: 'me.png', mimeType: 'image/png', buffer: png(64, [200, 40, 40], 1_200_000) });
+    await page.getByAltText('Preview of the new picture').waitFor();
+    const progress = page.getByRole('progressbar', { name: 'Picture upload' });
+    await progress.waitFor();
+    await expect.poll(async () => Number(await progress.getAttribute('value')), { timeout: 10_000 }).toBeGreaterThan(0);
+    const midway = Number(await progress.getAttribute('value'));
+    expect(midway).toBeLessThan(100);
+    await toastWith(page, 'Picture saved').waitFor({ timeout: 20_000 });
+    await expect.poll(() => headerPicture(page), { timeout: 10_000 }).toMatch(new RegExp(`/storage/v1/object/public/avatars/${id}/[0-9a-z-]+\\.png$`));
+    const first = (await headerPicture(page))!;
+    expect(await page.getByAltText('Your profile picture').getAttribute('src')).toBe(first);
+    // The menu's panel shows it beside the name too.
+    await accountButton(page).click();
+    await expect.poll(() => page.locator('[data-testid="user-menu-name"]').locator('xpath=../..').locator('img').getAttribute('src')).toBe(first);
+    await page.keyboard.press('Escape');
+    await page.reload();
+    await accountButton(page).waitFor();
+    await expect.poll(() => headerPicture(page), { timeout: 20_000 }).toBe(first);
+
+    // Replace: a new URL, the old file gone.
+    await slowUploads(page, null);
+    await page.locator('label[for="avatar-file"]', { hasText: 'Replace picture' }).waitFor();
+    await page.locator('#avatar-file').setInputFiles({ name: 'me2.png', mimeType: 'image/png', buffer: png(32, [40, 40, 200]) });
+    await toastWith(page, 'Picture saved').last().waitFor({ timeout: 20_000 });
+    await expect.poll(() => headerPicture(page), { timeout: 10_000 }).not.toBe(first);
+    const second = (await headerPicture(page))!;
+    expect(second).toMatch(new RegExp(`/avatars/${id}/`));
+    await expect.poll(async () => (await fetch(first)).status).not.toBe(200);
+    expect(await storedNames('avatars', id)).toEqual([second.split('/').pop()]);
+
+    // Remove.
+    await page.getByRole('button', { name: 'Remove picture' }).click();
+    await toastWith(page, 'Picture removed').waitFor({ timeout: 20_000 });
+    await expect.poll(() => headerPicture(page)).toBeNull();
+    expect((await fetch(second)).status).not.toBe(200);
+    expect(await storedNames('avatars', id)).toEqual([]);
+  });
+
+  test('a wrong type or a picture over 2 MB gets a clear message and nothing is sent; a refusal by the server is readable too', async () => {
+    const { page } = await signedInUser(fixture);
+    await openAccount(page);
+    const storageRequests: string[] = [];
+    page.on('request', (request) => {
+      if (request.url().includes('/storage/v1/')) storageRequests.push(request.url());
+    });
+    await page.locator('#avatar-file').setInputFiles({ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('hello') });
+    await page.getByRole('alert').filter({ hasText: '“notes.txt” is not a PNG, JPEG, WebP or GIF picture. Choose one of those.' }).waitFor();
+    await page.locator('#avatar-file').setInputFiles({ name: 'huge.png', mimeType: 'image/png', buffer: png(8, [0, 0, 0], 2_500_000) });
+    await page.getByRole('alert').filter({ hasText: '“huge.png” is 2.5 MB: a picture can be at most 2 MB.' }).waitFor();
+    expect(storageRequests).toEqual([]);
+
+    // The server has the last word: with the bucket narrowed to PNG for a moment, a GIF passes the page's check
+    // and storage refuses it (415); the page says so in words.
+    const narrow = (types: string[]) =>
+      fetch(`${supabaseURL}/storage/v1/bucket/avatars`, {
+        method: 'PUT',
+        headers: { ...service, 'content-type': 'application/json' },
+        body: JSON.stringify({ id: 'avatars', name: 'avatars', public: true, allowed_mime_types: types }),
+      });
+    expect((await narrow(['image/png'])).status).toBe(200);
+    try {
+      await page.locator('#avatar-file').setInputFiles({ name: 'anim.gif', mimeType: 'image/gif', buffer: Buffer.from('GIF89a\x01\x00\x01\x00\x00\x00\x00;', 'latin1') });
+      await page.getByRole('alert').filter({ hasText: 'The server refused “anim.gif”: files of this type are not accepted here.' }).waitFor({ timeout: 20_000 });
+    } finally {
+      expect((await narrow(['image/png', 'image/jpeg', 'image/webp', 'image/gif'])).status).toBe(200);
+    }
+    expect(await headerPicture(page)).toBeNull();
+  });
+});
+
+describe('note attachments', () => {
+  test('two files at once with progress; cancel one; download with equal bytes; delete with confirmation; the note takes its files along', async () => {
+    const { page, id } = await signedInUser(fixture);
+    const [note] = await seedNotes(id, [{ title: 'Trip plans', body: 'Tickets attached' }]);
+    await gotoHydrated(page, `/notes/${note!.id}`);
+    await page.getByText('No files yet.').waitFor({ timeout: 20_000 });
+
+    const plan = Buffer.from('Day 1: museum\n'.repeat(50_000)); // 700 kB
+    const photo = Buffer.from(Array.from({ length: 500_000 }, (_, i) => (i * 31) % 256));
+    await slowUploads(page, 500_000);
+    await page.locator('#attachments-file').setInputFiles([
+      { name: 'plan.txt', mimeType: 'text/plain', buffer: plan },
+      { name: 'photo.bin', mimeType: 'application/octet-stream', buffer: photo },
+    ]);
+    const planBar = page.getByRole('progressbar', { name: 'Upload of plan.txt' });
+    const photoBar = page.getByRole('progressbar', { name: 'Upload of photo.bin' });
+    await planBar.waitFor();
+    await photoBar.waitFor();
+    await expect.poll(async () => Number(await planBar.getAttribute('value')), { timeout: 10_000 }).toBeGreaterThan(0);
+    await toastWith(page, '2 files attached').waitFor({ timeout: 30_000 });
+    const list = page.getByRole('list', { name: 'Attached files' });
+    // Oldest first: the smaller file finishes first, so the order is the order they arrived in.
+    await expect.poll(async () => (await list.getByRole('listitem').allInnerTexts()).map((t) => t.replace(/\s+/g, ' ')).sort()).toEqual([
+      'photo.bin 500 kB · application/octet-stream Download Delete',
+      'plan.txt 700 kB · text/plain Download Delete',
+    ]);
+
+    // Cancel: the row goes, nothing is stored.
+    await page.locator('#attachments-file').setInputFiles({ name: 'big.bin', mimeType: 'application/octet-stream', buffer: Buffer.alloc(3_000_000, 7) });
+    await page.getByRole('progressbar', { name: 'Upload of big.bin' }).waitFor();
+    await page.getByRole('button', { name: 'Cancel upload of big.bin' }).click();
+    await page.getByRole('progressbar', { name: 'Upload of big.bin' }).waitFor({ state: 'detached' });
+    await slowUploads(page, null);
+    expect(await storedNames('attachments', `${id}/${note!.id}`)).toEqual(['photo.bin', 'plan.txt']);
+
+    // Download: the browser saves the file, bytes equal.
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download plan.txt' }).click()]);
+    expect(download.suggestedFilename()).toBe('plan.txt');
+    expect((await readFile((await download.path())!)).equals(plan)).toBe(true);
+    expect(new URL(page.url()).pathname).toBe(`/notes/${note!.id}`);
+
+    // Delete one, after a confirmation.
+    await page.getByRole('button', { name: 'Delete photo.bin' }).click();
+    const confirm = page.getByRole('dialog', { name: 'Delete this file?' });
+    await confirm.waitFor();
+    await confirm.getByRole('button', { name: 'Delete file' }).click();
+    await toastWith(page, 'File deleted').waitFor();
+    await expect.poll(() => list.getByRole('listitem').count()).toBe(1);
+    expect(await storedNames('attachments', `${id}/${note!.id}`)).toEqual(['plan.txt']);
+
+    // Deleting the note says the file goes for good, and it does; Undo brings the note back without it.
+    await page.getByRole('button', { name: 'Delete', exact: true }).click();
+    const noteDialog = page.getByRole('dialog', { name: 'Delete this note?' });
+    await noteDialog.getByText('“Trip plans” and its attached file will be deleted.', { exact: false }).waitFor();
+    await noteDialog.getByRole('button', { name: 'Delete note' }).click();
+    await toastWith(page, 'its file was deleted for good').waitFor({ timeout: 20_000 });
+    expect(await storedNames('attachments', `${id}/${note!.id}`)).toEqual([]);
+    await toastWith(page, 'its file was deleted for good').getByRole('button', { name: 'Undo' }).click();
+    await toastWith(page, 'Trip plans (without its files)').waitFor({ timeout: 20_000 });
+  });
+
+  test('files dropped on the panel are attached', async () => {
+    const { page, id } = await signedInUser(fixture);
+    const [note] = await seedNotes(id, [{ title: 'Dropped' }]);
+    await gotoHydrated(page, `/notes/${note!.id}`);
+    await page.getByText('No files yet.').waitFor({ timeout: 20_000 });
+    // What the browser hands the page when files are dragged from the desktop: dragover, then drop with the files.
+    await page.getByTestId('attachments-drop').evaluate((zone) => {
+      const data = new DataTransfer();
+      data.items.add(new File(['first'], 'one.txt', { type: 'text/plain' }));
+      data.items.add(new File(['second!'], 'two.csv', { type: 'text/csv' }));
+      zone.dispatchEvent(new DragEvent('dragover', { dataTransfer: data, bubbles: true, cancelable: true }));
+      zone.dispatchEvent(new DragEvent('drop', { dataTransfer: data, bubbles: true, cancelable: true }));
+    });
+    await toastWith(page, '2 files attached').waitFor({ timeout: 20_000 });
+    expect(await storedNames('attachments', `${id}/${note!.id}`)).toEqual(['one.txt', 'two.csv']);
+    await expect.poll(() => page.getByRole('list', { name: 'Attached files' }).getByRole('listitem').count()).toBe(2);
+  });
+
+  test('a file over 20 MB gets a clear message before any upload', async () => {
+    const { page, id } = await signedInUser(fixture);
+    const [note] = await seedNotes(id, [{ title: 'Big' }]);
+    await gotoHydrated(page, `/notes/${note!.id}`);
+    await page.getByText('No files yet.').waitFor({ timeout: 20_000 });
+    await page.locator('#attachments-file').setInputFiles([
+      { name: 'movie.mp4', mimeType: 'video/mp4', buffer: Buffer.alloc(21_000_000) },
+      { name: 'ok.txt', mimeType: 'text/plain', buffer: Buffer.from('fine') },
+    ]);
+    await page.getByRole('alert').filter({ hasText: '“movie.mp4” is 21 MB: files can be at most 20 MB.' }).waitFor();
+    await toastWith(page, 'File attached').waitFor({ timeout: 20_000 });
+    expect(await storedNames('attachments', `${id}/${note!.id}`)).toEqual(['ok.txt']);
+  });
+
+  test("a second user cannot fetch the first one's attachment through the API or a guessed URL", async () => {
+    const aliceEmail = uniqueEmail('alice-files');
+    const aliceId = await createUser(aliceEmail);
+    const [note] = await seedNotes(aliceId, [{ title: 'Alice only' }]);
+    const aliceToken = await accessToken(aliceEmail);
+    const key = `${aliceId}/${note!.id}/secret.txt`;
+    const up = await fetch(`${supabaseURL}/storage/v1/object/attachments/${key}`, {
+      method: 'POST',
+      headers: { apikey: ANON_KEY, authorization: `Bearer ${aliceToken}`, 'content-type': 'text/plain' },
+      body: 'the secret',
+    });
+    expect(up.status).toBe(200);
+
+    const { page: bobPage, email: bobEmail } = await signedInUser(fixture);
+    const bobToken = await accessToken(bobEmail);
+    const asBob = { apikey: ANON_KEY, authorization: `Bearer ${bobToken}` };
+    // Storage directly, with Bob's token: download, sign, list.
+    expect((await fetch(`${supabaseURL}/storage/v1/object/attachments/${key}`, { headers: asBob })).status).not.toBe(200);
+    const sign = await fetch(`${supabaseURL}/storage/v1/object/sign/attachments/${key}`, {
+      method: 'POST',
+      headers: { ...asBob, 'content-type': 'application/json' },
+      body: JSON.stringify({ expiresIn: 60 }),
+    });
+    expect(sign.status).not.toBe(200);
+    const listed = await fetch(`${supabaseURL}/storage/v1/object/list/attachments`, {
+      method: 'POST',
+      headers: { ...asBob, 'content-type': 'application/json' },
+      body: JSON.stringify({ prefix: `${aliceId}/${note!.id}`, limit: 100, offset: 0, sortBy: { column: 'name', order: 'asc' } }),
+    });
+    expect(await listed.json()).toEqual([]);
+    // Guessed URLs: the public route of the private bucket, a signed route without a valid token.
+    expect((await fetch(`${supabaseURL}/storage/v1/object/public/attachments/${key}`)).status).not.toBe(200);
+    expect((await fetch(`${supabaseURL}/storage/v1/object/sign/attachments/${key}?token=${bobToken}`)).status).not.toBe(200);
+    // The app's API as Bob in his browser: NOT_FOUND, and the note page is a 404.
+    const viaApp = await bobPage.evaluate(async ({ noteId }) => {
+      const res = await fetch('/api/trpc/attachments.downloadUrl', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ json: { noteId, name: 'secret.txt' } }),
+      });
+      return { status: res.status, body: await res.text() };
+    }, { noteId: note!.id });
+    expect(viaApp.status).toBe(404);
+    expect(viaApp.body).not.toContain('token=');
+    const listViaApp = await bobPage.evaluate(async ({ noteId }) => {
+      const res = await fetch(`/api/trpc/attachments.list?input=${encodeURIComponent(JSON.stringify({ json: { noteId } }))}`);
+      return (await res.json()) as { result?: { data: { json: unknown } } };
+    }, { noteId: note!.id });
+    expect(listViaApp.result?.data.json).toEqual([]);
+    expect((await bobPage.goto(`/notes/${note!.id}`))?.status()).toBe(404);
+    // Alice herself still gets it.
+    expect(await (await fetch(`${supabaseURL}/storage/v1/object/attachments/${key}`, { headers: { apikey: ANON_KEY, authorization: `Bearer ${aliceToken}` } })).text()).toBe(
+      'the secret',
+    );
+  });
+});
+
+describe('axe: no serious or critical violations', () => {
+  test('the account page with a picture, and a note page with attachments and its delete confirmation', async () => {
+    const { page, id } = await signedInUser(fixture);
+    await openAccount(page);
+    await page.locator('#avatar-file').setInputFiles({ name: 'me.png', mimeType: 'image/png', buffer: png(16, [10, 120, 10]) });
+    await toastWith(page, 'Picture saved').waitFor({ timeout: 20_000 });
+    await page.locator('#avatar-file').setInputFiles({ name: 'x.txt', mimeType: 'text/plain', buffer: Buffer.from('x') });
+    await page.getByRole('alert').filter({ hasText: 'not a PNG' }).waitFor();
+    const account = await seriousViolations(page);
+    expect(account, describeViolations(account)).toEqual([]);
+
+    const [note] = await seedNotes(id, [{ title: 'Axe' }]);
+    await gotoHydrated(page, `/notes/${note!.id}`);
+    await page.getByText('No files yet.').waitFor({ timeout: 20_000 });
+    await page.locator('#attachments-file').setInputFiles([
+      { name: 'a.txt', mimeType: 'text/plain', buffer: Buffer.from('a') },
+      { name: 'b.pdf', mimeType: 'application/pdf', buffer: Buffer.from('%PDF-1.4') },
+    ]);
+    await toastWith(page, '2 files attached').waitFor({ timeout: 20_000 });
+    await page.getByRole('list', { name: 'Attached files' }).waitFor();
+    const notePage = await seriousViolations(page);
+    expect(notePage, describeViolations(notePage)).toEqual([]);
+    await page.getByRole('button', { name: 'Delete a.txt' }).click();
+    await page.getByRole('dialog', { name: 'Delete this file?' }).waitFor();
+    const dialog = await seriousViolations(page);
+    expect(dialog, describeViolations(dialog)).toEqual([]);
+  });
+});
