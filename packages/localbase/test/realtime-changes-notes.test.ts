@@ -2,7 +2,7 @@
 // signed-in user hears their own notes' inserts and updates and nothing of another user's; deletions reach every
 // subscriber of the table with the id alone (RLS cannot be checked on a deleted row, as on Supabase).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RealtimePostgresChangesPayload, SupabaseClient } from '@supabase/supabase-js';
+import type { SupabaseClient } from '@supabase/supabase-js';
 import { createScratchDatabase } from './cli.ts';
 import { emptySeedFile, signedInClient, sleep, startTestServer, testDatabaseUrl, type Localbase } from './helpers.ts';
 import { closeRealtimeClients, subscribe, until } from './realtime-helpers.ts';
@@ -28,7 +28,16 @@ afterAll(async () => {
   await dropScratch?.();
 });
 
-type Change = RealtimePostgresChangesPayload<Record<string, unknown>>;
+/** What realtime-js hands a postgres_changes callback. */
+interface Change {
+  schema: string;
+  table: string;
+  commit_timestamp: string;
+  eventType: string;
+  new: Record<string, unknown>;
+  old: Record<string, unknown>;
+  errors: unknown;
+}
 
 /** The app's subscription: its notes' changes (filtered by owner), and deletions (which no filter on user_id matches). */
 async function liveNotes(client: SupabaseClient, userId: string): Promise<Change[]> {

@@ -4,7 +4,7 @@
 // refreshed on an open socket, an expired one, the system errors of bad bindings, and tables published later.
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RealtimeChannel, RealtimePostgresChangesPayload, SupabaseClient } from '@supabase/supabase-js';
+import type { RealtimeChannel, SupabaseClient } from '@supabase/supabase-js';
 import { createScratchDatabase } from './cli.ts';
 import { emptySeedFile, sleep, startTestServer, testDatabaseUrl, type Localbase } from './helpers.ts';
 import { accessToken, closeRealtimeClients, realtimeClient, subscribe, until } from './realtime-helpers.ts';
@@ -34,7 +34,16 @@ afterAll(async () => {
   await dropScratch?.();
 });
 
-type Change = RealtimePostgresChangesPayload<Record<string, unknown>>;
+/** What realtime-js hands a postgres_changes callback. */
+interface Change {
+  schema: string;
+  table: string;
+  commit_timestamp: string;
+  eventType: string;
+  new: Record<string, unknown>;
+  old: Record<string, unknown>;
+  errors: unknown;
+}
 interface Binding {
   event: '*' | 'INSERT' | 'UPDATE' | 'DELETE';
   schema: string;

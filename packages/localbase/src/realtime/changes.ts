@@ -87,6 +87,9 @@ const CONDITIONS: Record<string, string> = {
 
 class SubscribeError extends Error {}
 
+/** Timers never keep the process alive (typed loosely: the web app type-checks this file with DOM types). */
+const unref = (t: unknown): void => (t as { unref?: () => void } | undefined)?.unref?.();
+
 function pgErrorText(err: unknown): string {
   const e = err as { code?: unknown; message?: unknown };
   const code = typeof e.code === 'string' ? e.code : 'XX000';
@@ -318,7 +321,7 @@ export class PostgresChanges {
       clearTimeout(this.#repoll);
       if (head.rows[0]!.pending) {
         this.#repoll = setTimeout(() => this.wake(), this.#repollMs);
-        this.#repoll.unref?.();
+        unref(this.#repoll);
         this.#repollMs = Math.min(this.#repollMs * 2, 500);
       } else this.#repollMs = 10;
     } while (this.#again);
@@ -343,7 +346,7 @@ export class PostgresChanges {
       },
       this.#retentionMs > 0 ? 10_000 : 1_000,
     );
-    this.#gcTimer.unref?.();
+    unref(this.#gcTimer);
   }
 
   /** Sends a batch of changes (in order) to the subscriptions that match and may see them. */
