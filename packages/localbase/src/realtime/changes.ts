@@ -291,21 +291,25 @@ export class PostgresChanges {
       }
       const cursor = this.#cursor;
       if (!cursor || this.#stale) return;
-      // Every transaction below xmin has finished: its rows are all visible now, or rolled back and gone.
-      const head = await this.#db.query<{ xmin: string; pending: boolean }>(
-        `select s.xmin::text as xmin, exists (select 1 from localbase.realtime_changes c where c.xid >= s.xmin) as pending
-           from (select pg_snapshot_xmin(pg_current_snapshot()) as xmin) s`,
+      // Every transaction below xmin has finished: its rows are all visible now, or rolled back and gone. One
+      // statement (one snapshot): xmin, whether committed rows wait above it, and the batch (none: one row of nulls).
+      const { rows: read } = await this.#db.query<ChangeRow & { xmin: string; pending: boolean }>(
+        `with s as (select pg_snapshot_xmin(pg_current_snapshot()) as xmin),
+              b as (select c.id, c.xid, c.schema_name, c.table_name, c.type, c.record, c.old_record, c.created_at
+                      from localbase.realtime_changes c, s
+                     where (c.xid, c.id) > ($1::text::xid8, $2::bigint) and c.xid < s.xmin
+                     order by c.xid, c.id
+                     limit ${BATCH})
+         select s.xmin::text as xmin, exists (select 1 from localbase.realtime_changes p where p.xid >= s.xmin) as pending,
+                b.id::text as id, b.xid::text as xid, b.schema_name, b.table_name, b.type, b.record, b.old_record,
+                to_char(b.created_at at time zone 'utc', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as commit_timestamp
+           from s left join b on true
+          order by b.xid, b.id`,
+        [cursor.xid.toString(), cursor.id.toString()],
       );
-      const xmin = BigInt(head.rows[0]!.xmin);
-      const { rows } = await this.#db.query<ChangeRow>(
-        `select c.id::text as id, c.xid::text as xid, c.schema_name, c.table_name, c.type, c.record, c.old_record,
-                to_char(c.created_at at time zone 'utc', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as commit_timestamp
-           from localbase.realtime_changes c
-          where (c.xid, c.id) > ($1::text::xid8, $2::bigint) and c.xid < $3::text::xid8
-          order by c.xid, c.id
-          limit ${BATCH}`,
-        [cursor.xid.toString(), cursor.id.toString(), xmin.toString()],
-      );
+      const xmin = BigInt(read[0]!.xmin);
+      const pending = read[0]!.pending;
+      const rows: ChangeRow[] = read.filter((r) => r.id !== null);
       if (this.#cursor !== cursor) {
         this.#again = true; // reset by a first subscription meanwhile: read again from there
         continue;
@@ -319,7 +323,7 @@ export class PostgresChanges {
       // Committed rows behind a transaction still running (they are visible, but above xmin): look again soon, as
       // the transaction holding xmin back may send no NOTIFY when it ends.
       clearTimeout(this.#repoll);
-      if (head.rows[0]!.pending) {
+      if (pending) {
         this.#repoll = setTimeout(() => this.wake(), this.#repollMs);
         unref(this.#repoll);
         this.#repollMs = Math.min(this.#repollMs * 2, 500);
@@ -375,8 +379,14 @@ export class PostgresChanges {
         if (!g) groups.set(key, (g = { claims: s.subscriber.claims, subs: [] }));
         g.subs.push(s);
       }
+    // Only changes that pass one of the group's filters are checked (a filter on user_id spares the other users').
     const visible = new Map<string, Set<number>>(); // group key → indexes into work
-    for (const [key, g] of groups) visible.set(key, await this.#visibleTo(g.claims, work, metas, new Set(g.subs)));
+    for (const [key, g] of groups) {
+      const mine = new Set(g.subs);
+      const candidates = new Set<number>();
+      for (const [i, w] of work.entries()) if (w.subs.some((s) => mine.has(s) && passes.get(i)?.has(s.filterKey))) candidates.add(i);
+      if (candidates.size > 0) visible.set(key, await this.#visibleTo(g.claims, work, metas, candidates));
+    }
 
     for (const [i, { row, subs }] of work.entries()) {
       const meta = metas.get(tableKey(row.schema_name, row.table_name));
@@ -543,17 +553,17 @@ export class PostgresChanges {
     return out;
   }
 
-  /** work indexes whose change the group may see: no RLS (or a DELETE) → all; else the live row as the group. */
+  /** Of the candidates (work indexes), those the group may see: no RLS or a DELETE → yes; else the live row as the group. */
   async #visibleTo(
     claims: Claims,
     work: { row: ChangeRow; subs: Subscription[] }[],
     metas: Map<string, TableMeta>,
-    groupSubs: Set<Subscription>,
+    candidates: Set<number>,
   ): Promise<Set<number>> {
     const out = new Set<number>();
     const toCheck = new Map<string, number[]>();
     for (const [i, w] of work.entries()) {
-      if (!w.subs.some((s) => groupSubs.has(s))) continue;
+      if (!candidates.has(i)) continue;
       const key = tableKey(w.row.schema_name, w.row.table_name);
       const meta = metas.get(key);
       if (!meta) continue;
