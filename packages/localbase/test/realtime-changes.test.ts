@@ -340,6 +340,21 @@ describe('realtime: bad postgres changes bindings', () => {
   });
 });
 
+describe('realtime: postgres changes and the PGlite worker', () => {
+  it.skipIf(testDatabaseUrl !== undefined)('keeps delivering after a statement timeout reopened the database in a new worker', async () => {
+    const l = await listen(realtimeClient(lb), [{ event: 'INSERT', schema: 'public', table: 'plain' }]);
+    const db = lb.db as typeof lb.db & { queryWithTimeout(sql: string, params: unknown[], ms: number): Promise<unknown>; restarts: number };
+    const restarts = db.restarts;
+    await expect(db.queryWithTimeout('select pg_sleep(5)', [], 200)).rejects.toMatchObject({ code: '57014' });
+    expect(db.restarts).toBe(restarts + 1);
+    // The new worker LISTENs again: a write after the reopen reaches the subscriber.
+    await exec(`insert into public.plain (id, body) values (70, 'after the reopen')`);
+    await until(() => l.heard[0]!.length === 1, 5000, 'the insert after the reopen');
+    expect(l.heard[0]![0]!.new).toMatchObject({ id: 70, body: 'after the reopen' });
+    await exec('delete from public.plain where id = 70');
+  });
+});
+
 describe('realtime: the publication', () => {
   it('follows tables added to (and dropped from) the publication while the server runs', async () => {
     await exec('create table public.late (id int primary key, body text)');
