@@ -40,6 +40,7 @@ import { createStorageService } from './storage/service.ts';
 import { RealtimeServer } from './realtime/server.ts';
 import { RealtimeTokens } from './realtime/tokens.ts';
 import { ChannelAuthorization } from './realtime/authorization.ts';
+import { PostgresChanges } from './realtime/changes.ts';
 
 export type { Database, Queryable, QueryResult, Row } from './db/types.ts';
 export type { AccountProtection, RateLimits } from './config.ts';
@@ -333,6 +334,8 @@ export async function startLocalbase(opts: LocalbaseOptions = {}): Promise<Local
   try {
     await bootstrap(db, opened.fromTemplate);
     await runMigrations(db, { migrationsDir: cfg.migrationsDir, seedFile: cfg.seedFile, log });
+    // Realtime's capture triggers follow the publication (the event trigger does it too, when it could be created).
+    await PostgresChanges.sync(db);
     // /rest/v1: the envelope function and the schema cache, read after the migrations.
     const jwt = new JwtKeys(cfg.jwtSecret, cfg.signingKeys);
     const rest = await createRestService({
@@ -383,12 +386,19 @@ export async function startLocalbase(opts: LocalbaseOptions = {}): Promise<Local
     s.headersTimeout = KEEP_ALIVE_TIMEOUT_MS + 5_000;
     installClientErrorHandler(s);
     // /realtime/v1/websocket on the same port (decision 041).
+    // Postgres changes (decision 042): the dispatcher wakes on the capture trigger's NOTIFY.
+    const changes = new PostgresChanges(db, { quiet: cfg.quiet });
+    await changes.start();
     const realtime = new RealtimeServer({
       tokens: new RealtimeTokens(jwt, knownApiKeys(cfg)),
       authorization: new ChannelAuthorization(db),
+      changes,
       quiet: cfg.quiet,
     });
-    stopRealtime = () => realtime.close();
+    stopRealtime = async () => {
+      await realtime.close();
+      await changes.close();
+    };
     s.on('upgrade', (req, socket, head) => realtime.handleUpgrade(req, socket, head));
     server = s;
     const address = await new Promise<AddressInfo>((resolve, reject) => {

@@ -226,16 +226,19 @@ describe('realtime: the wire', () => {
     s.ws.close();
   });
 
-  it('echoes postgres_changes bindings in order with ids, and says in a system message that they are not delivered yet', async () => {
+  it('echoes postgres_changes bindings in order with ids, and says in a system message when it cannot subscribe', async () => {
     const s = await rawSocket();
     const bindings = [
-      { event: 'INSERT', schema: 'public', table: 'notes', filter: 'id=eq.1' },
+      { event: 'INSERT', schema: 'public', table: 'rt_no_such_table', filter: 'id=eq.1' },
       { event: '*', schema: 'public' },
     ];
     s.send(['1', '1', 'realtime:pg', 'phx_join', { config: { postgres_changes: bindings }, access_token: null }]);
     const [reply, system] = (await s.next(2)) as [unknown[], unknown[]];
     expect(reply).toEqual(['1', '1', 'realtime:pg', 'phx_reply', { status: 'ok', response: { postgres_changes: [{ ...bindings[0], id: 1 }, { ...bindings[1], id: 2 }] } }]);
-    expect(system).toEqual(['1', null, 'realtime:pg', 'system', { extension: 'postgres_changes', status: 'error', message: expect.stringContaining('postgres changes'), channel: 'pg' }]);
+    const message =
+      'Unable to subscribe to changes with given parameters. Please check Realtime is enabled for the given connect parameters: ' +
+      '[event: INSERT, schema: public, table: rt_no_such_table, filters: [{"id", "eq", "1", false}], select: nil]';
+    expect(system).toEqual(['1', null, 'realtime:pg', 'system', { extension: 'postgres_changes', status: 'error', message, channel: 'pg' }]);
     // leave: ok, then phx_close with ref = join_ref
     s.send(['1', '2', 'realtime:pg', 'phx_leave', {}]);
     expect(await s.next(2)).toEqual([

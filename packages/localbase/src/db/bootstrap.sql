@@ -458,3 +458,101 @@ create or replace function realtime.topic() returns text
   language sql stable
 as $$ select nullif(current_setting('realtime.topic', true), '')::text $$;
 grant execute on function realtime.topic() to anon, authenticated, service_role;
+
+-- Realtime postgres changes (decision 042): the publication apps add their tables to, as on Supabase
+-- (`alter publication supabase_realtime add table …` runs unchanged), and localbase's capture of changes. PGlite has
+-- no logical decoding, so an AFTER trigger on each table of the publication writes every row change into an outbox
+-- and wakes the server's dispatcher with NOTIFY; a rolled-back transaction takes both with it.
+do $$
+begin
+  if not exists (select 1 from pg_publication where pubname = 'supabase_realtime') then
+    create publication supabase_realtime;
+  end if;
+end $$;
+
+create unlogged table if not exists localbase.realtime_changes (
+  id bigint generated always as identity primary key,
+  xid xid8 not null default pg_current_xact_id(),
+  schema_name text not null,
+  table_name text not null,
+  type text not null,
+  record jsonb,
+  old_record jsonb,
+  created_at timestamptz not null default clock_timestamp()
+);
+create index if not exists realtime_changes_xid_idx on localbase.realtime_changes (xid, id);
+
+create or replace function localbase.realtime_capture() returns trigger
+  language plpgsql security definer set search_path = ''
+as $$
+begin
+  insert into localbase.realtime_changes (schema_name, table_name, type, record, old_record)
+  values (tg_table_schema, tg_table_name, tg_op,
+          case when tg_op <> 'DELETE' then to_jsonb(new) end,
+          case when tg_op <> 'INSERT' then to_jsonb(old) end);
+  perform pg_notify('localbase_realtime', '');
+  return null;
+end
+$$;
+revoke all on function localbase.realtime_capture() from public;
+
+-- Keeps a trigger named localbase_realtime on exactly the tables of the publication, for the operations it publishes.
+create or replace function localbase.realtime_sync() returns void
+  language plpgsql security definer set search_path = ''
+as $$
+declare
+  t record;
+  ops text;
+  kind int2;
+begin
+  -- tgtype bits: 1 row, 4 insert, 8 delete, 16 update (an AFTER trigger has no BEFORE bit).
+  select concat_ws(' or ', case when pubinsert then 'insert' end, case when pubupdate then 'update' end,
+                   case when pubdelete then 'delete' end),
+         (1 + case when pubinsert then 4 else 0 end + case when pubdelete then 8 else 0 end
+            + case when pubupdate then 16 else 0 end)::int2
+    into ops, kind from pg_catalog.pg_publication where pubname = 'supabase_realtime';
+  -- Triggers on tables no longer published (or whose operations changed).
+  for t in
+    select tg.tgrelid::regclass as rel, tg.tgtype
+      from pg_catalog.pg_trigger tg
+     where tg.tgname = 'localbase_realtime' and not tg.tgisinternal
+       and (coalesce(ops, '') = '' or tg.tgtype <> kind or tg.tgrelid not in (
+             select format('%I.%I', p.schemaname, p.tablename)::regclass
+               from pg_catalog.pg_publication_tables p where p.pubname = 'supabase_realtime'))
+  loop
+    execute format('drop trigger localbase_realtime on %s', t.rel);
+  end loop;
+  if coalesce(ops, '') = '' then return; end if;
+  for t in
+    select c.oid::regclass as rel
+      from pg_catalog.pg_publication_tables p
+      join pg_catalog.pg_namespace n on n.nspname = p.schemaname
+      join pg_catalog.pg_class c on c.relnamespace = n.oid and c.relname = p.tablename
+     where p.pubname = 'supabase_realtime' and c.relkind = 'r'
+       and not exists (select 1 from pg_catalog.pg_trigger tg where tg.tgrelid = c.oid and tg.tgname = 'localbase_realtime')
+  loop
+    execute format('create trigger localbase_realtime after %s on %s for each row execute function localbase.realtime_capture()', ops, t.rel);
+  end loop;
+end
+$$;
+revoke all on function localbase.realtime_sync() from public;
+
+create or replace function localbase.realtime_sync_on_ddl() returns event_trigger
+  language plpgsql security definer set search_path = ''
+as $$
+begin
+  perform localbase.realtime_sync();
+end
+$$;
+
+-- Event triggers need a superuser: without one, the server still syncs after migrations and `db reset`.
+do $$
+begin
+  drop event trigger if exists localbase_realtime_sync;
+  create event trigger localbase_realtime_sync on ddl_command_end
+    when tag in ('CREATE PUBLICATION', 'ALTER PUBLICATION', 'DROP PUBLICATION', 'CREATE TABLE', 'CREATE TABLE AS', 'SELECT INTO')
+    execute function localbase.realtime_sync_on_ddl();
+exception when insufficient_privilege then
+  raise notice 'localbase: no event trigger (not a superuser): realtime triggers follow the publication after migrations only';
+end $$;
+select localbase.realtime_sync();

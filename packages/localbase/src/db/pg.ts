@@ -1,5 +1,5 @@
 import pg from 'pg';
-import type { Database, Queryable, QueryResult, Row } from './types.ts';
+import type { Database, Notifications, Queryable, QueryResult, Row } from './types.ts';
 
 // int8 and numeric as JS numbers would lose precision; keep pg's string default for them.
 // Timestamps come back as Date and json/jsonb parsed, like PGlite.
@@ -16,7 +16,7 @@ function clientQueryable(client: pg.PoolClient): Queryable {
   };
 }
 
-class PgDatabase implements Database {
+class PgDatabase implements Database, Notifications {
   readonly kind = 'pg' as const;
   readonly pool: pg.Pool;
 
@@ -52,7 +52,47 @@ class PgDatabase implements Database {
     }
   }
 
+  readonly #listeners = new Set<() => Promise<void>>();
+
+  /**
+   * LISTEN on a dedicated connection (pooled ones come and go). A lost connection is re-opened after a second, and
+   * onNotify runs then too: notifications sent while it was down are gone.
+   */
+  async listen(channel: string, onNotify: () => void): Promise<() => Promise<void>> {
+    let stopped = false;
+    let client: pg.Client | undefined;
+    let retry: ReturnType<typeof setTimeout> | undefined;
+    const connect = async (): Promise<void> => {
+      const c = new pg.Client(this.pool.options);
+      c.on('notification', (n) => {
+        if (n.channel === channel) onNotify();
+      });
+      const lost = () => {
+        if (stopped || client !== c) return;
+        client = undefined;
+        c.end().catch(() => {});
+        retry = setTimeout(() => void connect().then(onNotify, lost), 1000);
+        retry.unref();
+      };
+      c.on('error', lost);
+      c.on('end', lost);
+      client = c;
+      await c.connect();
+      await c.query(`listen "${channel.replaceAll('"', '""')}"`);
+    };
+    await connect();
+    const stop = async () => {
+      stopped = true;
+      clearTimeout(retry);
+      this.#listeners.delete(stop);
+      await client?.end().catch(() => {});
+    };
+    this.#listeners.add(stop);
+    return stop;
+  }
+
   async close(): Promise<void> {
+    for (const stop of [...this.#listeners]) await stop();
     await this.pool.end();
   }
 }

@@ -13,11 +13,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
-import type { Database, Queryable, QueryResult, Row } from './types.ts';
+import type { Database, Notifications, Queryable, QueryResult, Row } from './types.ts';
 import { Mutex } from './mutex.ts';
 
 /** Operations understood by pglite-worker.ts. */
-const Op = { query: 0, exec: 1, beginQuery: 2, beginExec: 3, close: 9, crash: 99 } as const;
+const Op = { query: 0, exec: 1, beginQuery: 2, beginExec: 3, listen: 5, close: 9, crash: 99 } as const;
 
 export interface OpenPGliteWorkerOptions {
   /** Folder of a file-backed database. Required unless `memory`. */
@@ -109,7 +109,7 @@ function sweepStaleMemoryDirs(): void {
   }
 }
 
-export class PGliteWorkerDatabase implements Database {
+export class PGliteWorkerDatabase implements Database, Notifications {
   readonly kind = 'pglite' as const;
   /** The data folder (for memory mode the throwaway one). */
   readonly dataDir: string;
@@ -127,6 +127,8 @@ export class PGliteWorkerDatabase implements Database {
   #pending: Pending | undefined;
   #closed = false;
   #cleanupOnExit: (() => void) | undefined;
+  /** LISTEN channels and their callbacks (a restarted worker listens again, and the callbacks run once). */
+  readonly #listeners = new Map<string, Set<() => void>>();
 
   private constructor(opts: OpenPGliteWorkerOptions, dataDir: string) {
     this.#opts = opts;
@@ -159,7 +161,8 @@ export class PGliteWorkerDatabase implements Database {
 
   /** Starts a worker on the data folder and resolves once PGlite is open in it. */
   #spawn(templateFile?: string): Promise<void> {
-    const worker = new Worker(WORKER_URL, { workerData: { dataDir: this.dataDir, templateFile }, execArgv: WORKER_EXEC_ARGV });
+    const listen = [...this.#listeners.keys()];
+    const worker = new Worker(WORKER_URL, { workerData: { dataDir: this.dataDir, templateFile, listen }, execArgv: WORKER_EXEC_ARGV });
     this.#worker = worker;
     let lastError: Error | undefined;
     return new Promise<void>((resolve, reject) => {
@@ -167,10 +170,16 @@ export class PGliteWorkerDatabase implements Database {
       worker.on('message', (msg: unknown[]) => {
         const id = msg[0] as number;
         if (id === 0) {
+          if (msg[1] === 4) {
+            for (const fn of this.#listeners.get(msg[2] as string) ?? []) fn();
+            return;
+          }
           if (msg[1] === 2) {
             opened = true;
             worker.unref();
             resolve();
+            // A reopened database: notifications sent to the old worker may be lost, tell the listeners.
+            if (listen.length > 0) for (const fns of this.#listeners.values()) for (const fn of fns) queueMicrotask(fn);
           } else {
             reject(new WorkerDatabaseError(msg[2] as Record<string, unknown>));
             void worker.terminate(); // PGlite did not open: this worker is of no use
@@ -301,6 +310,19 @@ export class PGliteWorkerDatabase implements Database {
       if (gen !== undefined) await this.#send(Op.exec, 'COMMIT', undefined, timeout, gen);
       return result;
     });
+  }
+
+  async listen(channel: string, onNotify: () => void): Promise<() => Promise<void>> {
+    let fns = this.#listeners.get(channel);
+    if (!fns) {
+      this.#listeners.set(channel, (fns = new Set()));
+      await this.#mutex.run(() => this.#send(Op.listen, channel, undefined, 0));
+    }
+    fns.add(onNotify);
+    // The channel stays LISTENed to (a no-op without callbacks) until the database closes.
+    return async () => {
+      fns.delete(onNotify);
+    };
   }
 
   /**

@@ -6,6 +6,7 @@
 // Protocol (one message per statement each way, arrays to keep structured cloning small):
 //   in:  [id, op, sql, params]   op: see Op in pglite-worker-client.ts (99: the next statement crashes the thread)
 //   out: [id, 0, rows, affectedRows] | [id, 1, error fields] | [0, 2] ready | [0, 3, error fields] failed to open
+//        | [0, 4, channel] a NOTIFY on a channel LISTENed to (op 5, or workerData.listen when reopened)
 import fs from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { PGlite } from '@electric-sql/pglite';
@@ -15,6 +16,8 @@ interface WorkerInit {
   dataDir?: string;
   /** A data-dir snapshot (gzip tar) to start a new data folder from. */
   templateFile?: string;
+  /** Channels to LISTEN to once open (a worker restarted after a timeout keeps its predecessor's). */
+  listen?: string[];
 }
 
 const port = parentPort;
@@ -32,9 +35,19 @@ function errorFields(err: unknown): Record<string, unknown> {
   return out;
 }
 
+const listening = new Set<string>();
+
+async function listen(db: PGlite, channel: string): Promise<void> {
+  if (listening.has(channel)) return;
+  listening.add(channel);
+  await db.listen(channel, () => port?.postMessage([0, 4, channel]));
+}
+
 async function open(): Promise<PGlite> {
   const loadDataDir = init.templateFile ? new Blob([fs.readFileSync(init.templateFile)]) : undefined;
-  return createPGliteInstance({ dataDir: init.dataDir, loadDataDir });
+  const db = await createPGliteInstance({ dataDir: init.dataDir, loadDataDir });
+  for (const channel of init.listen ?? []) await listen(db, channel);
+  return db;
 }
 
 type Message = [id: number, op: number, sql: string, params: unknown[] | undefined];
@@ -43,6 +56,11 @@ async function handle(db: PGlite, [id, op, sql, params]: Message): Promise<void>
   try {
     if (op === 9) {
       await db.close();
+      port?.postMessage([id, 0, [], 0]);
+      return;
+    }
+    if (op === 5) {
+      await listen(db, sql);
       port?.postMessage([id, 0, [], 0]);
       return;
     }

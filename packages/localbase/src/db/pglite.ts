@@ -8,7 +8,7 @@ import { pgcrypto } from '@electric-sql/pglite/contrib/pgcrypto';
 import { citext } from '@electric-sql/pglite/contrib/citext';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { uuid_ossp } from '@electric-sql/pglite/contrib/uuid_ossp';
-import type { Database, Queryable, QueryResult, Row } from './types.ts';
+import type { Database, Notifications, Queryable, QueryResult, Row } from './types.ts';
 import { Mutex } from './mutex.ts';
 
 export const SHARED_BUFFERS = '32MB';
@@ -42,7 +42,7 @@ function wrapTx(tx: Transaction): Queryable {
   };
 }
 
-class PGliteDatabase implements Database {
+class PGliteDatabase implements Database, Notifications {
   readonly kind = 'pglite' as const;
   readonly pg: PGlite;
   readonly #mutex = new Mutex();
@@ -67,6 +67,11 @@ class PGliteDatabase implements Database {
 
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
     return this.#mutex.run(() => this.pg.transaction((tx) => fn(wrapTx(tx))));
+  }
+
+  async listen(channel: string, onNotify: () => void): Promise<() => Promise<void>> {
+    const unlisten = await this.#mutex.run(() => this.pg.listen(channel, () => onNotify()));
+    return () => this.#mutex.run(() => unlisten());
   }
 
   async close(): Promise<void> {

@@ -32,5 +32,8 @@ export async function rebuild(
       [BOOTSTRAP_HASH],
     );
   });
-  return runMigrations(db, opts);
+  const report = await runMigrations(db, opts);
+  // Realtime's capture triggers follow the publication (the event trigger does it too, when it could be created).
+  await db.query('select localbase.realtime_sync()');
+  return report;
 }

@@ -36,3 +36,16 @@ export interface DeadlineQueryable {
 export function hasDeadlines(db: Database): db is Database & DeadlineQueryable {
   return typeof (db as Partial<DeadlineQueryable>).queryWithTimeout === 'function';
 }
+
+/**
+ * Optionally implemented by a Database that can wait for NOTIFY (LISTEN): onNotify runs after each notification on
+ * the channel, and also after the listening connection was lost and re-established (notifications may have been
+ * missed meanwhile). Resolves to a function that stops listening.
+ */
+export interface Notifications {
+  listen(channel: string, onNotify: () => void): Promise<() => Promise<void>>;
+}
+
+export function hasNotifications(db: Database): db is Database & Notifications {
+  return typeof (db as Partial<Notifications>).listen === 'function';
+}

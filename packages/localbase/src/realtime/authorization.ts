@@ -24,7 +24,7 @@ class Rollback extends Error {
 }
 
 /** Runs fn in a transaction and always rolls it back, returning fn's result. */
-async function rolledBack<T>(db: Database, fn: (tx: Queryable) => Promise<T>): Promise<T> {
+export async function rolledBack<T>(db: Database, fn: (tx: Queryable) => Promise<T>): Promise<T> {
   try {
     await db.transaction(async (tx) => {
       throw new Rollback(await fn(tx));

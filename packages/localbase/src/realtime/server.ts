@@ -17,6 +17,7 @@ import {
 } from './protocol.ts';
 import { RealtimeTokenError, type Claims, type RealtimeTokens } from './tokens.ts';
 import type { ChannelAuthorization, Extension, ReadPolicies } from './authorization.ts';
+import type { ChangeSubscriber, PostgresChanges, PreparedSubscriptions } from './changes.ts';
 
 export const WEBSOCKET_PATH = '/realtime/v1/websocket';
 /** Largest frame accepted from a client (bytes): a bigger one closes the socket with 1009 "message too big". */
@@ -129,7 +130,7 @@ interface ChannelInit {
   token: string | undefined;
 }
 
-class Channel {
+class Channel implements ChangeSubscriber {
   readonly conn: Connection;
   readonly topic: string;
   readonly subTopic: string;
@@ -142,6 +143,8 @@ class Channel {
   token: string | undefined;
   presenceEnabled: boolean;
   presenceMeta: PresenceMeta | undefined;
+  /** The join's `postgres_changes` bindings (re-checked with the new claims after a token refresh). */
+  pgBindings: Record<string, unknown>[] = [];
   /** What a private channel's member may read (public channels: everything). */
   read: ReadPolicies = { broadcast: true, presence: true };
   /** Write permissions of a private channel, checked at the first send / track (and again after a token refresh). */
@@ -167,6 +170,11 @@ class Channel {
 
   push(event: string, payload: Record<string, unknown>, joinRef: string | null = this.joinRef): void {
     this.conn.send({ join_ref: joinRef, ref: null, topic: this.topic, event, payload });
+  }
+
+  /** A change from the database: fan-out frames carry no join_ref. */
+  pushChange(payload: Record<string, unknown>): void {
+    this.push('postgres_changes', payload, null);
   }
 
   system(extension: 'system' | 'postgres_changes', status: 'ok' | 'error', message: string): void {
@@ -199,6 +207,8 @@ export interface RealtimeOptions {
   tokens: RealtimeTokens;
   /** RLS checks of private channels; without it only the service role may use private channels. */
   authorization?: ChannelAuthorization;
+  /** Postgres changes; without it, joins with postgres bindings get a system error. */
+  changes?: PostgresChanges;
   limits?: Partial<RealtimeLimits>;
   quiet?: boolean;
 }
@@ -206,6 +216,7 @@ export interface RealtimeOptions {
 export class RealtimeServer {
   readonly #tokens: RealtimeTokens;
   readonly #authorization: ChannelAuthorization | undefined;
+  readonly #changes: PostgresChanges | undefined;
   readonly #limits: RealtimeLimits;
   readonly #quiet: boolean;
   readonly #wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES, clientTracking: true });
@@ -215,6 +226,7 @@ export class RealtimeServer {
   constructor(opts: RealtimeOptions) {
     this.#tokens = opts.tokens;
     this.#authorization = opts.authorization;
+    this.#changes = opts.changes;
     this.#limits = { ...DEFAULT_REALTIME_LIMITS, ...opts.limits };
     this.#quiet = opts.quiet ?? false;
   }
@@ -413,6 +425,10 @@ export class RealtimeServer {
           reason: `Unauthorized: You do not have permissions to read from this Channel topic: ${subTopic}`,
         });
     }
+    // Postgres changes: the bindings are checked (tables of the publication, filters) before the reply, so that
+    // nothing committed after SUBSCRIBED is missed; a failure is a system error, the join itself succeeds (upstream).
+    const bindings = Array.isArray(config.postgres_changes) ? config.postgres_changes.filter(isObject) : [];
+    const pg = bindings.length > 0 ? await this.#preparePg(bindings, claims) : undefined;
     if (conn.ws.readyState !== conn.ws.OPEN) return;
     const presenceKey = typeof presence.key === 'string' && presence.key !== '' ? presence.key : randomUUID();
     const ch = new Channel({
@@ -440,15 +456,24 @@ export class RealtimeServer {
     if (!room) this.#rooms.set(ch.roomKey, (room = new Room()));
     room.members.add(ch);
 
-    // Postgres changes are not delivered yet: the bindings are echoed (the client checks them) and a system message
-    // says so, as upstream does when it cannot subscribe.
-    const bindings = Array.isArray(config.postgres_changes) ? config.postgres_changes.filter(isObject) : [];
-    const echoed = bindings.map((b, i) => ({ ...pick(b, ['event', 'schema', 'table', 'filter']), id: i + 1 }));
+    // The bindings are echoed with their ids, in order (the client checks them): upstream echoes each params map.
+    ch.pgBindings = bindings;
+    if (pg && !('error' in pg)) this.#changes?.add(ch, pg);
+    const echoed = bindings.map((b, i) => ({ ...b, id: i + 1 }));
     conn.reply(req, 'ok', { postgres_changes: echoed });
     if (ch.presenceEnabled) ch.push('presence_state', read.presence ? this.#presenceState(room) : {});
-    if (bindings.length > 0)
-      ch.system('postgres_changes', 'error', 'localbase does not deliver postgres changes yet (see docs/decisions/041)');
+    if (pg) this.#pgStatus(ch, pg);
     ch.armExpiry(() => this.#expired(ch));
+  }
+
+  #preparePg(bindings: Record<string, unknown>[], claims: Claims): Promise<PreparedSubscriptions | { error: string }> {
+    if (!this.#changes) return Promise.resolve({ error: 'Postgres changes are not available on this server' });
+    return this.#changes.prepare(bindings, claims);
+  }
+
+  #pgStatus(ch: Channel, pg: PreparedSubscriptions | { error: string }): void {
+    if ('error' in pg) ch.system('postgres_changes', 'error', pg.error);
+    else ch.system('postgres_changes', 'ok', 'Subscribed to PostgreSQL');
   }
 
   #expired(ch: Channel): void {
@@ -476,6 +501,15 @@ export class RealtimeServer {
       ch.read = read;
     }
     ch.armExpiry(() => this.#expired(ch));
+    if (ch.pgBindings.length > 0) {
+      // Upstream subscribes again with the new claims: the role may no longer select a filter's column. Meanwhile
+      // the dispatcher already checks RLS with the new claims (it reads them at each change).
+      const pg = await this.#preparePg(ch.pgBindings, ch.claims);
+      if (ch.conn.channels.get(ch.topic) !== ch || ch.token !== value) return;
+      if ('error' in pg) this.#changes?.remove(ch);
+      else this.#changes?.add(ch, pg);
+      this.#pgStatus(ch, pg);
+    }
   }
 
   #readPolicies(claims: Claims, subTopic: string, withPresence: boolean): Promise<ReadPolicies> {
@@ -519,6 +553,7 @@ export class RealtimeServer {
   /** Takes a channel out of its room: its presence leaves, its timers stop. */
   #remove(ch: Channel): void {
     ch.stopTimers();
+    this.#changes?.remove(ch);
     const room = this.#rooms.get(ch.roomKey);
     if (!room) return;
     this.#untrack(room, ch);
@@ -648,12 +683,6 @@ function toBytes(data: RawData): Buffer {
   if (Buffer.isBuffer(data)) return data;
   if (Array.isArray(data)) return Buffer.concat(data);
   return Buffer.from(data);
-}
-
-function pick(obj: Record<string, unknown>, keys: string[]): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const k of keys) if (obj[k] !== undefined) out[k] = obj[k];
-  return out;
 }
 
 function sameState(meta: PresenceMeta, state: Record<string, unknown>): boolean {

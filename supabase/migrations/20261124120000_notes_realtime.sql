@@ -1,0 +1,13 @@
+-- Live notes (issue 15): notes' changes reach the owner's open tabs and devices through Supabase Realtime.
+--
+-- Runs unchanged on hosted Supabase (which decodes the WAL of the publication's tables) and on localbase (which keeps
+-- a capture trigger on them, decision 042). Who hears an INSERT or UPDATE is decided by the notes' RLS policies,
+-- checked with the subscriber's token: "owner: select" and the restrictive AAL2 policy must both hold, as for a read
+-- through the Data API (docs/database.md), so another user's note never reaches a subscriber, whatever its filter.
+--
+-- A DELETE cannot be checked against RLS (the row is gone): Realtime sends it to every subscriber of the table whose
+-- filter matches the old row's replica identity — the primary key — with the id alone. A `user_id=eq.<uid>` filter
+-- therefore never matches a DELETE; the app listens to DELETE without a filter and drops ids it does not hold.
+-- (REPLICA IDENTITY FULL would let the filter match, but PostgreSQL 18 then refuses every UPDATE and DELETE of notes:
+-- "Replica identity must not contain unpublished generated columns" — title_key is a generated column.)
+alter publication supabase_realtime add table public.notes;
