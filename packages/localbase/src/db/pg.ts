@@ -72,7 +72,7 @@ class PgDatabase implements Database, Notifications {
         client = undefined;
         c.end().catch(() => {});
         retry = setTimeout(() => void connect().then(onNotify, lost), 1000);
-        retry.unref();
+        (retry as unknown as { unref?: () => void }).unref?.();
       };
       c.on('error', lost);
       c.on('end', lost);

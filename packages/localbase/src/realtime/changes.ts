@@ -318,7 +318,7 @@ export class PostgresChanges {
       clearTimeout(this.#repoll);
       if (head.rows[0]!.pending) {
         this.#repoll = setTimeout(() => this.wake(), this.#repollMs);
-        this.#repoll.unref?.();
+        (this.#repoll as unknown as { unref?: () => void }).unref?.();
         this.#repollMs = Math.min(this.#repollMs * 2, 500);
       } else this.#repollMs = 10;
     } while (this.#again);
@@ -343,7 +343,7 @@ export class PostgresChanges {
       },
       this.#retentionMs > 0 ? 10_000 : 1_000,
     );
-    this.#gcTimer.unref?.();
+    (this.#gcTimer as unknown as { unref?: () => void }).unref?.();
   }
 
   /** Sends a batch of changes (in order) to the subscriptions that match and may see them. */
