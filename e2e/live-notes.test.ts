@@ -5,8 +5,8 @@
 // the waits here only bound it generously for a loaded CI machine.
 import type { Page } from 'playwright-core';
 import { describe, expect, test } from 'vitest';
-import { signInViaUI, supabaseURL } from './auth-helpers.ts';
-import { DEFAULT_SERVICE_ROLE_KEY } from './backend-control.ts';
+import { describeViolations, seriousViolations, signInViaUI, supabaseURL } from './auth-helpers.ts';
+import { backendControllable, DEFAULT_SERVICE_ROLE_KEY, startBackend, stopBackend } from './backend-control.ts';
 import { gotoHydrated, sleep, useBrowser } from './browser.ts';
 import { listedTitles, listSettled, seedNotes, signedInUser } from './notes-helpers.ts';
 
@@ -132,6 +132,8 @@ describe('an open note changed or deleted elsewhere', () => {
     const notice = page.getByTestId('note-elsewhere');
     await notice.getByText('This note was changed in another tab or device').waitFor(LIVE);
     expect(await page.getByLabel('Note', { exact: true }).inputValue()).toBe('milk, eggs, bread — typed here');
+    const violations = await seriousViolations(page);
+    expect(violations, describeViolations(violations)).toEqual([]);
 
     // Look at the other version; bring mine back from the toast.
     await notice.getByRole('button', { name: 'Show the other version' }).click();
@@ -168,5 +170,40 @@ describe('an open note changed or deleted elsewhere', () => {
     await page.waitForURL((url) => url.pathname.startsWith('/notes/') && !url.pathname.endsWith(note!.id), { timeout: 20_000 });
     await page.getByRole('heading', { name: 'Rescued', level: 1 }).waitFor();
     expect(await page.getByLabel('Note', { exact: true }).inputValue()).toBe('words worth keeping');
+  });
+});
+
+describe('the connection', () => {
+  test('follows the session: "Reconnecting…" only after a few seconds down, live again after, closed on sign-out', async () => {
+    if (!backendControllable()) throw new Error('this test needs the localbase started by the e2e global setup (not E2E_BASE_URL)');
+    const { page, id } = await signedInUser(fixture);
+    const sockets: { url: () => string; isClosed: () => boolean }[] = [];
+    page.on('websocket', (socket) => sockets.push(socket));
+    await page.reload();
+    await listSettled(page);
+    await liveOn(page);
+    expect(sockets.filter((s) => s.url().includes('/realtime/v1/websocket'))).toHaveLength(1);
+    const status = page.getByTestId('live-status');
+    expect(await status.innerText()).toBe('');
+
+    await stopBackend();
+    try {
+      await page.locator('[data-testid="live-status"][data-live="off"]').waitFor({ state: 'attached', ...LIVE });
+      await sleep(1_000); // a short loss says nothing
+      expect(await status.innerText()).toBe('');
+      await expect.poll(() => status.innerText(), LIVE).toMatch(/^Reconnecting…/);
+    } finally {
+      await startBackend();
+    }
+    await expect.poll(() => status.innerText(), { timeout: 30_000 }).toBe('');
+    await liveOn(page);
+    await seedNotes(id, [{ title: 'After the outage' }]);
+    await expect.poll(() => listedTitles(page), LIVE).toEqual(['After the outage']);
+
+    // Signing out closes every realtime socket of the page.
+    await page.getByRole('button', { name: /^Account: / }).click();
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.waitForURL((url) => url.pathname === '/sign-in', { timeout: 20_000 });
+    await expect.poll(() => sockets.filter((s) => s.url().includes('/realtime/v1/websocket')).every((s) => s.isClosed()), LIVE).toBe(true);
   });
 });
