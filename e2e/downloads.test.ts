@@ -41,10 +41,12 @@ const gz = (scripts: Script[]): number => scripts.reduce((sum, s) => sum + gzipS
 /** The create modal's chunk: the only code with its dialog title. */
 const isCreateModal = (s: Script): boolean => s.body.includes('New note');
 /**
- * supabase-js's full client builds these service URLs; auth-js alone has none of them. (Not `storage/v1`: every page
- * has the public URL of the profile pictures for the user menu's <img>, ADR 037; supabase-js has all three others.)
+ * supabase-js's full client: it builds the Edge Functions URL, which neither auth-js, realtime-js nor the app's own
+ * code does (the app names `realtime/v1` for its live notes and `storage/v1` for pictures' public URLs).
  */
-const isSupabaseDataClient = (s: Script): boolean => /realtime\/v1|functions\/v1/.test(s.body);
+const isSupabaseDataClient = (s: Script): boolean => /functions\/v1/.test(s.body);
+/** realtime-js (Phoenix channels: its join event), loaded after `load` by the pages with live notes (ADR 044). */
+const isRealtimeClient = (s: Script): boolean => s.body.includes('phx_join');
 /** tRPC's client (httpBatchLink sends `?batch=1`). */
 const isApiClient = (s: Script): boolean => s.body.includes('batch=1');
 
@@ -65,6 +67,7 @@ describe('downloads', () => {
       const after = scripts.filter((s) => s.afterLoad);
       expect(scripts.filter(isCreateModal).map((s) => s.url), 'the create modal is not for signed-out visitors').toEqual([]);
       expect(scripts.filter(isSupabaseDataClient).map((s) => s.url), 'only auth-js, not supabase-js').toEqual([]);
+      expect(scripts.filter(isRealtimeClient).map((s) => s.url), 'no live updates signed out').toEqual([]);
       // No page here calls the API, and `/` (which does) is not prefetched for signed-out visitors.
       expect(scripts.filter(isApiClient).map((s) => s.url), 'no API client').toEqual([]);
       // The auth client is there (the form and the session need it) …
@@ -75,7 +78,7 @@ describe('downloads', () => {
     });
   }
 
-  test('signed in, the create modal code arrives before it is opened, and still no supabase-js data client', async () => {
+  test('signed in, the create modal code arrives before it is opened, realtime-js after load, and still no supabase-js data client', async () => {
     const { page: first } = await signedInUser(fixture);
     // A new tab of the signed-in browser: every script it fetches is recorded from the start.
     const page = await first.context().newPage();
@@ -84,5 +87,9 @@ describe('downloads', () => {
     await settle(page);
     expect(scripts.filter(isCreateModal).length, 'prefetched while idle').toBeGreaterThan(0);
     expect(scripts.filter(isSupabaseDataClient).map((s) => s.url)).toEqual([]);
+    // Live notes: realtime-js alone, and only after the page is up.
+    const realtime = scripts.filter(isRealtimeClient);
+    expect(realtime.length, 'the live list loads realtime-js').toBeGreaterThan(0);
+    expect(realtime.filter((s) => !s.afterLoad).map((s) => s.url), 'not in first-load JS').toEqual([]);
   });
 });

@@ -2,7 +2,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query'
 import dynamic from 'next/dynamic'
 import Link from 'next/link'
 import { useRouter } from 'next/router'
-import { useEffect, useRef, useState } from 'react'
+import { useCallback, useEffect, useRef, useState } from 'react'
 import { Button, Text, Theme, XStack, YStack } from 'tamagui'
 
 import { useTRPC, useTRPCClient, type RouterOutputs } from '../../lib/trpc'
@@ -13,6 +13,7 @@ import { formatFull, formatWhen } from './format'
 import { listUrl } from './list-url'
 import { checkNote, NoteFields, serverFieldErrors, type NoteDraft, type NoteFieldErrors } from './NoteForm'
 import { ConfirmDialog } from '../../ui/ConfirmDialog'
+
 import { Panel } from '../../ui/Panel'
 import styles from './note-page.module.css'
 
@@ -34,6 +35,9 @@ const toDraft = (note: Pick<Note, 'title' | 'body' | 'pinned'>): NoteDraft => ({
   body: note.body ?? '',
   pinned: note.pinned,
 })
+
+/** The page's live part (docs/decisions/044-live-notes.md), loaded after the page is up. */
+const NoteLive = dynamic(() => import('./NoteLive'), { ssr: false })
 
 const sameContent = (a: NoteDraft, b: NoteDraft) => a.title === b.title && a.body === b.body
 
@@ -153,12 +157,35 @@ export function NoteScreen({ note: initial }: NoteScreenProps) {
     }),
   )
 
+  // Deleted elsewhere while open (docs/decisions/044-live-notes.md): saving, pinning and deleting stop.
+  const [gone, setGone] = useState(false)
+  const onGone = useCallback((value: boolean) => setGone(value), [])
+  const showStored = useCallback((latest: Note, replaceDraft: boolean) => {
+    setNote(latest)
+    if (replaceDraft) setDraft(toDraft(latest))
+  }, [])
+  const saveAsNew = useMutation(
+    trpc.notes.create.mutationOptions({
+      onSuccess: async (created) => {
+        leaving.current = true
+        toast.success('Saved as a new note', created.title)
+        await invalidateList()
+        await router.replace(`/notes/${created.id}`)
+      },
+      onError: (error) => toastApiError('The note was not saved', error),
+    }),
+  )
+
   const onChange = (next: NoteDraft) => {
     setDraft(next)
     if (tried) setErrors(checkNote(next))
   }
 
   const submit = () => {
+    if (gone) {
+      toast.error('This note was deleted elsewhere', 'Save your text as a new note from the notice above.')
+      return
+    }
     if (update.isPending || !dirty) return
     setTried(true)
     const found = checkNote(draft)
@@ -181,7 +208,7 @@ export function NoteScreen({ note: initial }: NoteScreenProps) {
           <Button
             size="$3"
             aria-pressed={note.pinned}
-            disabled={setPinned.isPending}
+            disabled={setPinned.isPending || gone}
             onPress={() => setPinned.mutate({ id: note.id, pinned: !note.pinned })}
             icon={<PinIcon size={15} fill={note.pinned ? 'currentColor' : 'none'} />}
             gap="$1.5"
@@ -200,6 +227,7 @@ export function NoteScreen({ note: initial }: NoteScreenProps) {
               icon={<TrashIcon size={15} />}
               gap="$1.5"
               paddingHorizontal="$3"
+              disabled={gone}
               onPress={() => dialogRef.current?.showModal()}
               borderWidth={1}
               borderColor="$borderColor"
@@ -213,6 +241,23 @@ export function NoteScreen({ note: initial }: NoteScreenProps) {
           </Theme>
         </XStack>
       </XStack>
+
+      <NoteLive
+        note={note}
+        draft={draft}
+        dirty={dirty}
+        busy={update.isPending || setPinned.isPending || remove.isPending}
+        show={showStored}
+        setDraft={setDraft}
+        onGone={onGone}
+        onSaveAsNew={() => {
+          const found = checkNote(draft)
+          setTried(true)
+          setErrors(found)
+          if (Object.keys(found).length === 0) saveAsNew.mutate({ title: draft.title, body: draft.body })
+        }}
+        savingAsNew={saveAsNew.isPending}
+      />
 
       <Panel>
         <Text render="h1" aria-level={1} fontSize="$8" lineHeight="$8" fontWeight="800" color="$color12" letterSpacing={-0.3} wordWrap="break-word">

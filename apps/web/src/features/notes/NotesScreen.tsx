@@ -1,4 +1,5 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import dynamic from 'next/dynamic'
 import Link from 'next/link'
 import { useRouter } from 'next/router'
 import { useEffect, useId, useRef, useState } from 'react'
@@ -15,6 +16,9 @@ import styles from './notes.module.css'
 import { Pagination } from './Pagination'
 import { defaultDirFor, NOTES_PAGE_SIZE, NOTES_QUERY_MAX, type NoteSort } from './rules'
 import { rememberListUrl } from './list-url'
+
+/** Live updates of the list (docs/decisions/044-live-notes.md), loaded after the page is up. */
+const LiveList = dynamic(() => import('./LiveList'), { ssr: false })
 
 type NoteListItem = RouterOutputs['notes']['list']['items'][number]
 
@@ -450,6 +454,7 @@ export function NotesScreen() {
           <Text fontSize="$3" color="$color11" aria-live="polite" minHeight={18}>
             {data ? (params.q.trim() ? `${countNotes(data.total)} match “${params.q.trim()}”` : countNotes(data.total)) : ' '}
           </Text>
+          <LiveList />
         </YStack>
       </XStack>
 

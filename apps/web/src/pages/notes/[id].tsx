@@ -20,4 +20,9 @@ export const getServerSideProps = withSession<NoteScreenProps>({
   },
 })
 
-export default withApi(NoteScreen)
+/** One screen per note: going from one note to another (e.g. "Save as a new note") starts from the new note's state. */
+function NotePage(props: NoteScreenProps) {
+  return <NoteScreen key={props.note.id} {...props} />
+}
+
+export default withApi(NotePage)

@@ -1,0 +1,169 @@
+import { useEffect, useState } from 'react'
+import { Button, Text, XStack, YStack } from 'tamagui'
+
+import { useTRPCClient, type RouterOutputs } from '../../lib/trpc'
+import { toast } from '../toast'
+import { LiveStatus } from './LiveStatus'
+import { useNoteChanges } from './live-notes'
+import type { NoteDraft } from './NoteForm'
+
+type Note = RouterOutputs['notes']['get']
+
+/** What happened to the open note elsewhere, while this page holds edits the user has not saved. */
+export type Elsewhere = { kind: 'changed'; theirs: Note } | { kind: 'deleted' } | null
+
+const sameTime = (a: Date, b: Date) => Math.abs(a.getTime() - b.getTime()) < 1
+const sameContent = (note: Pick<Note, 'title' | 'body'>, draft: NoteDraft) => note.title === draft.title && (note.body ?? '') === draft.body
+
+interface Options {
+  note: Note
+  draft: NoteDraft
+  dirty: boolean
+  /** This page is saving or deleting the note itself: its own change coming back is no news. */
+  busy: boolean
+  /** Shows the stored note; `replaceDraft` also puts its text into the form. */
+  show: (note: Note, replaceDraft: boolean) => void
+}
+
+/**
+ * The open note, live (docs/decisions/044-live-notes.md). A change made elsewhere (another tab, another device):
+ * without unsaved edits the page simply shows it; with unsaved edits that differ from it, the page keeps the user's
+ * text and says so (`elsewhere.kind === 'changed'`), letting them look at the other version or keep theirs. A delete
+ * elsewhere is said too (`'deleted'`), instead of a failing save; the typed text stays on screen and can be saved as
+ * a new note. This tab's own saves come back as changes with the time it already shows, and are ignored.
+ */
+function useNoteElsewhere({ note, draft, dirty, busy, show }: Options) {
+  const trpcClient = useTRPCClient()
+  const [elsewhere, setElsewhere] = useState<Elsewhere>(null)
+
+  const fetchLatest = async () => {
+    try {
+      return await trpcClient.notes.get.query({ id: note.id })
+    } catch (error) {
+      if ((error as { data?: { code?: string } }).data?.code === 'NOT_FOUND') return null
+      throw error
+    }
+  }
+
+  const consider = (latest: Note | null) => {
+    if (latest === null) {
+      setElsewhere({ kind: 'deleted' })
+      return
+    }
+    const back = elsewhere?.kind === 'deleted' // restored elsewhere (the delete's Undo)
+    if (!back && sameTime(latest.updatedAt, note.updatedAt) && latest.pinned === note.pinned) return
+    if (!dirty || sameContent(latest, draft)) {
+      show(latest, !dirty)
+      if (elsewhere) setElsewhere(null)
+      return
+    }
+    setElsewhere({ kind: 'changed', theirs: latest })
+  }
+
+  const live = useNoteChanges((change) => {
+    if (busy) return
+    if (elsewhere?.kind === 'deleted' && !(change.type === 'INSERT' && change.id === note.id)) return
+    if (change.type === 'DELETE') {
+      if (change.id === note.id) setElsewhere({ kind: 'deleted' })
+      return
+    }
+    if (change.type !== 'resync' && (change.id !== note.id || sameTime(new Date(change.updatedAt), note.updatedAt))) return
+    fetchLatest().then(consider, () => {
+      // Could not fetch it now: the next change or reconnect tries again; the user's text is untouched.
+    })
+  })
+
+  return { elsewhere, setElsewhere, live }
+}
+
+interface NoteLiveProps extends Options {
+  /** Replaces the form's text (the other version, or the user's own brought back). */
+  setDraft: (draft: NoteDraft) => void
+  /** The note was deleted elsewhere (true), or restored there (false). */
+  onGone: (gone: boolean) => void
+  onSaveAsNew: () => void
+  savingAsNew: boolean
+}
+
+/**
+ * The note page's live part, loaded after the page is up (next/dynamic in NoteScreen): follows the note's changes
+ * elsewhere, shows the notice above the form when it changed under unsaved edits or went away, and says when live
+ * updates are interrupted. None of it is first-load JS.
+ */
+export default function NoteLive({ setDraft, onGone, onSaveAsNew, savingAsNew, ...options }: NoteLiveProps) {
+  const { elsewhere, setElsewhere, live } = useNoteElsewhere(options)
+  const gone = elsewhere?.kind === 'deleted'
+  useEffect(() => onGone(gone), [gone, onGone])
+  const showTheirs = (theirs: Note) => {
+    const mine = options.draft
+    options.show(theirs, true)
+    setElsewhere(null)
+    toast.info('Showing the other version', 'Your changes were set aside.', {
+      action: { label: 'Bring mine back', onAction: () => setDraft(mine) },
+    })
+  }
+  const keepMine = (theirs: Note) => {
+    options.show(theirs, false)
+    setElsewhere(null)
+  }
+  return (
+    <>
+      <LiveStatus live={live} />
+      {elsewhere ? (
+        <ElsewhereBanner elsewhere={elsewhere} onShowTheirs={showTheirs} onKeepMine={keepMine} onSaveAsNew={onSaveAsNew} savingAsNew={savingAsNew} />
+      ) : null}
+    </>
+  )
+}
+
+interface BannerProps {
+  elsewhere: NonNullable<Elsewhere>
+  /** Puts the other version into the form (the user's text can be brought back from the toast). */
+  onShowTheirs: (theirs: Note) => void
+  /** Keeps the user's text; saving replaces the other version. */
+  onKeepMine: (theirs: Note) => void
+  onSaveAsNew: () => void
+  savingAsNew: boolean
+}
+
+/** The notice above the form when the note changed or went away elsewhere. */
+function ElsewhereBanner({ elsewhere, onShowTheirs, onKeepMine, onSaveAsNew, savingAsNew }: BannerProps) {
+  const changed = elsewhere.kind === 'changed'
+  return (
+    <YStack
+      role="alert"
+      gap="$2"
+      padding="$3"
+      borderRadius="$4"
+      borderWidth={1}
+      borderColor="$yellow8"
+      backgroundColor="$yellow3"
+      data-testid="note-elsewhere"
+    >
+      <Text fontSize="$4" fontWeight="700" color="$yellow12">
+        {changed ? 'This note was changed in another tab or device' : 'This note was deleted in another tab or device'}
+      </Text>
+      <Text fontSize="$3" color="$yellow12">
+        {changed
+          ? 'Your unsaved changes are still here. Look at the other version, or keep yours — saving then replaces the other version.'
+          : 'Your text is still here and can be saved as a new note.'}
+      </Text>
+      <XStack gap="$2" flexWrap="wrap">
+        {changed ? (
+          <>
+            <Button size="$3" onPress={() => onShowTheirs(elsewhere.theirs)}>
+              Show the other version
+            </Button>
+            <Button size="$3" onPress={() => onKeepMine(elsewhere.theirs)}>
+              Keep my changes
+            </Button>
+          </>
+        ) : (
+          <Button size="$3" disabled={savingAsNew} aria-disabled={savingAsNew} onPress={onSaveAsNew}>
+            {savingAsNew ? 'Saving…' : 'Save as a new note'}
+          </Button>
+        )}
+      </XStack>
+    </YStack>
+  )
+}

@@ -1,0 +1,209 @@
+// Live notes (issue 15, docs/decisions/044-live-notes.md), in Chromium against the production build and localbase's
+// Realtime: two browser contexts signed in as one user see each other's creates, edits and deletes without a
+// reload; an open note with unsaved edits says when it changed or went away elsewhere and loses nothing typed; a
+// second user receives nothing of the first. Delivery time is the realtime bench's business (bench/), not a test's:
+// the waits here only bound it generously for a loaded CI machine.
+import type { Page } from 'playwright-core';
+import { describe, expect, test } from 'vitest';
+import { describeViolations, seriousViolations, signInViaUI, supabaseURL } from './auth-helpers.ts';
+import { backendControllable, DEFAULT_SERVICE_ROLE_KEY, startBackend, stopBackend } from './backend-control.ts';
+import { gotoHydrated, sleep, useBrowser } from './browser.ts';
+import { listedTitles, listSettled, seedNotes, signedInUser } from './notes-helpers.ts';
+
+const fixture = useBrowser();
+const LIVE = { timeout: 8_000 };
+
+const dialog = (page: Page) => page.getByRole('dialog', { name: 'New note' });
+const newButton = (page: Page) => page.getByRole('banner').getByRole('button', { name: 'New', exact: true });
+const toastWith = (page: Page, text: string) => page.getByTestId('toast').filter({ hasText: text });
+const markDocument = (page: Page) => page.evaluate(() => Object.assign(window, { __noReload: true }));
+const stillSameDocument = (page: Page) => page.evaluate(() => (window as unknown as { __noReload?: boolean }).__noReload === true);
+
+/** A second browser (own context, own cookies) signed in as the same user, on `/`. */
+async function secondDevice(email: string): Promise<Page> {
+  const page = await fixture.newPage();
+  await gotoHydrated(page, '/sign-in');
+  await signInViaUI(page, email);
+  await page.waitForURL((url) => url.pathname === '/', { timeout: 20_000 });
+  await listSettled(page);
+  return page;
+}
+
+/** Changes a note as another device would, straight through the REST API (service key: no browser involved). */
+async function changeNote(id: string, change: Record<string, unknown>): Promise<void> {
+  const response = await fetch(`${supabaseURL}/rest/v1/notes?id=eq.${id}`, {
+    method: change.delete ? 'DELETE' : 'PATCH',
+    headers: {
+      apikey: DEFAULT_SERVICE_ROLE_KEY,
+      authorization: `Bearer ${DEFAULT_SERVICE_ROLE_KEY}`,
+      'content-type': 'application/json',
+    },
+    body: change.delete ? undefined : JSON.stringify({ ...change, updated_at: new Date().toISOString() }),
+  });
+  if (!response.ok) throw new Error(`changing note ${id} failed: HTTP ${response.status} ${await response.text()}`);
+}
+
+/** Waits until the page's note subscription is joined (the realtime socket is open and the channel subscribed). */
+async function liveOn(page: Page): Promise<void> {
+  await page.locator('[data-testid="live-status"][data-live="on"]').waitFor({ state: 'attached', ...LIVE });
+}
+
+describe('the list follows changes made elsewhere', () => {
+  test('create, edit, pin and delete in one browser appear in the other without a reload, once, with the total', async () => {
+    const a = await signedInUser(fixture);
+    const b = await secondDevice(a.email);
+    await liveOn(a.page);
+    await liveOn(b);
+    await markDocument(b);
+
+    // Create in A's modal: B lists it; A lists it once (its own change comes back too).
+    await newButton(a.page).click();
+    await dialog(a.page).waitFor();
+    await dialog(a.page).getByLabel('Title', { exact: true }).fill('Made on the laptop');
+    await dialog(a.page).getByRole('button', { name: 'Create note' }).click();
+    await dialog(a.page).waitFor({ state: 'hidden' });
+    await expect.poll(() => listedTitles(b), LIVE).toEqual(['Made on the laptop']);
+    expect(await b.getByText('1 note', { exact: true }).isVisible()).toBe(true);
+    await sleep(500);
+    expect(await listedTitles(a.page)).toEqual(['Made on the laptop']);
+
+    // Two more from "another device", last edited before it: they go below it, the total follows.
+    const ago = (minutes: number) => new Date(Date.now() - minutes * 60_000).toISOString();
+    const [first, second] = await seedNotes(a.id, [
+      { title: 'Older', created_at: ago(2), updated_at: ago(2) },
+      { title: 'Newer', created_at: ago(1), updated_at: ago(1) },
+    ]);
+    await expect.poll(() => b.getByText('3 notes', { exact: true }).isVisible(), LIVE).toBe(true);
+    await expect.poll(() => listedTitles(b), LIVE).toEqual(['Made on the laptop', 'Newer', 'Older']);
+
+    // An edit moves a note to the top of "last edited"; a pin puts it first.
+    await changeNote(first!.id, { title: 'Older, edited' });
+    await expect.poll(() => listedTitles(b), LIVE).toEqual(['Older, edited', 'Made on the laptop', 'Newer']);
+    await changeNote(second!.id, { pinned: true });
+    await expect.poll(() => listedTitles(b), LIVE).toEqual(['Newer', 'Older, edited', 'Made on the laptop']);
+
+    // A delete in A (note page, confirm) leaves B's list.
+    await a.page.reload();
+    await a.page.getByRole('link', { name: 'Made on the laptop' }).click();
+    await a.page.getByRole('heading', { name: 'Made on the laptop', level: 1 }).waitFor();
+    await a.page.getByRole('button', { name: 'Delete', exact: true }).click();
+    await a.page.getByRole('dialog', { name: 'Delete this note?' }).getByRole('button', { name: 'Delete note' }).click();
+    await expect.poll(() => listedTitles(b), LIVE).toEqual(['Newer', 'Older, edited']);
+    expect(await b.getByText('2 notes', { exact: true }).isVisible()).toBe(true);
+    expect(await stillSameDocument(b)).toBe(true);
+  });
+
+  test("a second user's list receives nothing of the first user's changes", async () => {
+    const alice = await signedInUser(fixture);
+    const aliceElsewhere = await secondDevice(alice.email);
+    const bob = await signedInUser(fixture);
+    await liveOn(aliceElsewhere);
+    await liveOn(bob.page);
+    const bobLists: string[] = [];
+    bob.page.on('request', (request) => {
+      if (request.url().includes('notes.list')) bobLists.push(request.url());
+    });
+
+    await seedNotes(alice.id, [{ title: 'Alice only' }]);
+    await expect.poll(() => listedTitles(aliceElsewhere), LIVE).toEqual(['Alice only']);
+    await sleep(1_000);
+    expect(await listedTitles(bob.page)).toEqual([]);
+    expect(bobLists).toEqual([]); // not even a refetch: no event reached Bob
+  });
+});
+
+describe('an open note changed or deleted elsewhere', () => {
+  test('without unsaved edits the page shows the new version; with them it says so and keeps every character', async () => {
+    const { page, id } = await signedInUser(fixture);
+    const [note] = await seedNotes(id, [{ title: 'Shopping', body: 'milk' }]);
+    await page.goto(`/notes/${note!.id}`);
+    await page.getByRole('heading', { name: 'Shopping', level: 1 }).waitFor();
+    await liveOn(page);
+
+    // Clean page: it simply follows.
+    await changeNote(note!.id, { title: 'Shopping list', body: 'milk, eggs' });
+    await page.getByRole('heading', { name: 'Shopping list', level: 1 }).waitFor(LIVE);
+    expect(await page.getByLabel('Note', { exact: true }).inputValue()).toBe('milk, eggs');
+    expect(await page.getByTestId('note-elsewhere').count()).toBe(0);
+
+    // Unsaved edits, then a change elsewhere: the notice, the typed text untouched.
+    await page.getByLabel('Note', { exact: true }).fill('milk, eggs, bread — typed here');
+    await changeNote(note!.id, { body: 'milk, eggs, butter — from the phone' });
+    const notice = page.getByTestId('note-elsewhere');
+    await notice.getByText('This note was changed in another tab or device').waitFor(LIVE);
+    expect(await page.getByLabel('Note', { exact: true }).inputValue()).toBe('milk, eggs, bread — typed here');
+    const violations = await seriousViolations(page);
+    expect(violations, describeViolations(violations)).toEqual([]);
+
+    // Look at the other version; bring mine back from the toast.
+    await notice.getByRole('button', { name: 'Show the other version' }).click();
+    expect(await page.getByLabel('Note', { exact: true }).inputValue()).toBe('milk, eggs, butter — from the phone');
+    await toastWith(page, 'Showing the other version').getByRole('button', { name: 'Bring mine back' }).click();
+    expect(await page.getByLabel('Note', { exact: true }).inputValue()).toBe('milk, eggs, bread — typed here');
+
+    // Another change elsewhere; keep mine and save: mine is stored.
+    await changeNote(note!.id, { body: 'from the phone again' });
+    await notice.getByText('This note was changed in another tab or device').waitFor(LIVE);
+    await notice.getByRole('button', { name: 'Keep my changes' }).click();
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await toastWith(page, 'Saved').waitFor();
+    await page.reload();
+    expect(await page.getByLabel('Note', { exact: true }).inputValue()).toBe('milk, eggs, bread — typed here');
+  });
+
+  test('deleted elsewhere with unsaved edits: the page says so, saving is refused, and the text becomes a new note', async () => {
+    const { page, id } = await signedInUser(fixture);
+    const [note] = await seedNotes(id, [{ title: 'Doomed', body: 'draft' }]);
+    await page.goto(`/notes/${note!.id}`);
+    await page.getByRole('heading', { name: 'Doomed', level: 1 }).waitFor();
+    await liveOn(page);
+    await page.getByLabel('Title', { exact: true }).fill('Rescued');
+    await page.getByLabel('Note', { exact: true }).fill('words worth keeping');
+
+    await changeNote(note!.id, { delete: true });
+    const notice = page.getByTestId('note-elsewhere');
+    await notice.getByText('This note was deleted in another tab or device').waitFor(LIVE);
+    await page.keyboard.press('Control+s');
+    await toastWith(page, 'This note was deleted elsewhere').waitFor();
+
+    await notice.getByRole('button', { name: 'Save as a new note' }).click();
+    await page.waitForURL((url) => url.pathname.startsWith('/notes/') && !url.pathname.endsWith(note!.id), { timeout: 20_000 });
+    await page.getByRole('heading', { name: 'Rescued', level: 1 }).waitFor();
+    expect(await page.getByLabel('Note', { exact: true }).inputValue()).toBe('words worth keeping');
+  });
+});
+
+describe('the connection', () => {
+  test('follows the session: "Reconnecting…" only after a few seconds down, live again after, closed on sign-out', async () => {
+    if (!backendControllable()) throw new Error('this test needs the localbase started by the e2e global setup (not E2E_BASE_URL)');
+    const { page, id } = await signedInUser(fixture);
+    const sockets: { url: () => string; isClosed: () => boolean }[] = [];
+    page.on('websocket', (socket) => sockets.push(socket));
+    await page.reload();
+    await listSettled(page);
+    await liveOn(page);
+    expect(sockets.filter((s) => s.url().includes('/realtime/v1/websocket'))).toHaveLength(1);
+    const status = page.getByTestId('live-status');
+    expect(await status.innerText()).toBe('');
+
+    await stopBackend();
+    try {
+      await page.locator('[data-testid="live-status"][data-live="off"]').waitFor({ state: 'attached', ...LIVE });
+      await sleep(1_000); // a short loss says nothing
+      expect(await status.innerText()).toBe('');
+      await expect.poll(() => status.innerText(), LIVE).toMatch(/^Reconnecting…/);
+    } finally {
+      await startBackend();
+    }
+    await expect.poll(() => status.innerText(), { timeout: 30_000 }).toBe('');
+    await liveOn(page);
+    await seedNotes(id, [{ title: 'After the outage' }]);
+    await expect.poll(() => listedTitles(page), LIVE).toEqual(['After the outage']);
+
+    // Signing out closes every realtime socket of the page.
+    await page.getByRole('button', { name: /^Account: / }).click();
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.waitForURL((url) => url.pathname === '/sign-in', { timeout: 20_000 });
+    await expect.poll(() => sockets.filter((s) => s.url().includes('/realtime/v1/websocket')).every((s) => s.isClosed()), LIVE).toBe(true);
+  });
+});
