@@ -1,4 +1,4 @@
-// The app's migrations publish public.notes for Realtime (supabase/migrations/20261124120000_notes_realtime.sql): a
+// The app's migrations publish public.notes for Realtime (supabase/migrations/20261124130000_notes_realtime.sql): a
 // signed-in user hears their own notes' inserts and updates and nothing of another user's; deletions reach every
 // subscriber of the table with the id alone (RLS cannot be checked on a deleted row, as on Supabase).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
