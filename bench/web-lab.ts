@@ -1,6 +1,6 @@
 // Lab loads of the apps/web production build in Chromium, beside a floor page of the same build (issue 13).
 //
-//   node bench/web-lab.ts [--loads 5] [--quiet 5000] [--notes 25] [--json]
+//   node bench/web-lab.ts [--loads 5] [--quiet 5000] [--notes 25] [--json] [--profile]
 //
 // Needs a production build (`npm run build -w apps/web`) and /usr/bin/chromium (playwright-core drives it; nothing is
 // downloaded). Served as the browser tests serve it (e2e/global-setup.ts): localbase from its sources on
@@ -57,6 +57,8 @@ const LOADS = Number(argValue('--loads') ?? 5);
 const QUIET_MS = Number(argValue('--quiet') ?? 5000);
 const NOTES = Number(argValue('--notes') ?? 25);
 const asJson = args.includes('--json');
+/** `--profile`: a CPU profile of each page's first counted load; prints where the main thread's time went. */
+const PROFILE = args.includes('--profile');
 const CPU_THROTTLE = 4;
 /** Give up waiting for the quiet window this long after navigation starts (the load then fails the bench). */
 const LOAD_DEADLINE_MS = 60_000;
@@ -283,7 +285,40 @@ export function totalBlockingTime(longTasks: [number, number][], fcp: number, tt
   return total;
 }
 
-async function measure(base: string, spec: PageSpec, cookies: { name: string; value: string }[]): Promise<LoadResult> {
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number };
+}
+interface CpuProfile {
+  nodes: ProfileNode[];
+  samples: number[];
+  timeDeltas: number[];
+}
+
+/** Self time (ms) per script file and per function (file:line:col name), heaviest first. */
+function profileSummary(profile: CpuProfile): string {
+  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+  const perFile = new Map<string, number>();
+  const perFunction = new Map<string, number>();
+  profile.samples.forEach((id, i) => {
+    const node = byId.get(id);
+    const ms = (profile.timeDeltas[i + 1] ?? 0) / 1000;
+    if (!node) return;
+    const file = node.callFrame.url ? new URL(node.callFrame.url).pathname.replace(/^\/_next\/static\/chunks\//, '') : `(${node.callFrame.functionName || 'native'})`;
+    perFile.set(file, (perFile.get(file) ?? 0) + ms);
+    const fn = `${file}:${node.callFrame.lineNumber}:${node.callFrame.columnNumber} ${node.callFrame.functionName || '(anonymous)'}`;
+    perFunction.set(fn, (perFunction.get(fn) ?? 0) + ms);
+  });
+  const top = (map: Map<string, number>, n: number) =>
+    [...map.entries()]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, n)
+      .map(([name, ms]) => `      ${ms.toFixed(0).padStart(5)} ms  ${name}`)
+      .join('\n');
+  return `    self time per file:\n${top(perFile, 12)}\n    heaviest functions:\n${top(perFunction, 15)}`;
+}
+
+async function measure(base: string, spec: PageSpec, cookies: { name: string; value: string }[], profile = false): Promise<LoadResult> {
   if (!browser) fail('no browser');
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   try {
@@ -292,6 +327,11 @@ async function measure(base: string, spec: PageSpec, cookies: { name: string; va
     const page = await context.newPage();
     const cdp = await context.newCDPSession(page);
     await cdp.send('Emulation.setCPUThrottlingRate', { rate: CPU_THROTTLE });
+    if (profile) {
+      await cdp.send('Profiler.enable');
+      await cdp.send('Profiler.setSamplingInterval', { interval: 200 });
+      await cdp.send('Profiler.start');
+    }
 
     // Requests in flight (for the quiet window) and every script's body (for the bytes after load).
     let inFlight = 0;
@@ -337,6 +377,10 @@ async function measure(base: string, spec: PageSpec, cookies: { name: string; va
     }
     if (figures.fcp <= 0) fail(`${spec.path}: no first-contentful-paint entry`);
     const tti = figures.longTasks.reduce((max, [, end]) => Math.max(max, end), figures.fcp);
+    if (profile) {
+      const { profile: cpuProfile } = (await cdp.send('Profiler.stop')) as unknown as { profile: CpuProfile };
+      console.log(`  CPU profile of ${spec.label} (throttled ${CPU_THROTTLE}×, navigation to quiet):\n${profileSummary(cpuProfile)}`);
+    }
     const sizes = await Promise.all(figures.scriptsAfterLoad.map((url) => bodies.get(url) ?? Promise.resolve(0)));
     return {
       fcp: figures.fcp,
@@ -405,7 +449,7 @@ async function main(): Promise<number> {
   for (let round = 0; round <= LOADS; round += 1) {
     const order = PAGES.map((_, i) => PAGES[(i + round) % PAGES.length]!);
     for (const spec of order) {
-      const result = await measure(base, spec, cookies);
+      const result = await measure(base, spec, cookies, PROFILE && round === 1);
       if (round > 0) results[spec.key].push(result);
       log(
         `  ${round === 0 ? 'warm-up' : `round ${round}`} ${spec.label.padEnd(18)} FCP ${result.fcp.toFixed(0).padStart(5)}  LCP ${result.lcp.toFixed(0).padStart(5)}  TBT ${result.tbt.toFixed(0).padStart(4)}  TTI ${result.tti.toFixed(0).padStart(5)}  long tasks ${result.longTasks}  JS after load ${(result.jsAfterLoadGz / 1000).toFixed(1)} kB gz (${result.jsAfterLoadFiles})`,

@@ -4,6 +4,7 @@ import { useRouter } from 'next/router'
 import { useEffect, useId, useRef, useState } from 'react'
 import { Button, H1, Paragraph, Text, XStack, YStack, useMedia } from 'tamagui'
 
+import { refetchUnlessServerRendered } from '../../lib/api-provider'
 import { useTRPC, type RouterOutputs } from '../../lib/trpc'
 import { ArrowDownIcon, ArrowUpIcon, CloseIcon, NoteIcon, PinIcon, PlusIcon, RefreshIcon, SearchIcon, SpinnerIcon } from '../../ui/icons'
 import { isSecondFactorRequired, secondFactorPath, toastApiError } from '../auth'
@@ -380,13 +381,20 @@ export function NotesScreen() {
   const router = useRouter()
   const [params, setParams] = useListParams()
   const media = useMedia()
-  // The table needs the real width; until hydration is over the server's guess (narrow) must stand.
+  // The table needs the real width, which the server does not know: until hydration is over both shapes are rendered
+  // and a CSS media query shows one (the server's notes are on screen at first paint, in the shape that stays);
+  // then only the one that fits stays, in the same place, so the visible one is kept as it is.
   const [hydrated, setHydrated] = useState(false)
   useEffect(() => setHydrated(true), [])
   const wide = hydrated && media.md
   const trpc = useTRPC()
   const input = listInput(params)
-  const list = useQuery({ ...trpc.notes.list.queryOptions(input), placeholderData: keepPreviousData })
+  // The server render may have answered this already (pages/index.tsx): then the first mount does not ask again.
+  const list = useQuery({
+    ...trpc.notes.list.queryOptions(input),
+    placeholderData: keepPreviousData,
+    refetchOnMount: refetchUnlessServerRendered,
+  })
 
   // The search box is the user's text; the URL follows it after a pause (replace: each keystroke is not a step
   // of history). A change of the URL from elsewhere (Back, a link) puts its text back into the box.
@@ -482,7 +490,16 @@ export function NotesScreen() {
           <EmptyState q={params.q.trim()} onClear={clearSearch} />
         ) : data ? (
           <>
-            {wide ? <NotesTable items={data.items} params={params} onSort={onSort} /> : <NoteCards items={data.items} params={params} />}
+            {!hydrated || wide ? (
+              <div className={hydrated ? undefined : styles.onlyWide}>
+                <NotesTable items={data.items} params={params} onSort={onSort} />
+              </div>
+            ) : null}
+            {!hydrated || !wide ? (
+              <div className={hydrated ? undefined : styles.onlyNarrow}>
+                <NoteCards items={data.items} params={params} />
+              </div>
+            ) : null}
             <Pagination
               page={params.page}
               pageSize={NOTES_PAGE_SIZE}
