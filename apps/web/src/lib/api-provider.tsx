@@ -41,11 +41,6 @@ export interface ServerQueriesProps {
   serverQueries?: DehydratedState
 }
 
-/** How long after a page's props arrived its server-rendered answers count as fresh for the first mount. */
-const SERVER_ANSWER_FRESH_MS = 10_000
-/** The answers a server render put in the cache: query hash → their `dataUpdatedAt`, and when they arrived here. */
-const serverAnswers = new Map<string, { updatedAt: number; at: number }>()
-
 /**
  * Puts a page's server answers into the cache during render, so the page's first render shows them: the answers the
  * cache does not have yet (a cold load, or a visit to a list state not seen before). A query the cache has already
@@ -54,27 +49,11 @@ const serverAnswers = new Map<string, { updatedAt: number; at: number }>()
  */
 function hydrateServerAnswers(queryClient: QueryClient, state: DehydratedState | undefined): void {
   for (const query of state?.queries ?? []) {
-    if (query.state.status !== 'success' || queryClient.getQueryCache().get(query.queryHash)) continue
-    queryClient.setQueryData(query.queryKey, superjson.deserialize(query.state.data as SuperJSONResult), {
-      updatedAt: query.state.dataUpdatedAt,
-    })
-    if (typeof window !== 'undefined') serverAnswers.set(query.queryHash, { updatedAt: query.state.dataUpdatedAt, at: Date.now() })
+    if (queryClient.getQueryCache().get(query.queryHash)) continue // only answered queries are sent
+    // Dated now (this clock, not the server's): a query with a staleTime (the notes list) then does not ask again
+    // on mount for what the server just sent.
+    queryClient.setQueryData(query.queryKey, superjson.deserialize(query.state.data as SuperJSONResult))
   }
-}
-
-/**
- * `refetchOnMount` for a query a page's server render may have answered: while the cache still holds that answer,
- * unchanged and not invalidated, for a few seconds after it arrived, mounting does not ask for it again (TanStack's
- * default staleTime of 0 would refetch it at once, and TanStack reads this option more than once per mount, so it
- * cannot be a one-shot flag); otherwise a mount refetches stale data as usual.
- */
-export function refetchUnlessServerRendered(query: { queryHash: string; state: { dataUpdatedAt: number; isInvalidated: boolean } }): boolean {
-  // The server never fetches on mount; answering "no" there keeps its HTML (aria-busy) equal to the browser's first
-  // render, which React would not correct.
-  if (typeof window === 'undefined') return false
-  const answer = serverAnswers.get(query.queryHash)
-  if (!answer || answer.updatedAt !== query.state.dataUpdatedAt || query.state.isInvalidated) return true
-  return Date.now() - answer.at > SERVER_ANSWER_FRESH_MS
 }
 
 /**
