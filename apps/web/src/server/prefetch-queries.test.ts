@@ -1,4 +1,4 @@
-import type { Session } from '@supabase/supabase-js'
+import type { JwtPayload, Session } from '@supabase/supabase-js'
 import { QueryClient } from '@tanstack/react-query'
 import superjson, { type SuperJSONResult } from 'superjson'
 import { describe, expect, it } from 'vitest'
@@ -7,7 +7,17 @@ import { userFromClaims, type VerifiedSession } from '../lib/supabase/server'
 import { prefetchQueries, SERVER_QUERY_TIMEOUT_MS } from './prefetch-queries'
 
 function verifiedSession(needsSecondFactor: boolean): VerifiedSession {
-  const claims = { sub: '6f1c1d3e-0000-4000-8000-000000000001', role: 'authenticated', aal: 'aal1', exp: Math.floor(Date.now() / 1000) + 3600 }
+  const now = Math.floor(Date.now() / 1000)
+  const claims: JwtPayload = {
+    iss: 'http://127.0.0.1:54321/auth/v1',
+    aud: 'authenticated',
+    sub: '6f1c1d3e-0000-4000-8000-000000000001',
+    role: 'authenticated',
+    aal: 'aal1',
+    iat: now,
+    exp: now + 3600,
+    session_id: '6f1c1d3e-0000-4000-8000-000000000002',
+  }
   const user = userFromClaims(claims)
   const session = { access_token: 'not-used', refresh_token: 'not-used', expires_in: 3600, token_type: 'bearer', user } as Session
   return { session, user, claims, verifiedBy: 'signature', needsSecondFactor }
