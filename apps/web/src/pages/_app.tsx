@@ -13,6 +13,8 @@ import { SITE_TITLE } from '../lib/site'
 /** A page may bring its own layout; pages without one are wrapped in the app frame. */
 export type NextPageWithLayout<P = object> = NextPage<P> & {
   getLayout?: (page: ReactElement) => ReactNode
+  /** Rendered alone, without the app's providers and frame: only the lab benchmark's floor page (pages/lab-floor.tsx). */
+  bare?: boolean
 }
 
 export interface AppPageProps {
@@ -24,6 +26,7 @@ export interface AppPageProps {
 type AppPropsWithLayout = AppProps<AppPageProps> & { Component: NextPageWithLayout<AppPageProps> }
 
 export default function App({ Component, pageProps }: AppPropsWithLayout) {
+  if (Component.bare) return <Component {...pageProps} />
   const getLayout =
     Component.getLayout ?? ((page: ReactElement) => <AppFrame guestBannerDismissed={pageProps.guestBannerDismissed === true}>{page}</AppFrame>)
 

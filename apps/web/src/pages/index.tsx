@@ -1,7 +1,18 @@
 import { StartScreen } from '../features/home'
-import { withApi } from '../lib/api-provider'
+import { listInput, parseListParams } from '../features/notes/list-params'
+import { withApi, type ServerQueriesProps } from '../lib/api-provider'
+import { prefetchQueries } from '../server/prefetch-queries'
 import { withSession } from '../server/with-session'
 
-// Signed in, `/` is the notes list: a session that has not finished two-factor sign-in goes to /mfa first.
-export const getServerSideProps = withSession({ secondFactorWhenSignedIn: true })
+// Signed in, `/` is the notes list: a session that has not finished two-factor sign-in goes to /mfa first. The server
+// render fetches the list the browser would ask for (same input, from the URL) and the page hydrates it (ADR 039).
+export const getServerSideProps = withSession<ServerQueriesProps>({
+  secondFactorWhenSignedIn: true,
+  loadVerified: async (ctx, verified) => {
+    if (!verified || verified.needsSecondFactor) return { props: {} }
+    const input = listInput(parseListParams(ctx.query))
+    const serverQueries = await prefetchQueries(verified, (trpc, queryClient) => queryClient.prefetchQuery(trpc.notes.list.queryOptions(input)))
+    return { props: serverQueries ? { serverQueries } : {} }
+  },
+})
 export default withApi(StartScreen)

@@ -104,6 +104,11 @@ export function createInnerContext(
     headers?: Headers
     supabase?: AppSupabaseClient | null
     request?: RequestResponse
+    /**
+     * A session the caller verified already (a page's `withSession`): the context's session, its queries through a
+     * data client carrying its access token; no cookie is read and no client is built.
+     */
+    verified?: VerifiedSession | null
     clientAddress?: string | null
     limits?: ApiLimits | null
   } = {},
@@ -113,6 +118,7 @@ export function createInnerContext(
   const getSupabase = () => (supabase ??= request ? createServerSupabase(request) : null)
   let session: Promise<VerifiedSession | null> | undefined
   const verify = async () => {
+    if (opts.verified !== undefined) return opts.verified
     const known = opts.supabase ? undefined : knownRequestSession(request?.req.headers.cookie)
     if (known) return known
     const client = getSupabase()

@@ -1,7 +1,7 @@
 import type { Session } from '@supabase/supabase-js'
 import type { GetServerSideProps, GetServerSidePropsContext, GetServerSidePropsResult } from 'next'
 
-import { createServerSupabase, knownRequestSession, verifySession } from '../lib/supabase/server'
+import { createServerSupabase, knownRequestSession, verifySession, type VerifiedSession } from '../lib/supabase/server'
 import type { AppSupabaseClient } from '../lib/supabase/client-type'
 import { mfaPathFor, signInPathFor } from '../lib/safe-next'
 import { guestBannerDismissed } from '../lib/guest'
@@ -22,6 +22,12 @@ export interface WithSessionOptions<P = object> {
    * user, under RLS) and the verified session (null on a public page when signed out).
    */
   load?: (ctx: GetServerSidePropsContext, supabase: AppSupabaseClient, session: Session | null) => Promise<LoadResult<P>>
+  /**
+   * Like `load`, without a Supabase client: it gets the request's verified session (null when signed out) and queries
+   * through server-side tRPC callers acting as it (`createInnerContext({ verified })`), so a known token still builds
+   * no client (ADR 040). Runs after `load` when both are given.
+   */
+  loadVerified?: (ctx: GetServerSidePropsContext, verified: VerifiedSession | null) => Promise<LoadResult<P>>
   /** Signed-out visitors are redirected to `/sign-in?next=<this path>`. */
   protected?: boolean
   /** Signed-in visitors are redirected here (e.g. the sign-in page sends them on). */
@@ -63,10 +69,10 @@ export async function readVerifiedSessionAndLevel(
   ctx: Pick<GetServerSidePropsContext, 'req' | 'res'>,
   supabase: AppSupabaseClient = createServerSupabase(ctx),
   options: { fresh?: boolean } = {},
-): Promise<{ session: Session | null; needsMfa: boolean }> {
+): Promise<{ session: Session | null; needsMfa: boolean; verified: VerifiedSession | null }> {
   const verified = await verifySession(supabase, options).catch(() => null)
-  if (!verified) return { session: null, needsMfa: false }
-  return { session: verified.session, needsMfa: verified.needsSecondFactor }
+  if (!verified) return { session: null, needsMfa: false, verified: null }
+  return { session: verified.session, needsMfa: verified.needsSecondFactor, verified }
 }
 
 /**
@@ -81,8 +87,8 @@ export function withSession<P extends object = object>(
     // A token this process verified before needs no Supabase client (ADR 040); the fresh pages always ask the auth server.
     const known = options.fresh ? undefined : knownRequestSession(ctx.req.headers.cookie)
     let supabase: AppSupabaseClient | undefined
-    const { session: initialSession, needsMfa } = known
-      ? { session: known.session, needsMfa: known.needsSecondFactor }
+    const { session: initialSession, needsMfa, verified } = known
+      ? { session: known.session, needsMfa: known.needsSecondFactor, verified: known }
       : await readVerifiedSessionAndLevel(ctx, (supabase = createServerSupabase(ctx)), { fresh: options.fresh === true })
     if (!initialSession && options.protected) {
       return { redirect: { destination: signInPathFor(ctx.resolvedUrl), permanent: false } }
@@ -100,11 +106,17 @@ export function withSession<P extends object = object>(
       initialSession,
       guestBannerDismissed: guestBannerDismissed(ctx.req.headers.cookie, initialSession?.user),
     }
+    let props = {} as P
     if (options.load) {
       const loaded = await options.load(ctx, supabase ?? createServerSupabase(ctx), initialSession)
       if (!('props' in loaded)) return loaded
-      return { props: { ...loaded.props, ...sessionProps } }
+      props = { ...props, ...loaded.props }
     }
-    return { props: sessionProps as SessionPageProps & P }
+    if (options.loadVerified) {
+      const loaded = await options.loadVerified(ctx, verified)
+      if (!('props' in loaded)) return loaded
+      props = { ...props, ...loaded.props }
+    }
+    return { props: { ...props, ...sessionProps } }
   }
 }

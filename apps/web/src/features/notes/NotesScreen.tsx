@@ -22,6 +22,12 @@ const LiveList = dynamic(() => import('./LiveList'), { ssr: false })
 
 type NoteListItem = RouterOutputs['notes']['list']['items'][number]
 
+/**
+ * How long an answer of the list counts as fresh, in ms: the server render's answer (pages/index.tsx) is shown
+ * without asking again when the page mounts. Changes made in the app invalidate the list at once.
+ */
+export const LIST_FRESH_MS = 5_000
+
 /** How long typing in the search box waits before the list follows, in ms. */
 export const SEARCH_DEBOUNCE_MS = 300
 
@@ -165,45 +171,6 @@ function NoteCards({ items, params }: { items: NoteListItem[]; params: ListParam
         </li>
       ))}
     </ul>
-  )
-}
-
-/** Both shapes, one shown by a CSS media query: the skeleton is server-rendered, before the width is known. */
-function ListSkeleton() {
-  const widths = [62, 48, 70, 55, 40, 66]
-  return (
-    <div aria-hidden="true" data-testid="notes-skeleton">
-      <table className={`${styles.table} ${styles.onlyWide}`}>
-          <tbody>
-            {widths.map((w, i) => (
-              <tr key={i}>
-                <td>
-                  <span className={`${styles.skeletonLine} skeleton`} style={{ width: `${w}%`, height: 14 }} />
-                  <span className={`${styles.skeletonLine} skeleton`} style={{ width: `${w + 20}%`, marginTop: 8 }} />
-                </td>
-                <td className={styles.colDate}>
-                  <span className={`${styles.skeletonLine} skeleton`} style={{ width: 70 }} />
-                </td>
-                <td className={styles.colDate}>
-                  <span className={`${styles.skeletonLine} skeleton`} style={{ width: 70 }} />
-                </td>
-                <td className={styles.colPin} />
-              </tr>
-            ))}
-          </tbody>
-        </table>
-        <ul className={`${styles.cards} ${styles.onlyNarrow}`}>
-          {widths.slice(0, 4).map((w, i) => (
-            <li key={i} className={styles.card}>
-              <div className={styles.cardBody}>
-                <span className={`${styles.skeletonLine} skeleton`} style={{ width: `${w}%`, height: 14 }} />
-                <span className={`${styles.skeletonLine} skeleton`} style={{ width: '90%', marginTop: 10 }} />
-                <span className={`${styles.skeletonLine} skeleton`} style={{ width: 80, marginTop: 10 }} />
-              </div>
-            </li>
-          ))}
-        </ul>
-    </div>
   )
 }
 
@@ -384,13 +351,16 @@ export function NotesScreen() {
   const router = useRouter()
   const [params, setParams] = useListParams()
   const media = useMedia()
-  // The table needs the real width; until hydration is over the server's guess (narrow) must stand.
+  // The table needs the real width, which the server does not know: until hydration is over both shapes are rendered
+  // and a CSS media query shows one (the server's notes are on screen at first paint, in the shape that stays);
+  // then only the one that fits stays, in the same place, so the visible one is kept as it is (same breakpoint).
   const [hydrated, setHydrated] = useState(false)
   useEffect(() => setHydrated(true), [])
   const wide = hydrated && media.md
   const trpc = useTRPC()
   const input = listInput(params)
-  const list = useQuery({ ...trpc.notes.list.queryOptions(input), placeholderData: keepPreviousData })
+  // The server render may have answered this already (pages/index.tsx): then mounting does not ask again.
+  const list = useQuery({ ...trpc.notes.list.queryOptions(input), placeholderData: keepPreviousData, staleTime: LIST_FRESH_MS })
 
   // The search box is the user's text; the URL follows it after a pause (replace: each keystroke is not a step
   // of history). A change of the URL from elsewhere (Back, a link) puts its text back into the box.
@@ -475,19 +445,28 @@ export function NotesScreen() {
         {retryOf ? (
           <ListError error={retryOf} retrying onRetry={() => {}} />
         ) : showSkeleton ? (
-          <>
-            <span className={styles.visuallyHidden} role="status">
-              Loading notes…
-            </span>
-            <ListSkeleton />
-          </>
+          // Only while the first answer for this list state is on its way: when the server render could not bring
+          // it (pages/index.tsx); a list state changed in the page keeps the previous notes meanwhile.
+          <p role="status" className={styles.loading} data-testid="notes-skeleton">
+            <SpinnerIcon size={15} className="spin" />
+            Loading notes…
+          </p>
         ) : list.isError && !data ? (
           <ListError error={list.error} retrying={false} onRetry={() => retry(list.error)} />
         ) : data && data.items.length === 0 && data.total === 0 ? (
           <EmptyState q={params.q.trim()} onClear={clearSearch} />
         ) : data ? (
           <>
-            {wide ? <NotesTable items={data.items} params={params} onSort={onSort} /> : <NoteCards items={data.items} params={params} />}
+            {!hydrated || wide ? (
+              <div className={styles.onlyWide}>
+                <NotesTable items={data.items} params={params} onSort={onSort} />
+              </div>
+            ) : null}
+            {!hydrated || !wide ? (
+              <div className={styles.onlyNarrow}>
+                <NoteCards items={data.items} params={params} />
+              </div>
+            ) : null}
             <Pagination
               page={params.page}
               pageSize={NOTES_PAGE_SIZE}
