@@ -33,7 +33,9 @@ export function AttachmentsPanel({ noteId, onCountChange }: { noteId: string; on
   const trpcClient = useTRPCClient()
   const queryClient = useQueryClient()
   const listOptions = trpc.attachments.list.queryOptions({ noteId })
-  const list = useQuery(listOptions)
+  // On the note page, beside text the user may not have saved: a refusal for a missing second factor is shown here,
+  // not turned into a move to /mfa (features/auth/query-scope.ts) — the note's own save says why and links there.
+  const list = useQuery({ ...listOptions, meta: { secondFactorRedirect: false } })
   const [transfers, setTransfers] = useState<Transfer[]>([])
   const [problems, setProblems] = useState<string[]>([])
   const [over, setOver] = useState(false)

@@ -13,7 +13,8 @@ import { isSecondFactorRequired, secondFactorPath } from './second-factor'
  * calls the API: the cache lives for the whole visit, the session scope comes from SessionProvider
  * (lib/session-scope.ts). A query refused because two-factor sign-in is not finished leads to
  * `/mfa?next=<this page>`, as the server does for a page: a read holds nothing the user typed, and no retry could
- * succeed. Called once, when the browser's query client is created (lib/api-provider.tsx); returns the undo.
+ * succeed — unless the query says `meta: { secondFactorRedirect: false }`: a read beside a form (the note page's
+ * attachments) must not take the user away from text they have not saved; it shows the refusal in place. Called once, when the browser's query client is created (lib/api-provider.tsx); returns the undo.
  */
 export function tieQueryCacheToSession(queryClient: QueryClient): () => void {
   let scope = currentSessionScope()
@@ -24,6 +25,7 @@ export function tieQueryCacheToSession(queryClient: QueryClient): () => void {
   const stopRedirect = queryClient.getQueryCache().subscribe((event) => {
     if (event.type !== 'updated' || event.action.type !== 'error') return
     if (!isSecondFactorRequired(event.action.error) || Router.pathname === MFA_PATH) return
+    if (event.query.meta?.secondFactorRedirect === false) return
     void Router.replace(secondFactorPath())
   })
   return () => {
