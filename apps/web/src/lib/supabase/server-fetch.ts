@@ -1,3 +1,5 @@
+import { STATUS_CODES } from 'node:http'
+
 import { Agent, request } from 'undici'
 
 /**
@@ -36,11 +38,6 @@ class AnswerHeaders {
   }
 }
 
-const STATUS_TEXT: Record<number, string> = {
-  200: 'OK', 201: 'Created', 204: 'No Content', 206: 'Partial Content', 400: 'Bad Request', 401: 'Unauthorized',
-  403: 'Forbidden', 404: 'Not Found', 406: 'Not Acceptable', 409: 'Conflict', 416: 'Range Not Satisfiable',
-  429: 'Too Many Requests', 500: 'Internal Server Error', 502: 'Bad Gateway', 503: 'Service Unavailable',
-}
 
 function plainHeaders(headers: HeadersInit | undefined): Record<string, string> {
   if (headers === undefined) return {}
@@ -64,7 +61,7 @@ export const serverFetch = (async (input: string | URL | Request, init?: Request
   return {
     ok: status >= 200 && status < 300,
     status,
-    statusText: STATUS_TEXT[status] ?? '',
+    statusText: STATUS_CODES[status] ?? '',
     headers: new AnswerHeaders(answer.headers),
     text: () => Promise.resolve(text),
     json: () => Promise.resolve(JSON.parse(text) as unknown),
