@@ -28,9 +28,11 @@
 // Two phases. Concurrency 1: for --rounds × 3 s, a, b and c one after another for the same input (the order rotating),
 // so whatever else this shared machine does at a moment hits all three alike. Concurrency --connections: 2 × --rounds
 // rounds of 0.5 s slices per variant, the order rotating (per-variant req/s needs slices). p50/p99 over all latencies
-// of a phase, also per page. The tRPC child times, per request (AsyncLocalStorage + a wrapped fetch + undici diagnostics channels), the outgoing
-// /auth/v1/user and /rest/v1 calls, createContext and the handler, which gives where the time goes (medians); it also
-// times the steps alone (c = 1) and a local ES256 verification of the token against the JWKS (jose), for the proposal.
+// of a phase, also per page. The phases run on the tRPC server as the product runs it (no tracing). After each phase,
+// a traced pass of (b) alone at the same concurrency (AsyncLocalStorage + a wrapped fetch + undici diagnostics
+// channels in the tRPC child: costs of their own, so never in the timed phases) times, per request, the outgoing
+// /auth/v1/user and /rest/v1 calls, createContext and the handler, which gives where the time goes (medians); the
+// child also times the steps alone (c = 1) and a local ES256 verification of the token against the JWKS (jose).
 // --show-requests logs the recorded requests and the cookie.
 // Target (issue 12): at concurrency 1, (b) p50 ≤ 1.1 × (a) p50 over all inputs and ≤ 1.3 × on page 1 (the cheapest
 // REST call, where the server's fixed cost weighs most); at concurrency --connections, (b) p50 ≤ 1.3 × (a) p50.
@@ -201,11 +203,15 @@ async function serveTrpc(): Promise<void> {
   // auth client's through the global fetch, the table queries' (ctx.db: undici's request, server-fetch.ts) through
   // undici's diagnostics channels — which Node's own fetch also publishes to, so requests carrying fetch's
   // `sec-fetch-mode` header are left to the fetch wrapper.
+  // All of it only while tracing (the warm-up that records the calls, and a breakdown pass of its own after each
+  // phase): AsyncLocalStorage turns on promise hooks for every promise of the process, the wrapper and the
+  // channel subscribers run per call — costs the product does not have, and that fall mostly on (b), whose request
+  // makes many more promises than the floor's. The timed phases run on the server as the product runs it.
   const realFetch = globalThis.fetch;
   const note = (rec: RequestRecord, kind: CallKind, url: string, headers: Record<string, string>) => {
     if (recording && (kind === 'rest' || kind === 'user') && !rec[kind]) rec[kind] = { url, headers };
   };
-  globalThis.fetch = async (input: string | URL | Request, init?: RequestInit) => {
+  const tracedFetch = async (input: string | URL | Request, init?: RequestInit) => {
     const rec = als.getStore();
     const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
     const kind = kindOf(url);
@@ -223,7 +229,7 @@ async function serveTrpc(): Promise<void> {
     }
   };
   const pending = new WeakMap<object, { rec: RequestRecord; kind: CallKind; s: number }>();
-  diagnostics.subscribe('undici:request:create', (message) => {
+  const onCreate = (message: unknown) => {
     const { request } = message as { request: { origin: string; path: string; headers: string[] } };
     const rec = als.getStore();
     if (!rec || request.headers.some((h, i) => i % 2 === 0 && h.toLowerCase() === 'sec-fetch-mode')) return;
@@ -233,14 +239,30 @@ async function serveTrpc(): Promise<void> {
     for (let i = 0; i + 1 < request.headers.length; i += 2) headers[(request.headers[i] ?? '').toLowerCase()] = request.headers[i + 1] ?? '';
     note(rec, kind, url, headers);
     pending.set(request, { rec, kind, s: performance.now() });
-  });
-  diagnostics.subscribe('undici:request:headers', (message) => {
+  };
+  const onHeaders = (message: unknown) => {
     const { request } = message as { request: object };
     const p = pending.get(request);
     if (!p) return;
     pending.delete(request);
     p.rec.calls.push({ kind: p.kind, at: p.s - p.rec.start, ms: performance.now() - p.s });
-  });
+  };
+  let tracing = false;
+  const trace = (on: boolean) => {
+    if (on === tracing) return;
+    tracing = on;
+    if (on) {
+      globalThis.fetch = tracedFetch;
+      diagnostics.subscribe('undici:request:create', onCreate);
+      diagnostics.subscribe('undici:request:headers', onHeaders);
+    } else {
+      globalThis.fetch = realFetch;
+      diagnostics.unsubscribe('undici:request:create', onCreate);
+      diagnostics.unsubscribe('undici:request:headers', onHeaders);
+      als.disable();
+    }
+  };
+  trace(true);
 
   const { appRouter } = await load<{ appRouter: AnyRouter }>(join(WEB, 'src/server/root.ts'));
   const { createContext } = await load<{ createContext(o: { req: IncomingMessage; res: ServerResponse }): { getSupabase(): unknown; getSession(): Promise<unknown> } }>(join(WEB, 'src/server/trpc.ts'));
@@ -282,6 +304,10 @@ async function serveTrpc(): Promise<void> {
         res.statusCode = 502;
         res.end(String(error));
       });
+      return;
+    }
+    if (!tracing) {
+      handler(req, res);
       return;
     }
     const rec: RequestRecord = { start: performance.now(), calls: [], contextMs: 0 };
@@ -356,7 +382,11 @@ async function serveTrpc(): Promise<void> {
   }
 
   for await (const line of createInterface({ input: process.stdin })) {
-    const cmd = JSON.parse(line) as { record?: boolean; recorded?: boolean; reset?: boolean; stats?: boolean; steps?: string; stop?: boolean };
+    const cmd = JSON.parse(line) as { record?: boolean; recorded?: boolean; reset?: boolean; stats?: boolean; steps?: string; trace?: boolean; stop?: boolean };
+    if (cmd.trace !== undefined) {
+      trace(cmd.trace);
+      out({ ok: true });
+    }
     if (cmd.record !== undefined) {
       recording = cmd.record;
       out({ ok: true });
@@ -558,6 +588,8 @@ async function main(): Promise<void> {
     }
     tc.send({ record: false });
     await tc.next();
+    tc.send({ trace: false });
+    await tc.next();
     tc.send({ recorded: true });
     const { recorded } = (await tc.next()) as { recorded: Record<string, { rest?: Recorded; user?: Recorded }> };
     const recOf = (req: Req) => recorded[req.path];
@@ -606,11 +638,9 @@ async function main(): Promise<void> {
     for (const [, t] of variants) await slice(t, 1, CONNECTIONS, newAcc(t));
 
     const targets = variants.map(([, t]) => t);
-    const phases: { concurrency: number; rows: Row[]; server: Sample[] }[] = [];
+    const phases: { concurrency: number; rows: Row[]; server: Sample[]; tracedP50: number }[] = [];
     for (const concurrency of [...new Set([1, CONNECTIONS])]) {
       const accs = targets.map(newAcc);
-      tc.send({ reset: true });
-      await tc.next();
       if (concurrency === 1) {
         log(`concurrency 1: ${ROUNDS * variants.length} s of paired requests (a, b, c, d for the same input, order rotating)…`);
         await paired(targets, ROUNDS * variants.length, accs);
@@ -625,8 +655,20 @@ async function main(): Promise<void> {
             await slice(target, SLICE_S, concurrency, acc);
           }
       }
+      // the breakdown: (b) alone on the traced server, as long as (b) ran in the phase, at the same concurrency
+      log(`  the breakdown: (b) alone on the traced server…`);
+      tc.send({ trace: true });
+      await tc.next();
+      tc.send({ reset: true });
+      await tc.next();
+      const traced = newAcc(trpcTarget);
+      if (concurrency === 1) await slice(trpcTarget, ROUNDS, 1, traced);
+      else for (let round = 0; round < 2 * ROUNDS; round++) await slice(trpcTarget, SLICE_S, concurrency, traced);
       tc.send({ stats: true });
       const { samples } = (await tc.next()) as { samples: Sample[] };
+      tc.send({ trace: false });
+      await tc.next();
+      const tracedP50 = q([...traced.latencies].sort((x, y) => x - y), 0.5);
       const rows = variants.map(([name], v): Row => {
         const a = accs[v] ?? { latencies: [], byInput: [], elapsedMs: 1 };
         const sorted = [...a.latencies].sort((x, y) => x - y);
@@ -637,7 +679,7 @@ async function main(): Promise<void> {
             : [];
         return { name, reqPerSec: (sorted.length / a.elapsedMs) * 1000, p50: q(sorted, 0.5), p99: q(sorted, 0.99), mean: mean(sorted), n: sorted.length, byPage };
       });
-      phases.push({ concurrency, rows, server: samples });
+      phases.push({ concurrency, rows, server: samples, tracedP50 });
     }
     log('timing the steps alone…');
     tc.send({ steps: cookie });
@@ -678,7 +720,7 @@ async function main(): Promise<void> {
         // the floor: (d)/(a), what any server in between costs here
         floorRatioP50: d.p50 / a.p50,
         floorRatioP50ByPage: PAGES.map((page, k) => ({ page, ratio: (d.byPage[k]?.p50 ?? 0) / (a.byPage[k]?.p50 ?? 1) })),
-        server: { ...srv, requests: p.server.length, httpHopMs: b.p50 - srv.totalMs },
+        server: { ...srv, requests: p.server.length, tracedP50: p.tracedP50, httpHopMs: p.tracedP50 - srv.totalMs },
         // Estimates, not measurements, and only without concurrency (with it, time not spent waiting for a /user
         // answer would be spent waiting for the database instead): (b)'s p50 less the /auth/v1/user time saved.
         estimates:
@@ -712,7 +754,8 @@ async function main(): Promise<void> {
           `(b)/(a): p50 ${s.ratioP50.toFixed(2)}×  (target ≤ ${s.target}${s.page1Target ? `, page 1 ≤ ${s.page1Target}` : ''}) ${s.ok ? 'OK' : 'MISSED'};  p99 ${s.ratioP99.toFixed(2)}×;  time per request (1/req/s) ${s.ratioPerRequest.toFixed(2)}×;  p50 per page ${s.ratioP50ByPage.map((x) => `${x.ratio.toFixed(2)}×`).join(' / ')}`,
         );
         console.log(
-          `inside the tRPC server, per notes.list (median of each part over ${s.server.requests}): ${s.server.totalMs.toFixed(2)} ms ≈ ` +
+          `inside the tRPC server, per notes.list (a traced pass of (b) alone after the phase, p50 ${s.server.tracedP50.toFixed(2)} ms — ` +
+            `tracing costs its own time; median of each part over ${s.server.requests}): ${s.server.totalMs.toFixed(2)} ms ≈ ` +
             `${s.server.userCalls.toFixed(1)} × GET /auth/v1/user ${s.server.userMs.toFixed(2)} ms + GET /rest/v1/notes ${s.server.restMs.toFixed(2)} ms + ` +
             `its own work ${s.server.ownMs.toFixed(2)} ms (before the first call ${s.server.beforeMs.toFixed(2)} ms, of it createContext ${s.server.contextMs.toFixed(2)} ms; ` +
             `between the calls ${s.server.betweenMs.toFixed(2)} ms; after the REST answer ${s.server.afterMs.toFixed(2)} ms); ` +
