@@ -1,10 +1,12 @@
 // Image transformations (decision 046): /storage/v1/render/image/{authenticated,public,sign} as Supabase's storage
 // server answers them, driven by supabase-js (download / getPublicUrl / createSignedUrl with `transform`). Results
 // are decoded with sharp to check what a browser would get: dimensions, format, size.
+import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SupabaseClient } from '@supabase/supabase-js';
+import { cliPath, freePort, nodeBin, spawnCli, stopCli, waitReady, type CliProcess } from './cli.ts';
 import { anonClient, serviceClient, signedInClient, startTestServer, type Localbase } from './helpers.ts';
 
 let lb: Localbase;
@@ -286,4 +288,27 @@ describe('switched off (the default, as the Supabase CLI)', () => {
     const res = await fetch(data!.signedUrl);
     expect(Buffer.from(await res.arrayBuffer()).equals(photo)).toBe(true);
   });
+});
+
+describe('the switch on the command line', () => {
+  const procs: CliProcess[] = [];
+  afterAll(async () => {
+    for (const p of procs) await stopCli(p);
+  });
+
+  it('LOCALBASE_IMAGE_TRANSFORMATION=true turns the render routes on, --no-image-transformation off; --help names both', async () => {
+    const on = spawnCli(['--memory', '--quiet'], await freePort(), { LOCALBASE_IMAGE_TRANSFORMATION: 'true' });
+    const off = spawnCli(['--memory', '--quiet', '--no-image-transformation'], await freePort(), { LOCALBASE_IMAGE_TRANSFORMATION: 'true' });
+    procs.push(on, off);
+    await Promise.all([waitReady(on), waitReady(off)]);
+    // on: the route exists (the bucket does not)
+    const a = await fetch(`${on.url}/storage/v1/render/image/public/nothing/x.png?width=10`);
+    expect(await a.json()).toEqual({ statusCode: '404', code: 'NoSuchBucket', error: 'Bucket not found', message: 'Bucket not found' });
+    const b = await fetch(`${off.url}/storage/v1/render/image/public/nothing/x.png?width=10`);
+    expect(b.status).toBe(404);
+    expect(await b.json()).toMatchObject({ error: 'Not Found', message: 'Route GET:/render/image/public/nothing/x.png not found' });
+    const help = spawnSync(nodeBin, [cliPath, 'start', '--help'], { encoding: 'utf8' });
+    for (const flag of ['--image-transformation', '--no-image-transformation', 'LOCALBASE_IMAGE_TRANSFORMATION'])
+      expect(help.stdout).toContain(flag);
+  }, 120_000);
 });
