@@ -32,6 +32,8 @@ const nextConfig: NextConfig = {
       supabaseUrl: backend.supabaseUrl,
       inlineScripts: [themeInitScript()],
       dev: process.env.NODE_ENV === 'development',
+      // the profile pictures' rendered sizes (src/lib/avatar.ts, ADR 046), only when the backend renders images
+      imageTransformation: process.env.NEXT_PUBLIC_SUPABASE_IMAGE_TRANSFORMATION === 'true',
     })
     return [
       { source: '/:path*', headers: common },
