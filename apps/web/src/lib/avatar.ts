@@ -22,15 +22,19 @@ export function avatarUrlOf(
  */
 export const IMAGE_TRANSFORMATION: boolean = process.env.NEXT_PUBLIC_SUPABASE_IMAGE_TRANSFORMATION === 'true'
 
-/**
- * The `srcset` of a profile picture drawn `size` CSS pixels square: the backend's rendering at 1× and 2× instead
- * of the whole upload (up to 2 MB); undefined when transformations are off, so the <img> loads its plain `src`.
- */
-export function avatarSrcSet(url: string | null, size: number, enabled = IMAGE_TRANSFORMATION): string | undefined {
-  if (!enabled || !url) return undefined
+/** The `srcset` of a picture drawn `size` CSS pixels square: the backend's renderings at 1× and 2×. */
+export function renderedSrcSet(url: string, size: number): string {
   const render = url.replace('/storage/v1/object/public/', '/storage/v1/render/image/public/')
   return `${render}?width=${size}&height=${size} 1x, ${render}?width=${size * 2}&height=${size * 2} 2x`
 }
+
+/**
+ * The profile picture's `srcset` (instead of the whole upload, up to 2 MB), or undefined when transformations are
+ * off so the <img> loads its plain `src`. A build without the flag folds this to `undefined` (next.config.ts
+ * defines the variable), so it costs the first-load JS nothing.
+ */
+export const avatarSrcSet = (url: string | null, size: number): string | undefined =>
+  IMAGE_TRANSFORMATION && url ? renderedSrcSet(url, size) : undefined
 
 /**
  * The backend's URL as the browser bundle has it: Next inlines the variable at build time; unset means the local
