@@ -159,6 +159,18 @@ describe('download, public and signed URLs with transform', () => {
     expect(errOf(denied.error)).toEqual({ statusCode: '404', message: 'Object not found' });
     const bad = await alice.storage.from(PRIV).createSignedUrl(alicePath, 60, { transform: { quality: 5 } });
     expect(errOf(bad.error)).toEqual({ statusCode: '400', message: 'body/transform/quality must be >= 20' });
+    // numbers sent as strings are taken as numbers, as the server's validator coerces them
+    const token = (await alice.auth.getSession()).data.session!.access_token;
+    const coerced = await fetch(`${lb.url}/storage/v1/object/sign/${PRIV}/${alicePath}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ expiresIn: 60, transform: { width: '50', resize: 'contain' } }),
+    });
+    const { signedURL } = (await coerced.json()) as { signedURL: string };
+    expect(signedURL).toMatch(new RegExp(`^/render/image/sign/${PRIV}/${alicePath}\\?token=`));
+    const small = await fetch(`${lb.url}/storage/v1${signedURL}`);
+    expect(small.headers.get('x-transformations')).toBe('width:50,resizing_type:fit');
+    expect(await dims(await small.arrayBuffer())).toEqual({ format: 'jpeg', width: 50, height: 38 });
   });
 });
 

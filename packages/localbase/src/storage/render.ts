@@ -62,18 +62,18 @@ const FORMATS = ['origin', 'avif', 'webp'] as const;
 /**
  * Validates the transformation options from the query string (`where` = "querystring") or a sign body's
  * `transform` (`where` = "body/transform"), with the validator's messages (400 InvalidRequest "Bad Request").
- * Unknown keys are ignored, as the server's schema strips them.
+ * Numeric strings are taken as numbers (the server's validator coerces types); unknown keys are ignored, as the
+ * server's schema strips them.
  */
 export function parseTransform(get: (name: string) => unknown, where: string): TransformOptions {
   const out: TransformOptions = {};
-  const fromQuery = where === 'querystring';
   const bad = (message: string): StorageError => invalidRequest(`${where}/${message}`, 'Bad Request');
   const integer = (name: 'width' | 'height' | 'quality', min: number, max?: number): number | undefined => {
     const raw = get(name);
     if (raw === undefined || raw === null) return undefined;
     let n: number;
     if (typeof raw === 'number') n = raw;
-    else if (fromQuery && typeof raw === 'string') n = raw.trim() === '' ? 0 : Number(raw);
+    else if (typeof raw === 'string') n = raw.trim() === '' ? 0 : Number(raw);
     else throw bad(`${name} must be integer`);
     if (!Number.isInteger(n)) throw bad(`${name} must be integer`);
     if (n < min) throw bad(`${name} must be >= ${min}`);
