@@ -126,6 +126,8 @@ describe('profile picture', () => {
     await toastWith(page, 'Picture saved').waitFor({ timeout: 20_000 });
     await expect.poll(() => headerPicture(page), { timeout: 10_000 }).toMatch(new RegExp(`/storage/v1/object/public/avatars/${id}/[0-9a-z-]+\\.png$`));
     const first = (await headerPicture(page))!;
+    // Built without NEXT_PUBLIC_SUPABASE_IMAGE_TRANSFORMATION (the default, ADR 046): no rendered sizes asked for.
+    expect(await accountButton(page).locator('img').getAttribute('srcset')).toBeNull();
     expect(await page.getByAltText('Your profile picture').getAttribute('src')).toBe(first);
     // The menu's panel shows it beside the name too.
     await accountButton(page).click();

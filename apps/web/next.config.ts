@@ -23,6 +23,8 @@ const nextConfig: NextConfig = {
   productionBrowserSourceMaps: process.env.WEB_SOURCE_MAPS === '1',
   env: {
     TAMAGUI_TARGET: 'web',
+    // always defined (empty when unset), so a build without image transformations folds src/lib/avatar.ts's branch
+    NEXT_PUBLIC_SUPABASE_IMAGE_TRANSFORMATION: process.env.NEXT_PUBLIC_SUPABASE_IMAGE_TRANSFORMATION ?? '',
   },
   // Security headers and the enforced Content-Security-Policy on every response (src/lib/security-headers.ts,
   // ADR 013). The inline scripts listed here are the only ones the policy lets run: keep it in step with
@@ -32,6 +34,8 @@ const nextConfig: NextConfig = {
       supabaseUrl: backend.supabaseUrl,
       inlineScripts: [themeInitScript()],
       dev: process.env.NODE_ENV === 'development',
+      // the profile pictures' rendered sizes (src/lib/avatar.ts, ADR 046), only when the backend renders images
+      imageTransformation: process.env.NEXT_PUBLIC_SUPABASE_IMAGE_TRANSFORMATION === 'true',
     })
     return [
       { source: '/:path*', headers: common },

@@ -121,6 +121,10 @@ Options (environment variable in brackets; each command reads the ones it needs)
                                 /storage/v1: the largest object, e.g. 50MiB, 20MB or bytes; a bucket's
                                 file_size_limit may only lower it; default 50MiB as the Supabase CLI
                                 [LOCALBASE_STORAGE_FILE_SIZE_LIMIT]
+  --image-transformation        /storage/v1/render/image: resize and convert images (width, height, resize, quality,
+                                format) with sharp, as a project with the Supabase CLI's [storage.image_transformation]
+                                enabled = true; off by default as in the CLI (the render routes answer 404);
+                                --no-image-transformation turns it off [LOCALBASE_IMAGE_TRANSFORMATION=true|false]
   --schemas A,B                 /rest/v1: exposed schemas, the first is the default, default public [LOCALBASE_SCHEMAS]
   --quiet                       no request log lines [LOCALBASE_QUIET=1]
   -h, --help
@@ -308,6 +312,8 @@ async function main(): Promise<void> {
         schemas: { type: 'string' },
         'storage-dir': { type: 'string' },
         'storage-file-size-limit': { type: 'string' },
+        'image-transformation': { type: 'boolean' },
+        'no-image-transformation': { type: 'boolean' },
         quiet: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
         // status, gen types, auth delete-guests
@@ -404,6 +410,9 @@ async function main(): Promise<void> {
       '--storage-file-size-limit',
       v['storage-file-size-limit'] ?? env.LOCALBASE_STORAGE_FILE_SIZE_LIMIT,
     ),
+    imageTransformation: v['no-image-transformation']
+      ? false
+      : (v['image-transformation'] ?? flag(env.LOCALBASE_IMAGE_TRANSFORMATION)),
     quiet: v.quiet ?? flag(env.LOCALBASE_QUIET),
   };
   const smtpHost = v['smtp-host'] ?? env.LOCALBASE_SMTP_HOST;

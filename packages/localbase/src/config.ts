@@ -152,6 +152,8 @@ export interface ResolvedConfig {
   storageDir?: string;
   /** /storage/v1: the largest object in bytes (a bucket's file_size_limit may only lower it). */
   storageFileSizeLimit: number;
+  /** /storage/v1/render/image on (sharp) or off (404, the default as the Supabase CLI's). */
+  imageTransformation: boolean;
   repoRoot: string;
   /** Folder for the template snapshot cache. */
   cacheDir: string;

@@ -135,6 +135,11 @@ export interface LocalbaseOptions {
   storageDir?: string;
   /** /storage/v1: the largest object in bytes (default 50 MiB, as the Supabase CLI's storage.file_size_limit). */
   storageFileSizeLimit?: number;
+  /**
+   * /storage/v1/render/image: image transformations with sharp (decision 046). Off by default, as the Supabase CLI's
+   * `[storage.image_transformation] enabled`; off, the render routes answer 404 as a server without the feature.
+   */
+  imageTransformation?: boolean;
 }
 
 export interface Localbase {
@@ -210,6 +215,7 @@ export function resolveConfig(opts: LocalbaseOptions = {}): ResolvedConfig {
     passwordHashConcurrency: opts.passwordHashConcurrency ?? defaultPasswordHashConcurrency(),
     storageDir: defaultStorageDir(opts),
     storageFileSizeLimit: opts.storageFileSizeLimit ?? DEFAULT_STORAGE_FILE_SIZE_LIMIT,
+    imageTransformation: opts.imageTransformation ?? false,
     repoRoot,
     cacheDir: path.join(repoRoot, 'node_modules', '.cache', 'localbase'),
     otpExpiry: 3600,
@@ -356,6 +362,7 @@ export async function startLocalbase(opts: LocalbaseOptions = {}): Promise<Local
       apiKeys: knownApiKeys(cfg),
       fileSizeLimit: cfg.storageFileSizeLimit,
       jwtSecret: cfg.jwtSecret,
+      imageTransformation: cfg.imageTransformation,
     });
     const swept = await storage.sweep();
     if (swept.removed > 0) log(`storage: deleted ${swept.removed} file(s) no object names (left by a crash or a db reset)`);

@@ -16,6 +16,27 @@ export function avatarUrlOf(
 }
 
 /**
+ * Whether the backend renders images (`/storage/v1/render/image`, ADR 046): set at build time with
+ * `NEXT_PUBLIC_SUPABASE_IMAGE_TRANSFORMATION=true` only when it does — hosted Supabase offers it on paid plans,
+ * localbase with `LOCALBASE_IMAGE_TRANSFORMATION=true`. Off (unset, the default), nothing asks for the render path.
+ */
+export const IMAGE_TRANSFORMATION: boolean = process.env.NEXT_PUBLIC_SUPABASE_IMAGE_TRANSFORMATION === 'true'
+
+/** The `srcset` of a picture drawn `size` CSS pixels square: the backend's renderings at 1× and 2×. */
+export function renderedSrcSet(url: string, size: number): string {
+  const render = url.replace('/storage/v1/object/public/', '/storage/v1/render/image/public/')
+  return `${render}?width=${size}&height=${size} 1x, ${render}?width=${size * 2}&height=${size * 2} 2x`
+}
+
+/**
+ * The profile picture's `srcset` (instead of the whole upload, up to 2 MB), or undefined when transformations are
+ * off so the <img> loads its plain `src`. A build without the flag folds this to `undefined` (next.config.ts
+ * defines the variable), so it costs the first-load JS nothing.
+ */
+export const avatarSrcSet = (url: string | null, size: number): string | undefined =>
+  IMAGE_TRANSFORMATION && url ? renderedSrcSet(url, size) : undefined
+
+/**
  * The backend's URL as the browser bundle has it: Next inlines the variable at build time; unset means the local
  * backend, as lib/env-config.ts `DEFAULT_SUPABASE_URL` (not imported: its validation would weigh on every page).
  */

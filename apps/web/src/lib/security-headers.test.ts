@@ -29,6 +29,13 @@ describe('security headers', () => {
     expect(csp).not.toMatch(/img-src[^;]*supabase\.co(;| )/)
   })
 
+  it('adds the avatars’ rendered sizes only when the backend renders images (ADR 046)', () => {
+    expect(contentSecurityPolicy(options)).not.toContain('/render/image/')
+    expect(contentSecurityPolicy({ ...options, imageTransformation: true })).toContain(
+      "img-src 'self' data: blob: https://abc.supabase.co/storage/v1/object/public/avatars/ https://abc.supabase.co/storage/v1/render/image/public/avatars/;",
+    )
+  })
+
   it("relaxes the script policy only for Next's development runtime", () => {
     expect(contentSecurityPolicy({ ...options, dev: true })).toMatch(/script-src 'self' 'unsafe-inline' 'unsafe-eval'/)
     expect(contentSecurityPolicy(options)).not.toMatch(/script-src[^;]*unsafe/)

@@ -23,6 +23,11 @@ export interface SecurityHeaderOptions {
    * gets neither relaxation.
    */
   dev: boolean
+  /**
+   * The backend renders images (NEXT_PUBLIC_SUPABASE_IMAGE_TRANSFORMATION, ADR 046): the avatars' rendered sizes
+   * (`/storage/v1/render/image/public/avatars/`) may load too. Off: only the plain public URLs.
+   */
+  imageTransformation?: boolean
 }
 
 export interface Header {
@@ -54,8 +59,18 @@ export function contentSecurityPolicyDirectives(options: SecurityHeaderOptions):
     ['default-src', ["'self'"]],
     ['script-src', scripts],
     ['style-src', ["'self'", "'unsafe-inline'"]],
-    // Pictures from the backend: only the public profile pictures (ADR 037), by path; blob: for their preview.
-    ['img-src', ["'self'", 'data:', 'blob:', `${backend[0]!}/storage/v1/object/public/avatars/`]],
+    // Pictures from the backend: only the public profile pictures (ADR 037), by path — and their rendered sizes when
+    // the backend has image transformations (ADR 046); blob: for their preview.
+    [
+      'img-src',
+      [
+        "'self'",
+        'data:',
+        'blob:',
+        `${backend[0]!}/storage/v1/object/public/avatars/`,
+        ...(options.imageTransformation ? [`${backend[0]!}/storage/v1/render/image/public/avatars/`] : []),
+      ],
+    ],
     ['font-src', ["'self'", 'data:']],
     ['connect-src', ["'self'", ...backend]],
     ['media-src', ["'self'", 'blob:', backend[0]!]],

@@ -33,6 +33,15 @@ import {
   parseFileSizeLimit,
   parseRange,
 } from './input.ts';
+import {
+  ImageRenderer,
+  parseSignTransform,
+  parseTransform,
+  transformationSegments,
+  transformFromString,
+  type ImageTransformationLimits,
+  type TransformOptions,
+} from './render.ts';
 
 export type ApiKeyRole = 'anon' | 'service_role';
 
@@ -47,6 +56,11 @@ export interface StorageOptions {
   fileSizeLimit: number;
   /** Secret from which the key of signed URL tokens is derived (the project's JWT secret). */
   jwtSecret: string;
+  /**
+   * `/render/image/*` (decision 046): off (the default, as the Supabase CLI) answers 404 as a server without the
+   * feature; true or limits switch it on.
+   */
+  imageTransformation?: boolean | Partial<ImageTransformationLimits>;
 }
 
 interface Caller {
@@ -112,6 +126,9 @@ export function createStorageService(opts: StorageOptions): StorageService {
   const bodyOf = (req: Request): Readable =>
     bodies.get(req) ?? (req.body ? Readable.fromWeb(req.body as import('node:stream/web').ReadableStream<Uint8Array>) : Readable.from([]));
   const signingKey = createHmac('sha256', opts.jwtSecret).update('localbase storage signed URLs').digest();
+  const renderer = opts.imageTransformation
+    ? new ImageRenderer(opts.imageTransformation === true ? {} : opts.imageTransformation)
+    : null;
 
   // ── who is calling ────────────────────────────────────────────────────────────────────────────
   /** The caller from `Authorization: Bearer` (or, without it, the apikey, as the gateway forwards it). */
@@ -451,6 +468,60 @@ export function createStorageService(opts: StorageOptions): StorageService {
     return v;
   };
 
+  // ── image transformations (render.ts, decision 046) ───────────────────────────────────────────
+  /**
+   * GET/HEAD /render/image/{authenticated|public|sign}/{bucket}/{key}. Who may read is the storage server's rule per
+   * route: authenticated = a valid JWT and RLS SELECT as the caller (whatever the bucket); public = a public bucket,
+   * read as the server; sign = the token (its transformations, not the query's), read as the server.
+   */
+  async function renderImage(req: Request, url: URL, r: ImageRenderer, mode: 'authenticated' | 'public' | 'sign', bucketId: string, key: string): Promise<Response> {
+    let row: ObjectRow | undefined;
+    let t: TransformOptions;
+    const extra: Record<string, string> = {};
+    if (mode === 'sign') {
+      const claims = await verifyToken(url.searchParams.get('token'), 'download', `${bucketId}/${key}`);
+      t = transformFromString(typeof claims.transformations === 'string' ? claims.transformations : '');
+      row = await findObject('storage.render.image_sign', null, bucketId, key);
+      if (typeof claims.exp === 'number') extra.expires = new Date(claims.exp * 1000).toUTCString();
+    } else if (mode === 'public') {
+      t = parseTransform((name) => url.searchParams.get(name) ?? undefined, 'querystring');
+      const bucket = await findBucket(bucketId);
+      if (!bucket?.public) throw bucketNotFound();
+      row = await findObject('storage.render.image_public', null, bucketId, key);
+    } else {
+      const who = (await callerOf(req, false)) as Caller;
+      t = parseTransform((name) => url.searchParams.get(name) ?? undefined, 'querystring');
+      row = await findObject('storage.render.image_authenticated', who, bucketId, key);
+    }
+    if (!row) throw objectNotFound();
+    const stat = row.version ? await files.stat(row.id, row.version) : null;
+    if (!stat || !row.version) throw new StorageError(404, 'NoSuchKey', 'Not found', 'The resource was not found');
+    const meta = row.metadata ?? {};
+    const etag = typeof meta.eTag === 'string' ? meta.eTag : undefined;
+    const headers: Record<string, string> = {
+      'last-modified': new Date(row.updated_at).toUTCString(),
+      'accept-ranges': 'bytes',
+      'x-robots-tag': 'none',
+      ...(extra.expires ? extra : { 'cache-control': typeof meta.cacheControl === 'string' ? meta.cacheControl : 'no-cache' }),
+    };
+    // the object's ETag, as upstream; the rendering for a URL changes only with the object (and Accept: Vary)
+    if (etag) headers.etag = etag;
+    if (t.format === undefined) headers.vary = 'Accept';
+    const disposition = contentDisposition(url.searchParams.get('download') ?? undefined);
+    if (disposition) headers['content-disposition'] = disposition;
+    const inm = req.headers.get('if-none-match');
+    if (etag && inm && inm.split(',').some((v) => v.trim().replace(/^W\//, '') === etag || v.trim() === '*'))
+      return new Response(null, { status: 304, headers });
+    const image = await r.render(files.pathOf(row.id, row.version), stat.size, t, req.headers.get('accept'));
+    headers['content-type'] = image.contentType;
+    headers['content-length'] = String(image.body.byteLength);
+    if (image.transformations.length > 0) headers['x-transformations'] = image.transformations.join(',');
+    return new Response(req.method === 'HEAD' ? null : new Uint8Array(image.body.buffer as ArrayBuffer, image.body.byteOffset, image.body.byteLength), {
+      status: 200,
+      headers,
+    });
+  }
+
   // ── routes ────────────────────────────────────────────────────────────────────────────────────
   async function route(req: Request): Promise<Response> {
     const url = new URL(req.url);
@@ -525,6 +596,12 @@ export function createStorageService(opts: StorageOptions): StorageService {
         if (method === 'GET' || method === 'HEAD')
           return serve(req, await lookup(req, t.bucket, t.key, 'authenticated', 'storage.object.get_authenticated'), url);
         if (method === 'DELETE') return removeOne(req, t.bucket, t.key);
+      }
+    }
+    if (s0 === 'render' && s1 === 'image' && renderer && segs.length > 4 && (method === 'GET' || method === 'HEAD')) {
+      if (s2 === 'authenticated' || s2 === 'public' || s2 === 'sign') {
+        const t = target(3);
+        return renderImage(req, url, renderer, s2, t.bucket, t.key);
       }
     }
     // as the storage server's not-found handler (which also answers /render/image/* when transformations are off);
@@ -908,11 +985,16 @@ export function createStorageService(opts: StorageOptions): StorageService {
     const who = (await callerOf(req, false)) as Caller;
     const body = await readJson(bodyOf(req));
     const expiresIn = expiresInOf(body);
+    const transform = parseSignTransform(body);
     await mustFindBucket(bucketId);
     const row = await findObject('storage.object.sign', who, bucketId, key);
     if (!row) throw objectNotFound();
-    const token = await signToken({ url: `${bucketId}/${key}`, scope: 'download' }, expiresIn);
-    return json({ signedURL: `/object/sign/${bucketId}/${key}?token=${token}` });
+    // with transformations on, the token carries them and the URL is the render path (as upstream)
+    const transformations = renderer && transform ? transformationSegments(transform, true).join(',') : '';
+    const extra: Record<string, string> = transformations ? { transformations } : {};
+    if (transformations && transform?.format) extra.format = transform.format;
+    const token = await signToken({ ...extra, url: `${bucketId}/${key}`, scope: 'download' }, expiresIn);
+    return json({ signedURL: `/${transformations ? 'render/image' : 'object'}/sign/${bucketId}/${key}?token=${token}` });
   }
 
   async function signMany(req: Request, bucketId: string): Promise<Response> {

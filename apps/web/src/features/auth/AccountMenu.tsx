@@ -3,6 +3,7 @@ import Link from 'next/link'
 import { useEffect, useState, type RefObject } from 'react'
 import { Text, XStack, YStack, type TamaguiElement } from 'tamagui'
 
+import { avatarSrcSet } from '../../lib/avatar'
 import { ADD_EMAIL_PATH } from '../../lib/guest'
 import { loadBrowserSupabase } from '../../lib/supabase/browser'
 import { toast } from '../toast'
@@ -77,7 +78,7 @@ export function AccountMenu({ menuId, open, setOpen, buttonRef, name, email, gue
           boxShadow="0 12px 32px -12px rgba(0,0,0,0.35)"
         >
           <XStack gap="$3" alignItems="center" paddingHorizontal="$3" paddingVertical="$2" borderBottomWidth={1} borderBottomColor="$borderColor" marginBottom="$1">
-          {avatar ? <img src={avatar} alt="" width={40} height={40} style={{ borderRadius: '50%', objectFit: 'cover', flexShrink: 0 }} /> : null}
+          {avatar ? <img src={avatar} srcSet={avatarSrcSet(avatar, 40)} alt="" width={40} height={40} style={{ borderRadius: '50%', objectFit: 'cover', flexShrink: 0 }} /> : null}
           <YStack flex={1} minWidth={0}>
             <Text fontSize="$2" color="$color11">
               Signed in as

@@ -3,7 +3,7 @@ import Link from 'next/link'
 import { useEffect, useId, useRef, useState } from 'react'
 import { Button, Text, YStack, type TamaguiElement } from 'tamagui'
 
-import { avatarUrlOf, PUBLIC_SUPABASE_URL } from '../../lib/avatar'
+import { avatarSrcSet, avatarUrlOf, PUBLIC_SUPABASE_URL } from '../../lib/avatar'
 import { GUEST_NAME, isGuest } from '../../lib/guest'
 import { usePrefetchWhenIdle } from '../../lib/use-prefetch-when-idle'
 import { useSession } from './SessionProvider'
@@ -88,7 +88,7 @@ export function UserMenu() {
         focusVisibleStyle={{ outlineColor: '$color8', outlineWidth: 2, outlineStyle: 'solid', outlineOffset: 2 }}
       >
         {avatar ? (
-          <img src={avatar} alt="" width={36} height={36} style={{ width: '100%', height: '100%', objectFit: 'cover', borderRadius: '50%' }} />
+          <img src={avatar} srcSet={avatarSrcSet(avatar, 36)} alt="" width={36} height={36} style={{ width: '100%', height: '100%', objectFit: 'cover', borderRadius: '50%' }} />
         ) : (
           <Text fontSize="$4" fontWeight="700" color="$color12" aria-hidden>
             {name.slice(0, 1).toUpperCase()}
