@@ -165,7 +165,6 @@ describe('the socket follows the session', () => {
         .toBe(true);
       const sentAt = wire.sent.find((f) => f.event === 'access_token' && f.payload.access_token === second.accessToken)!.at;
       expect(sentAt, 'the new token went out before the old one expired').toBeLessThan(first.expiresAt * 1000);
-      expect(wire.serverRefreshes, 'the web server did not refresh the session meanwhile').toEqual([]);
 
       // (2) Past the old token's expiry (localbase would close a channel still on it): the channel is still joined and
       // a change made now still arrives.
@@ -191,12 +190,14 @@ describe('the socket follows the session', () => {
       await expect.poll(() => page.getByText(`${seeded.length + 1} notes`, { exact: true }).isVisible(), LIVE).toBe(true);
 
       // auth-js went on refreshing the 130 s tokens every 30 s: the socket sent each new token, in order, once, and
-      // the last is the one the cookie holds.
+      // the last one it sent is the one the cookie holds. (Should the web server refresh the cookie first in some
+      // window — a tRPC request within 90 s of expiry — the socket takes that token from the cookie at its next
+      // heartbeat: it is sent too, and is not among the page's own refreshes.)
       expect(wire.refreshedTokens.length).toBeGreaterThanOrEqual(2);
-      await expect
-        .poll(() => tokensSent(wire, userId).filter((t) => t.event === 'access_token').map((t) => t.token), LIVE)
-        .toEqual(wire.refreshedTokens);
-      expect(wire.refreshedTokens.at(-1)).toBe((await cookieSession(context)).accessToken);
+      const accessTokensSent = () => tokensSent(wire, userId).filter((t) => t.event === 'access_token').map((t) => t.token);
+      await expect.poll(() => accessTokensSent().filter((t) => wire.refreshedTokens.includes(t as string)), LIVE).toEqual(wire.refreshedTokens);
+      await expect.poll(async () => accessTokensSent().at(-1) === (await cookieSession(context)).accessToken, { timeout: 30_000 }).toBe(true);
+      expect(new Set(accessTokensSent()).size).toBe(accessTokensSent().length);
     },
   );
 
