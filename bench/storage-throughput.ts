@@ -15,14 +15,17 @@
 //   copyFile   fs.copyFile of the file to a new file on the same disk, then fsync of the copy (the kernel copies;
 //              on ext4 that is a page-cache copy with no user-space pass over the bytes)
 //   stream     pipeline(createReadStream, createWriteStream) of the same file, then fsync: what the storage write
-//              does without HTTP (read a stream, write it, fsync) — THE BASELINE of the targets
+//              does without HTTP (read a stream, write it, fsync) — the upload's baseline
 //   upload     POST /storage/v1/object/bench/<uid>/<name> with the user's token, the body streamed by node:http from
 //              memory in 1 MiB writes with Content-Length (the client does no disk reads and no hashing, so it is not
 //              the bottleneck); timed until the 200 answer (bytes fsynced, row committed)
 //   download   GET /storage/v1/object/authenticated/bench/<uid>/<name> with the user's token; the body is read and
 //              discarded (counted, not written: the server's side is measured), timed to the last byte
-// MB/s are 10^6 bytes per second (a 50 MB object = 50 × 2^20 bytes). Targets: upload ≥ 1/3 of the stream copy,
-// download ≥ 1/3 of the stream copy (medians over the rounds). Memory: during one --big-mb upload the child's RSS
+//   cached     the same stream copy without fsync (the copy lands in the page cache)
+// MB/s are 10^6 bytes per second (a 50 MB object = 50 × 2^20 bytes). Targets (medians over the rounds): upload ≥ 1/3
+// of the stream copy with fsync (the same durable work: read a stream, write a file, fsync it — the storage write
+// fsyncs before the row commits, so a copy that skips it measures the page cache, not the disk), download ≥ 1/3 of
+// the stream copy without fsync (a download only reads; nothing has to reach the disk). Memory: during one --big-mb upload the child's RSS
 // (VmRSS from /proc/<pid>/status, every 50 ms; the PGlite worker thread is in the same process) — the peak rise over
 // the idle RSS just before must stay ≤ 64 MB (a bounded streaming pipeline holds a few MiB of chunks; 64 MB leaves
 // room for V8's heap growing between collections, and is a third of the object, so whole-object buffering fails it).
@@ -266,13 +269,15 @@ try {
   const result = Object.fromEntries(
     order.map((v) => [v, { medianMBps: mbps(median(seconds[v])), roundsMBps: seconds[v].map(mbps) }]),
   ) as Record<Variant, { medianMBps: number; roundsMBps: number[] }>;
-  const base = result.stream.medianMBps;
-  const ratios = {
-    uploadToStream: result.upload.medianMBps / base,
-    downloadToStream: result.download.medianMBps / base,
-    uploadToCopyFile: result.upload.medianMBps / result.copyFile.medianMBps,
-    downloadToCopyFile: result.download.medianMBps / result.copyFile.medianMBps,
-  };
+  // The targets' baselines: an upload is judged against the stream copy with fsync (the same durable work: read a
+  // stream, write a file, fsync it), a download against the stream copy without fsync (read the file, hand the bytes
+  // on; nothing has to reach the disk).
+  const vs = (v: 'upload' | 'download') => ({
+    copyFile: result[v].medianMBps / result.copyFile.medianMBps,
+    stream: result[v].medianMBps / result.stream.medianMBps,
+    cached: result[v].medianMBps / result.cached.medianMBps,
+  });
+  const ratios = { upload: vs('upload'), download: vs('download') };
 
   // ── memory during one big upload ─────────────────────────────────────────────────────────────
   const big = randomBytes(BIG);
@@ -301,9 +306,9 @@ try {
 
   const loadAfter = readFileSync('/proc/loadavg', 'utf8').trim();
   const missed: string[] = [];
-  if (ratios.uploadToStream < TARGET_RATIO) missed.push(`upload ${ratios.uploadToStream.toFixed(2)}× of the stream copy (target ≥ 0.33×)`);
-  if (ratios.downloadToStream < TARGET_RATIO) missed.push(`download ${ratios.downloadToStream.toFixed(2)}× of the stream copy (target ≥ 0.33×)`);
-  if (peak - idle > MEMORY_BOUND) missed.push(`RSS rose ${memory.riseMB.toFixed(1)} MB during the ${BIG / MiB} MiB upload (bound ${MEMORY_BOUND / 1e6} MB)`);
+  if (ratios.upload.stream < TARGET_RATIO) missed.push(`upload ${ratios.upload.stream.toFixed(2)}× of the stream copy with fsync (target ≥ 0.33×)`);
+  if (ratios.download.cached < TARGET_RATIO) missed.push(`download ${ratios.download.cached.toFixed(2)}× of the stream copy without fsync (target ≥ 0.33×)`);
+  if (peak - idle > MEMORY_BOUND) missed.push(`RSS rose ${memory.riseMB.toFixed(1)} MB during the ${BIG / MiB} MiB upload (bound ${MEMORY_BOUND / MiB} MiB)`);
 
   if (asJson) {
     console.log(JSON.stringify({ sizeBytes: SIZE, rounds: ROUNDS, database: DATABASE_URL ? 'postgres' : 'pglite', result, ratios, memory, loadBefore, loadAfter, missed }, null, 2));
@@ -312,14 +317,17 @@ try {
       say(`  ${name.padEnd(34)} ${result[v].medianMBps.toFixed(0).padStart(6)} MB/s   rounds ${result[v].roundsMBps.map((x) => x.toFixed(0)).join(' ')}${note}`);
     say('');
     row('(a1) fs.copyFile + fsync', 'copyFile', '');
-    row('(a2) stream copy + fsync [baseline]', 'stream', '');
-    row('(b) upload through /storage/v1', 'upload', `   ${ratios.uploadToStream.toFixed(2)}× of (a2), ${ratios.uploadToCopyFile.toFixed(2)}× of (a1)`);
-    row('(c) download through /storage/v1', 'download', `   ${ratios.downloadToStream.toFixed(2)}× of (a2), ${ratios.downloadToCopyFile.toFixed(2)}× of (a1)`);
-    say(`  targets: (b) and (c) ≥ 0.33× of (a2)`);
+    row('(a2) stream copy + fsync', 'stream', '');
+    row('(a3) stream copy, no fsync', 'cached', '');
+    const of = (r: { copyFile: number; stream: number; cached: number }) =>
+      `   ${r.stream.toFixed(2)}× (a2), ${r.cached.toFixed(2)}× (a3), ${r.copyFile.toFixed(2)}× (a1)`;
+    row('(b) upload through /storage/v1', 'upload', of(ratios.upload));
+    row('(c) download through /storage/v1', 'download', of(ratios.download));
+    say(`  targets: (b) ≥ 0.33× of (a2), the same durable work; (c) ≥ 0.33× of (a3), nothing made durable`);
     say('');
     say(
       `  memory during a ${BIG / MiB} MiB upload (${memory.uploadMBps.toFixed(0)} MB/s): idle RSS ${memory.idleMB.toFixed(1)} MB, peak ${memory.peakMB.toFixed(1)} MB, ` +
-        `rise ${memory.riseMB.toFixed(1)} MB (bound ${MEMORY_BOUND / 1e6} MB, ${samples} samples)`,
+        `rise ${memory.riseMB.toFixed(1)} MB (bound ${MEMORY_BOUND / MiB} MiB, ${samples} samples)`,
     );
     say(`  load after: ${loadAfter}`);
     say(missed.length ? `\nMISSED: ${missed.join('; ')}` : '\nall targets met');
