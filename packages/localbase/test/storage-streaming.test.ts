@@ -22,7 +22,7 @@ beforeAll(async () => {
   lb = await startTestServer();
   admin = serviceClient(lb);
   expect((await admin.storage.createBucket(B)).error).toBeNull();
-  expect((await admin.storage.createBucket(SMALL, { fileSizeLimit: 6 * MiB })).error).toBeNull();
+  expect((await admin.storage.createBucket(SMALL, { public: false, fileSizeLimit: 6 * MiB })).error).toBeNull();
 });
 
 afterAll(async () => {
