@@ -340,6 +340,7 @@ try {
 } catch (err) {
   console.error('storage bench failed:', err);
   if (child) await stopChild(child);
+  if (!argValue('--dir') && !PROFILE) await fs.rm(dir, { recursive: true, force: true });
   process.exitCode = 2;
 }
 
