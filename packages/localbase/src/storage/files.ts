@@ -22,6 +22,9 @@ export interface WrittenFile {
   etag: string;
 }
 
+/** Chunk size of downloads: 64 KiB (Node's default) costs one trip through the streams per 64 KiB. */
+const READ_CHUNK_BYTES = 1024 * 1024;
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export class ObjectFiles {
@@ -53,17 +56,18 @@ export class ObjectFiles {
     const tmp = path.join(this.#tmpDir, randomUUID());
     const fh = await fs.open(tmp, 'wx', 0o600);
     const md5 = createHash('md5');
+    const out = new FileWriter(fh);
     let size = 0;
     try {
-      await consume(source, async (chunk) => {
+      await consume(source, (chunk) => {
         size += chunk.byteLength;
         if (size > limit) throw tooLarge();
         md5.update(chunk);
-        let off = 0;
-        while (off < chunk.byteLength) off += (await fh.write(chunk, off, chunk.byteLength - off)).bytesWritten;
+        return out.push(chunk);
       });
-      await fh.sync();
+      await out.finish();
     } catch (err) {
+      await out.abandon();
       await fh.close().catch(() => {});
       await fs.rm(tmp, { force: true });
       throw err;
@@ -121,8 +125,9 @@ export class ObjectFiles {
     }
   }
 
+  /** Reads a stored version in READ_CHUNK_BYTES chunks (fewer, larger chunks through the response stream). */
   open(id: string, version: string, range?: { start: number; end: number }): ReadStream {
-    return createReadStream(this.pathOf(id, version), range ? { start: range.start, end: range.end } : {});
+    return createReadStream(this.pathOf(id, version), { highWaterMark: READ_CHUNK_BYTES, ...(range ? { start: range.start, end: range.end } : {}) });
   }
 
   /**
@@ -184,7 +189,8 @@ async function syncDir(dir: string): Promise<void> {
 export function consume(source: Readable, onChunk: (chunk: Buffer) => Promise<void> | void): Promise<void> {
   return new Promise((resolve, reject) => {
     let done = false;
-    let pending: Promise<void> = Promise.resolve();
+    /** Set while a chunk's promise is pending (the stream is paused meanwhile). */
+    let pending: Promise<void> | undefined;
     const finish = (err?: unknown): void => {
       if (done) return;
       done = true;
@@ -196,18 +202,34 @@ export function consume(source: Readable, onChunk: (chunk: Buffer) => Promise<vo
       if (err === undefined) resolve();
       else reject(err);
     };
+    /** One chunk: synchronous work goes on at once; a promise pauses the stream until it settles. */
+    const handle = (buf: Buffer): void => {
+      if (done) return;
+      let result: Promise<void> | void;
+      try {
+        result = onChunk(buf);
+      } catch (err) {
+        finish(err);
+        return;
+      }
+      if (!result) return;
+      source.pause();
+      const waited: Promise<void> = result.then(() => {
+        if (pending === waited) pending = undefined;
+        if (!done) source.resume();
+      });
+      pending = waited;
+      waited.catch(finish);
+    };
     const onData = (chunk: Buffer | string): void => {
       const buf = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-      source.pause();
-      pending = pending
-        .then(() => (done ? undefined : onChunk(buf)))
-        .then(() => {
-          if (!done) source.resume();
-        });
-      pending.catch(finish);
+      // a chunk that arrives while one is still pending (paused streams may hand out what they already hold) waits its turn
+      if (pending) pending = pending.then(() => handle(buf));
+      else handle(buf);
     };
     const onEnd = (): void => {
-      pending.then(() => finish(), finish);
+      if (pending) pending.then(() => finish(), finish);
+      else finish();
     };
     const onError = (err: unknown): void => finish(abortedOr(err));
     const onClose = (): void => {
@@ -219,6 +241,110 @@ export function consume(source: Readable, onChunk: (chunk: Buffer) => Promise<vo
     source.once('close', onClose);
     source.resume();
   });
+}
+
+/** Bytes queued for the file before the body is paused; one batch is written while the next one fills. */
+const WRITE_QUEUE_BYTES = 4 * 1024 * 1024;
+/** Written bytes after which the disk is asked to start writing them back (fdatasync in the background). */
+const WRITEBACK_BYTES = 8 * 1024 * 1024;
+
+/**
+ * Writes an upload's chunks to its file while the next ones arrive: chunks are queued and written in batches (one
+ * writev at a time, so the body is not paused for every 64 KiB chunk), and every few MiB an fdatasync runs in the
+ * background so that the disk writes the bytes back while the upload goes on, instead of all of them in the final
+ * fsync. `push` returns a promise (the caller pauses the body) only while WRITE_QUEUE_BYTES wait behind the write in
+ * flight: at most about twice that is held in memory. `finish` writes what is left and fsyncs the file: the bytes
+ * are durable when it returns, exactly as before (the file is renamed and its row committed only after that).
+ */
+class FileWriter {
+  readonly #fh: fs.FileHandle;
+  #queue: Buffer[] = [];
+  #queued = 0;
+  #position = 0;
+  #sinceSync = 0;
+  #writing: Promise<void> | undefined;
+  #syncing: Promise<void> | undefined;
+  #failed: { err: unknown } | undefined;
+  #waiters: { resolve: () => void; reject: (err: unknown) => void }[] = [];
+
+  constructor(fh: fs.FileHandle) {
+    this.#fh = fh;
+  }
+
+  push(chunk: Buffer): Promise<void> | undefined {
+    if (this.#failed) throw this.#failed.err;
+    this.#queue.push(chunk);
+    this.#queued += chunk.byteLength;
+    this.#writing ??= this.#drain();
+    if (this.#queued < WRITE_QUEUE_BYTES) return undefined;
+    return new Promise((resolve, reject) => this.#waiters.push({ resolve, reject }));
+  }
+
+  async finish(): Promise<void> {
+    while (this.#writing) await this.#writing;
+    if (this.#syncing) await this.#syncing;
+    if (this.#failed) throw this.#failed.err;
+    await this.#fh.sync();
+  }
+
+  /** Waits for the operations in flight (so the file can be closed and deleted); errors no longer matter. */
+  async abandon(): Promise<void> {
+    this.#failed ??= { err: new Error('abandoned') };
+    this.#queue = [];
+    this.#queued = 0;
+    while (this.#writing) await this.#writing.catch(() => {});
+    await this.#syncing?.catch(() => {});
+  }
+
+  async #drain(): Promise<void> {
+    try {
+      while (this.#queue.length > 0 && !this.#failed) {
+        const batch = this.#queue;
+        const bytes = this.#queued;
+        this.#queue = [];
+        this.#queued = 0;
+        for (const w of this.#waiters.splice(0)) w.resolve(); // room for the next batch while this one is written
+        await writeAll(this.#fh, batch, this.#position);
+        this.#position += bytes;
+        this.#sinceSync += bytes;
+        if (this.#sinceSync >= WRITEBACK_BYTES && !this.#syncing) {
+          this.#sinceSync = 0;
+          this.#syncing = this.#fh.datasync().then(
+            () => {
+              this.#syncing = undefined;
+            },
+            (err: unknown) => {
+              this.#syncing = undefined;
+              this.#fail(err);
+            },
+          );
+        }
+      }
+    } catch (err) {
+      this.#fail(err);
+    } finally {
+      this.#writing = undefined;
+    }
+  }
+
+  #fail(err: unknown): void {
+    this.#failed ??= { err };
+    for (const w of this.#waiters.splice(0)) w.reject(err);
+  }
+}
+
+/** writev of every buffer at `position`, again for what a short write left. */
+async function writeAll(fh: fs.FileHandle, buffers: Buffer[], position: number): Promise<void> {
+  let bufs = buffers;
+  let pos = position;
+  while (bufs.length > 0) {
+    let written = (await fh.writev(bufs, pos)).bytesWritten;
+    pos += written;
+    let i = 0;
+    while (i < bufs.length && written >= bufs[i]!.byteLength) written -= bufs[i++]!.byteLength;
+    bufs = bufs.slice(i);
+    if (written > 0) bufs[0] = bufs[0]!.subarray(written);
+  }
 }
 
 /** A body that stopped before its end (the client went away): a client error, not a server failure. */
