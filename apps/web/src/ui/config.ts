@@ -302,6 +302,10 @@ export function createUIConfig(options: UIConfigOptions) {
       theme.color5 ? { backgroundColor: theme.color5, color: theme.color11 } : null,
     settings: {
       mediaQueryDefaultActive,
+      // No second render pass right after hydration (ADR 048): otherwise every styled component renders again as soon
+      // as it has hydrated (Tamagui's useDidFinishSSR flips). The server still renders every page; the one reader of
+      // `useMedia()` (NotesScreen) waits for its own hydrated flag. TBT on /sign-in ≈ 25–35 % lower (bench/web-lab.ts).
+      disableSSR: true,
       defaultFont: 'body',
       fastSchemeChange: true,
       shouldAddPrefersColorThemes: true,
