@@ -1,5 +1,5 @@
 import { startTransition } from 'react'
-import * as ReactDOMClientNamespace from 'react-dom/client'
+import type * as ReactDOMClientNamespace from 'react-dom/client'
 
 type HydrateRoot = typeof ReactDOMClientNamespace.hydrateRoot
 
