@@ -2,18 +2,13 @@ import type { Session } from '@supabase/supabase-js'
 import type { NextPage } from 'next'
 import type { AppProps } from 'next/app'
 import Head from 'next/head'
-import ReactDOMClient from 'react-dom/client'
 import type { ReactElement, ReactNode } from 'react'
 
 import { AppFrame } from '../features/app-frame'
 import { SessionProvider } from '../features/auth'
 import { ThemeProvider } from '../features/theme'
 import { ToastProvider } from '../features/toast'
-import { hydrateInTransition } from '../lib/hydrate-in-transition'
 import { SITE_TITLE } from '../lib/site'
-
-// Before Next hydrates (this module is evaluated first).
-if (typeof window !== 'undefined') hydrateInTransition(ReactDOMClient as unknown as Parameters<typeof hydrateInTransition>[0])
 
 /** A page may bring its own layout; pages without one are wrapped in the app frame. */
 export type NextPageWithLayout<P = object> = NextPage<P> & {

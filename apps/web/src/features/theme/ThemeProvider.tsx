@@ -16,10 +16,12 @@ import {
 const useIsomorphicLayoutEffect = typeof window === 'undefined' ? useEffect : useLayoutEffect
 
 export interface ThemeState {
-  /** The stored preference. Unknown on the server ('system' there): render what depends on it only after mount (useMounted). */
+  /** The stored preference. Only meaningful once `mounted` is true (unknown on the server). */
   setting: ThemeSetting
   /** The scheme in effect (preference resolved against the OS scheme). */
   resolved: ColorScheme
+  /** False during SSR and hydration: render preference-dependent labels only after mount. */
+  mounted: boolean
   setSetting: (setting: ThemeSetting) => void
   /** system → opposite of the resolved scheme → the remaining one → system. */
   cycle: () => void
@@ -35,10 +37,10 @@ function readStoredSetting(): ThemeSetting {
   }
 }
 
-/** The OS scheme now ('light' on the server, which cannot know it). */
-function readSystemScheme(): ColorScheme {
-  if (typeof window === 'undefined' || typeof window.matchMedia !== 'function') return 'light'
-  return window.matchMedia(DARK_SCHEME_QUERY).matches ? 'dark' : 'light'
+/** The scheme the inline head script already applied, so the first client render agrees with the page. */
+function readAppliedScheme(): ColorScheme {
+  if (typeof document === 'undefined') return 'light'
+  return document.documentElement.classList.contains(THEME_CLASS.dark) ? 'dark' : 'light'
 }
 
 function applyToDocument(scheme: ColorScheme) {
@@ -53,14 +55,17 @@ function applyToDocument(scheme: ColorScheme) {
  * keeps `t_light` / `t_dark` on <html>, and feeds the resolved scheme to Tamagui.
  */
 export function ThemeProvider({ children }: { children: ReactNode }) {
-  // Read once, in the first render, so hydrating changes nothing afterwards (a state update at mount would re-render
-  // every themed component right after hydration): the inline head script applied the same preference before paint.
-  const [setting, setSettingState] = useState<ThemeSetting>(() => (typeof window === 'undefined' ? 'system' : readStoredSetting()))
-  const [systemScheme, setSystemScheme] = useState<ColorScheme>(readSystemScheme)
-  const resolved = resolveTheme(setting, systemScheme)
+  const [setting, setSettingState] = useState<ThemeSetting>('system')
+  const [systemScheme, setSystemScheme] = useState<ColorScheme>(readAppliedScheme)
+  const [mounted, setMounted] = useState(false)
+  const resolved = mounted ? resolveTheme(setting, systemScheme) : readAppliedScheme()
 
-  useEffect(() => {
+  useIsomorphicLayoutEffect(() => {
     const media = window.matchMedia(DARK_SCHEME_QUERY)
+    setSettingState(readStoredSetting())
+    setSystemScheme(media.matches ? 'dark' : 'light')
+    setMounted(true)
+
     const onSchemeChange = (event: MediaQueryListEvent) => setSystemScheme(event.matches ? 'dark' : 'light')
     // Another tab wrote the preference: apply it here without writing it back.
     const onStorage = (event: StorageEvent) => {
@@ -68,9 +73,6 @@ export function ThemeProvider({ children }: { children: ReactNode }) {
     }
     media.addEventListener('change', onSchemeChange)
     window.addEventListener('storage', onStorage)
-    // Changed between the first render and now (rare): follow it.
-    setSystemScheme(media.matches ? 'dark' : 'light')
-    setSettingState(readStoredSetting())
     return () => {
       media.removeEventListener('change', onSchemeChange)
       window.removeEventListener('storage', onStorage)
@@ -78,8 +80,8 @@ export function ThemeProvider({ children }: { children: ReactNode }) {
   }, [])
 
   useIsomorphicLayoutEffect(() => {
-    applyToDocument(resolved)
-  }, [resolved])
+    if (mounted) applyToDocument(resolved)
+  }, [mounted, resolved])
 
   const setSetting = useCallback((next: ThemeSetting) => {
     setSettingState(next)
@@ -93,8 +95,8 @@ export function ThemeProvider({ children }: { children: ReactNode }) {
   const cycle = useCallback(() => setSetting(nextThemeSetting(setting, systemScheme)), [setSetting, setting, systemScheme])
 
   const value = useMemo<ThemeState>(
-    () => ({ setting, resolved, setSetting, cycle }),
-    [setting, resolved, setSetting, cycle],
+    () => ({ setting, resolved, mounted, setSetting, cycle }),
+    [setting, resolved, mounted, setSetting, cycle],
   )
 
   return (

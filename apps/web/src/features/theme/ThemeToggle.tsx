@@ -1,4 +1,3 @@
-import { useSyncExternalStore } from 'react'
 import { Button, Text } from 'tamagui'
 
 import { MonitorIcon, MoonIcon, SunIcon } from '../../ui/icons'
@@ -13,8 +12,7 @@ const ICONS = { system: MonitorIcon, light: SunIcon, dark: MoonIcon } as const
  * mount the preference is unknown (it lives in localStorage), so it renders a neutral "Theme".
  */
 export function ThemeToggle() {
-  const { setting, cycle } = useThemeSetting()
-  const mounted = useMounted()
+  const { setting, mounted, cycle } = useThemeSetting()
   const Icon = mounted ? ICONS[setting] : MonitorIcon
   const label = mounted ? `Theme: ${setting}` : 'Theme'
   return (
@@ -35,19 +33,5 @@ export function ThemeToggle() {
         {mounted ? LABELS[setting] : ''}
       </Text>
     </Button>
-  )
-}
-
-const noSubscription = () => () => {}
-
-/**
- * False while the server renders and while the page hydrates, true from the render right after: the one component that
- * shows the preference re-renders, not the whole themed tree.
- */
-function useMounted(): boolean {
-  return useSyncExternalStore(
-    noSubscription,
-    () => true,
-    () => false,
   )
 }
