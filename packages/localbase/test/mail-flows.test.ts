@@ -13,6 +13,7 @@ import {
   startTestServer,
   tokenHashOf,
   uniqueEmail,
+  testDatabaseUrl,
   verifyLink,
   waitForMail,
   type Localbase,
@@ -51,25 +52,31 @@ function fragmentOf(location: string): URLSearchParams {
 }
 
 describe('mailbox', () => {
-  it('serves an HTML page and a JSON API without an apikey, and can be cleared per test run', async () => {
+  // With LOCALBASE_TEST_DATABASE_URL every test file shares one database, hence one mailbox: this test reads and clears
+  // only its own address's mails (the page without ?to= shows the newest 500 of all files' mails).
+  it('serves an HTML page and a JSON API without an apikey, and can be cleared per address', async () => {
     const email = await newUser();
+    const other = await newUser();
     await anonClient(lb).auth.resetPasswordForEmail(email);
+    await anonClient(lb).auth.resetPasswordForEmail(other);
     const mail = await latestMail(lb, email, 'recovery');
     expect(mail.to).toBe(email);
     expect(typeof mail.subject).toBe('string');
     expect(mail.html).toContain('/auth/v1/verify');
     expect(mail.token).toMatch(/^\d{6}$/);
     expect(Number.isNaN(Date.parse(mail.createdAt))).toBe(false);
+    const otherMail = await latestMail(lb, other, 'recovery');
 
     await sleep(1100); // per-user mail frequency
     expect((await anonClient(lb).auth.signInWithOtp({ email })).error).toBeNull();
     const magic = await latestMail(lb, email, 'magiclink');
 
-    const page = await fetch(`${lb.url}/mailbox`);
+    const page = await fetch(`${lb.url}/mailbox?to=${encodeURIComponent(email)}`);
     expect(page.status).toBe(200);
     expect(page.headers.get('content-type')).toMatch(/text\/html/);
     const html = await page.text();
     expect(html).toContain(email);
+    expect(html).not.toContain(tokenHashOf(otherMail));
     // Links are clickable, and the newest mail comes first.
     const magicHash = tokenHashOf(magic);
     const recoveryHash = tokenHashOf(mail);
@@ -77,10 +84,22 @@ describe('mailbox', () => {
     expect(html).toMatch(new RegExp(`href="[^"]*${recoveryHash}`));
     expect(html.indexOf(magicHash)).toBeLessThan(html.indexOf(recoveryHash));
 
-    // DELETE clears the mailbox.
+    // DELETE ?to= clears that address's mails (any letter case) and leaves the others'.
+    const cleared = await fetch(`${lb.url}/mailbox/api/messages?to=${encodeURIComponent(email.toUpperCase())}`, { method: 'DELETE' });
+    expect(cleared.status).toBe(204);
+    expect(await listMail(lb, email)).toEqual([]);
+    expect((await listMail(lb, other)).map((m) => m.id)).toEqual([otherMail.id]);
+  });
+
+  // Clearing everything would pull other files' mails from under them on a shared database.
+  it.skipIf(testDatabaseUrl)('DELETE without ?to= clears every mail', async () => {
+    const email = await newUser();
+    await anonClient(lb).auth.resetPasswordForEmail(email);
+    await latestMail(lb, email, 'recovery');
     const cleared = await fetch(`${lb.url}/mailbox/api/messages`, { method: 'DELETE' });
     expect(cleared.status).toBe(204);
     expect(await listMail(lb, email)).toEqual([]);
+    expect(await (await fetch(`${lb.url}/mailbox/api/messages`)).json()).toEqual([]);
   });
 });
 

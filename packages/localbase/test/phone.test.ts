@@ -502,4 +502,16 @@ describe('the mailbox shows the SMS per phone number', () => {
     expect(((await cross.json()) as { code: string }).code).toBe('cross_origin_request_forbidden');
     expect(cross.headers.get('access-control-allow-origin')).toBeNull();
   });
+
+  it('DELETE /mailbox/api/sms?to= clears that number only, in any spelling', async () => {
+    const [one, two] = [uniquePhone(), uniquePhone()];
+    await anonClient(auto).auth.signInWithOtp({ phone: one.spelled });
+    await anonClient(auto).auth.signInWithOtp({ phone: two.spelled });
+    const [kept] = await listSms(auto, two.spelled);
+    expect(await listSms(auto, one.spelled)).toHaveLength(1);
+    const cleared = await fetch(`${auto.url}/mailbox/api/sms?to=${encodeURIComponent(`+${one.digits}`)}`, { method: 'DELETE' });
+    expect(cleared.status).toBe(204);
+    expect(await listSms(auto, one.digits)).toEqual([]);
+    expect((await listSms(auto, two.digits)).map((m) => m.id)).toEqual([kept!.id]);
+  });
 });

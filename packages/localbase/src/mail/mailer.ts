@@ -102,7 +102,9 @@ export class Mailbox {
     return r.rows.map(rowToMail);
   }
 
-  async clear(q: Queryable): Promise<void> {
-    await q.query('delete from localbase.mailbox');
+  /** Every mail, or only those to `to` (any letter case, as `list`). */
+  async clear(q: Queryable, to?: string): Promise<void> {
+    if (to) await q.query('delete from localbase.mailbox where lower(to_email) = lower($1)', [to]);
+    else await q.query('delete from localbase.mailbox');
   }
 }

@@ -68,8 +68,9 @@ function phoneQuery(to: string | undefined): string | undefined {
 }
 
 /**
- * GET /mailbox (HTML: mails, then text messages per phone number), GET /mailbox/api/messages[?to=] and DELETE
- * /mailbox/api/messages (mails), GET /mailbox/api/sms[?to=<phone>] and DELETE /mailbox/api/sms (text messages).
+ * GET /mailbox (HTML: mails, then text messages per phone number), GET and DELETE /mailbox/api/messages[?to=]
+ * (mails), GET and DELETE /mailbox/api/sms[?to=<phone>] (text messages). A DELETE with ?to= clears that address
+ * only, so test files that share one database (LOCALBASE_TEST_DATABASE_URL) can clear their own mail.
  * No apikey needed; same-origin only (guard.ts).
  */
 export function mailboxRoutes(db: Database, mailbox: Mailbox, sms = new SmsOutbox({ quiet: true })): Hono {
@@ -84,12 +85,12 @@ export function mailboxRoutes(db: Database, mailbox: Mailbox, sms = new SmsOutbo
   });
   app.get('/api/sms', async (c) => c.json(await sms.list(db, c.req.query('to') || undefined)));
   app.delete('/api/sms', async (c) => {
-    await sms.clear(db);
+    await sms.clear(db, c.req.query('to') || undefined);
     return c.body(null, 204);
   });
   app.get('/api/messages', async (c) => c.json(await mailbox.list(db, c.req.query('to') || undefined)));
   app.delete('/api/messages', async (c) => {
-    await mailbox.clear(db);
+    await mailbox.clear(db, c.req.query('to') || undefined);
     return c.body(null, 204);
   });
   return app;

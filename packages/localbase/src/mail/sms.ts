@@ -62,7 +62,9 @@ export class SmsOutbox {
     return r.rows.map(rowToSms);
   }
 
-  async clear(q: Queryable): Promise<void> {
-    await q.query('delete from localbase.sms');
+  /** Every message, or only those to `to` (any spelling, as `list`). */
+  async clear(q: Queryable, to?: string): Promise<void> {
+    if (to) await q.query('delete from localbase.sms where to_phone = $1', [formatPhoneNumber(to)]);
+    else await q.query('delete from localbase.sms');
   }
 }
