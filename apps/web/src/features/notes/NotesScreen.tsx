@@ -2,7 +2,7 @@ import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tansta
 import dynamic from 'next/dynamic'
 import Link from 'next/link'
 import { useRouter } from 'next/router'
-import { useEffect, useId, useRef, useState } from 'react'
+import { memo, useEffect, useId, useRef, useState } from 'react'
 import { Button, H1, Paragraph, Text, XStack, YStack, useMedia } from 'tamagui'
 
 import { useTRPC, type RouterOutputs } from '../../lib/trpc'
@@ -107,7 +107,15 @@ function SortHeader({ column, params, onSort }: { column: NoteSort; params: List
   )
 }
 
-function NotesTable({ items, params, onSort }: { items: NoteListItem[]; params: ListParams; onSort: (sort: NoteSort) => void }) {
+const NotesTable = memo(function NotesTable({
+  items,
+  params,
+  onSort,
+}: {
+  items: NoteListItem[]
+  params: ListParams
+  onSort: (sort: NoteSort) => void
+}) {
   return (
     <table className={styles.table}>
       <caption className={styles.visuallyHidden}>
@@ -148,9 +156,9 @@ function NotesTable({ items, params, onSort }: { items: NoteListItem[]; params: 
       </tbody>
     </table>
   )
-}
+})
 
-function NoteCards({ items, params }: { items: NoteListItem[]; params: ListParams }) {
+const NoteCards = memo(function NoteCards({ items, params }: { items: NoteListItem[]; params: ListParams }) {
   const shown = params.sort === 'created_at' ? 'created' : 'updated'
   return (
     <ul className={styles.cards} aria-label="Your notes">
@@ -172,7 +180,7 @@ function NoteCards({ items, params }: { items: NoteListItem[]; params: ListParam
       ))}
     </ul>
   )
-}
+})
 
 function EmptyState({ q, onClear }: { q: string; onClear: () => void }) {
   const openCreate = useCreateModal((s) => s.setOpen)
@@ -344,19 +352,44 @@ function ListError({ error, retrying, onRetry }: { error: { message: string }; r
 }
 
 /**
+ * The list in the shape that fits: a table from the md breakpoint up, cards below it. The table needs the real width,
+ * which the server does not know: until hydration is over both shapes are rendered and a CSS media query shows one
+ * (the server's notes are on screen at first paint, in the shape that stays); then only the one that fits stays, in
+ * the same place, so the visible one is kept as it is (same breakpoint). The state lives here, not in the screen, so
+ * that dropping the hidden shape after hydration re-renders nothing else (the kept list is memoised).
+ */
+function ListShapes({ items, params, onSort }: { items: NoteListItem[]; params: ListParams; onSort: (sort: NoteSort) => void }) {
+  const media = useMedia()
+  const [hydrated, setHydrated] = useState(false)
+  useEffect(() => setHydrated(true), [])
+  const wide = hydrated && media.md
+  // The screen makes a new onSort each render; the memoised table needs one that stays while it does not change.
+  const sortRef = useRef(onSort)
+  sortRef.current = onSort
+  const [stableSort] = useState(() => (sort: NoteSort) => sortRef.current(sort))
+  return (
+    <>
+      {!hydrated || wide ? (
+        <div className={styles.onlyWide}>
+          <NotesTable items={items} params={params} onSort={stableSort} />
+        </div>
+      ) : null}
+      {!hydrated || !wide ? (
+        <div className={styles.onlyNarrow}>
+          <NoteCards items={items} params={params} />
+        </div>
+      ) : null}
+    </>
+  )
+}
+
+/**
  * The signed-in home: the caller's notes, pinned first, sorted, searched (titles, debounced) and paginated by 20,
  * with the state in the URL. A table from the md breakpoint up, cards below it.
  */
 export function NotesScreen() {
   const router = useRouter()
   const [params, setParams] = useListParams()
-  const media = useMedia()
-  // The table needs the real width, which the server does not know: until hydration is over both shapes are rendered
-  // and a CSS media query shows one (the server's notes are on screen at first paint, in the shape that stays);
-  // then only the one that fits stays, in the same place, so the visible one is kept as it is (same breakpoint).
-  const [hydrated, setHydrated] = useState(false)
-  useEffect(() => setHydrated(true), [])
-  const wide = hydrated && media.md
   const trpc = useTRPC()
   const input = listInput(params)
   // The server render may have answered this already (pages/index.tsx): then mounting does not ask again.
@@ -457,16 +490,7 @@ export function NotesScreen() {
           <EmptyState q={params.q.trim()} onClear={clearSearch} />
         ) : data ? (
           <>
-            {!hydrated || wide ? (
-              <div className={styles.onlyWide}>
-                <NotesTable items={data.items} params={params} onSort={onSort} />
-              </div>
-            ) : null}
-            {!hydrated || !wide ? (
-              <div className={styles.onlyNarrow}>
-                <NoteCards items={data.items} params={params} />
-              </div>
-            ) : null}
+            <ListShapes items={data.items} params={params} onSort={onSort} />
             <Pagination
               page={params.page}
               pageSize={NOTES_PAGE_SIZE}
