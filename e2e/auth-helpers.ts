@@ -87,6 +87,14 @@ let axeSource: string | undefined;
  * protocol, not added as a <script> element: the app's Content-Security-Policy (rightly) blocks inline scripts.
  */
 export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
+  // Judge the page at rest: a dialog fading in (100 ms) measured half-transparent has too little contrast, and a slow
+  // machine can start axe that early. Endless animations (spinners) are not waited for.
+  await page.waitForFunction(
+    () =>
+      document.getAnimations().every((a) => a.playState !== 'running' || !Number.isFinite(Number(a.effect?.getComputedTiming().endTime))),
+    undefined,
+    { timeout: 10_000 },
+  );
   axeSource ??= readFileSync(join(ROOT, 'node_modules/axe-core/axe.min.js'), 'utf8');
   await page.evaluate(axeSource);
   const violations = await page.evaluate(async () => {

@@ -153,7 +153,9 @@ describe('guest sessions', () => {
 
     await signOutDialog(page).getByRole('button', { name: 'Cancel' }).click();
     await signOutDialog(page).waitFor({ state: 'hidden' });
-    expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Account: Guest');
+    // The dialog hides at once; focus moves back on its `close` event, which the browser dispatches a task later.
+    const focusedLabel = () => page.evaluate(() => document.activeElement?.getAttribute('aria-label'));
+    await expect.poll(focusedLabel, { timeout: 5_000 }).toBe('Account: Guest');
 
     // By keyboard: the menu opens with Enter, Escape closes the dialog, focus is back on the account button.
     await page.keyboard.press('Enter');
@@ -164,7 +166,7 @@ describe('guest sessions', () => {
     await signOutDialog(page).waitFor();
     await page.keyboard.press('Escape');
     await signOutDialog(page).waitFor({ state: 'hidden' });
-    expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Account: Guest');
+    await expect.poll(focusedLabel, { timeout: 5_000 }).toBe('Account: Guest');
     await page.reload();
     await page.getByRole('button', { name: 'Account: Guest' }).waitFor({ timeout: 20_000 });
     await expect.poll(() => listedTitles(page)).toEqual(['Soon gone']);
