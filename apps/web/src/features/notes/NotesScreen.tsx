@@ -362,16 +362,14 @@ function ListShapes({ items, params, onSort }: { items: NoteListItem[]; params: 
   const media = useMedia()
   const [hydrated, setHydrated] = useState(false)
   useEffect(() => setHydrated(true), [])
+  // The props are the screen's: when only `hydrated` changes, they are the same objects, so the memoised kept list
+  // does not render again.
   const wide = hydrated && media.md
-  // The screen makes a new onSort each render; the memoised table needs one that stays while it does not change.
-  const sortRef = useRef(onSort)
-  sortRef.current = onSort
-  const [stableSort] = useState(() => (sort: NoteSort) => sortRef.current(sort))
   return (
     <>
       {!hydrated || wide ? (
         <div className={styles.onlyWide}>
-          <NotesTable items={items} params={params} onSort={stableSort} />
+          <NotesTable items={items} params={params} onSort={onSort} />
         </div>
       ) : null}
       {!hydrated || !wide ? (
