@@ -74,6 +74,30 @@ async function slowUploads(page: Page, bytesPerSecond: number | null): Promise<v
   expect(await page.evaluate(() => navigator.onLine)).toBe(true);
 }
 
+/**
+ * The race behind Cancel: uploads to `bucket` reach storage whole (the object is stored), but their answer is held
+ * back, so the browser still shows the upload as under way. Resolves with each stored key as it lands.
+ */
+async function holdAnswers(page: Page, bucket: string): Promise<{ next: () => Promise<string> }> {
+  const landed: string[] = [];
+  const waiting: ((key: string) => void)[] = [];
+  await page.route(`${supabaseURL}/storage/v1/object/upload/sign/${bucket}/**`, async (route) => {
+    const response = await route.fetch();
+    expect(response.status()).toBe(200);
+    const key = decodeURIComponent(new URL(route.request().url()).pathname.split(`/sign/${bucket}/`)[1]!);
+    const waiter = waiting.shift();
+    if (waiter) waiter(key);
+    else landed.push(key);
+    // The answer never comes: Cancel aborts the request first.
+  });
+  return {
+    next: () => {
+      const key = landed.shift();
+      return key !== undefined ? Promise.resolve(key) : new Promise((resolve) => waiting.push(resolve));
+    },
+  };
+}
+
 /** The keys in a bucket under a prefix, read with the service key (what is really stored). */
 async function storedNames(bucket: string, prefix: string): Promise<string[]> {
   const res = await fetch(`${supabaseURL}/storage/v1/object/list/${bucket}`, {
@@ -221,7 +245,8 @@ describe('note attachments', () => {
     await page.getByRole('button', { name: 'Cancel upload of big.bin' }).click();
     await page.getByRole('progressbar', { name: 'Upload of big.bin' }).waitFor({ state: 'detached' });
     await slowUploads(page, null);
-    expect(await storedNames('attachments', `${id}/${note!.id}`)).toEqual(['photo.bin', 'plan.txt']);
+    await expect.poll(() => storedNames('attachments', `${id}/${note!.id}`), { timeout: 10_000 }).toEqual(['photo.bin', 'plan.txt']);
+    expect(await list.getByRole('listitem').count()).toBe(2);
 
     // Download: the browser saves the file, bytes equal.
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download plan.txt' }).click()]);
@@ -247,6 +272,35 @@ describe('note attachments', () => {
     expect(await storedNames('attachments', `${id}/${note!.id}`)).toEqual([]);
     await toastWith(page, 'its file was deleted for good').getByRole('button', { name: 'Undo' }).click();
     await toastWith(page, 'Trip plans (without its files)').waitFor({ timeout: 20_000 });
+  });
+
+  test('Cancel pressed after the file reached storage (its answer still on the way): the file is not kept, the list stays as it was', async () => {
+    const { page, id } = await signedInUser(fixture);
+    const [note] = await seedNotes(id, [{ title: 'Late cancel' }]);
+    await gotoHydrated(page, `/notes/${note!.id}`);
+    await page.getByText('No files yet.').waitFor({ timeout: 20_000 });
+    const held = await holdAnswers(page, 'attachments');
+    await page.locator('#attachments-file').setInputFiles({ name: 'late.txt', mimeType: 'text/plain', buffer: Buffer.from('arrived whole') });
+    expect(await held.next()).toBe(`${id}/${note!.id}/late.txt`);
+    expect(await storedNames('attachments', `${id}/${note!.id}`)).toEqual(['late.txt']);
+    await page.getByRole('button', { name: 'Cancel upload of late.txt' }).click();
+    await page.getByRole('progressbar', { name: 'Upload of late.txt' }).waitFor({ state: 'detached' });
+    await expect.poll(() => storedNames('attachments', `${id}/${note!.id}`), { timeout: 10_000 }).toEqual([]);
+    await page.getByText('No files yet.').waitFor();
+    expect(await page.getByText('late.txt').count()).toBe(0); // no row, no message
+    expect(await toastWith(page, 'attached').count()).toBe(0);
+
+    // The same on the account page: a cancelled picture is not left behind in the bucket, and the old one stays.
+    await openAccount(page);
+    const heldPicture = await holdAnswers(page, 'avatars');
+    await page.locator('#avatar-file').setInputFiles({ name: 'late.png', mimeType: 'image/png', buffer: png(16, [10, 120, 10]) });
+    const key = await heldPicture.next();
+    expect(key).toMatch(new RegExp(`^${id}/[0-9a-z-]+\\.png$`));
+    expect(await storedNames('avatars', id)).toEqual([key.split('/')[1]]);
+    await page.getByRole('button', { name: 'Cancel', exact: true }).click();
+    await page.getByRole('progressbar', { name: 'Picture upload' }).waitFor({ state: 'detached' });
+    await expect.poll(() => storedNames('avatars', id), { timeout: 10_000 }).toEqual([]);
+    expect(await headerPicture(page)).toBeNull();
   });
 
   test('files dropped on the panel are attached', async () => {

@@ -6,6 +6,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import http from 'node:http';
+import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SupabaseClient } from '@supabase/supabase-js';
@@ -161,5 +162,49 @@ describe('large objects, streamed both ways', () => {
     expect(again.status, again.body.toString()).toBe(200);
     const down = await get(`/storage/v1/object/authenticated/${SMALL}/big/fits.bin`);
     expect(down.body.equals(ok)).toBe(true);
+  });
+});
+
+/**
+ * Sends a whole upload on a raw connection, then closes the connection at once (what a browser does when the user
+ * presses Cancel after the last byte left but before the answer came). Resolves when the server has closed it too.
+ */
+function sendThenLeave(method: string, urlPath: string, body: Buffer, headers: Record<string, string>): Promise<void> {
+  const url = new URL(lb.url);
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(Number(url.port), url.hostname, () => {
+      const head = [`${method} ${urlPath} HTTP/1.1`, `host: ${url.host}`, `content-length: ${body.length}`, ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)];
+      socket.write(`${head.join('\r\n')}\r\n\r\n`);
+      socket.end(body);
+    });
+    socket.on('error', reject);
+    socket.resume();
+    socket.on('close', () => resolve());
+  });
+}
+
+describe('an upload whose client left before the answer (decision 051)', () => {
+  it('is not kept, by a signed upload URL or a plain upload; the same upload on a connection that stays is', async () => {
+    const bytes = randomBytes(2 * MiB);
+    const signed = await admin.storage.from(B).createSignedUploadUrl('left/signed.bin');
+    expect(signed.error).toBeNull();
+    const signedPath = new URL(signed.data!.signedUrl).pathname + new URL(signed.data!.signedUrl).search;
+    await sendThenLeave('PUT', signedPath, bytes, { 'content-type': 'application/octet-stream' });
+    await sendThenLeave('POST', `/storage/v1/object/${B}/left/plain.bin`, bytes, {
+      authorization: `Bearer ${lb.serviceRoleKey}`,
+      'content-type': 'application/octet-stream',
+    });
+    // The server may still be finishing after the connection closed: give it time to store what it would store.
+    await sleep(300);
+    const listed = await admin.storage.from(B).list('left');
+    expect(listed.error).toBeNull();
+    expect(listed.data!.map((f) => f.name)).toEqual([]);
+    expect(await tmpFiles()).toEqual([]);
+
+    // The control: the same bytes through the same signed URL, the client waiting for the answer.
+    const kept = await admin.storage.from(B).uploadToSignedUrl('left/signed.bin', signed.data!.token, bytes, { contentType: 'application/octet-stream' });
+    expect(kept.error).toBeNull();
+    const info = await admin.storage.from(B).info('left/signed.bin');
+    expect(info.data).toMatchObject({ size: bytes.length, etag: md5(bytes) });
   });
 });

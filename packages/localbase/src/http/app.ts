@@ -214,7 +214,8 @@ export function createApp(
     // caller from the Authorization JWT (public objects and signed URLs need no key at all: <img src> sends none).
     app.all('/storage/v1/*', async (c) => {
       // the body is read from the Node request itself when there is one (see StorageService.handle)
-      const res = await storage.handle(c.req.raw, nodeOf(c)?.incoming);
+      const node = nodeOf(c);
+      const res = await storage.handle(c.req.raw, node?.incoming, node ? () => clientGone(node) : undefined);
       // hand the CORS headers set on the context over to the Response built by the service
       c.res.headers.forEach((v, k) => {
         if (k.startsWith('access-control-') || k === 'vary') res.headers.set(k, v);

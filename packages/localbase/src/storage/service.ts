@@ -111,8 +111,10 @@ export interface StorageService {
   /**
    * Answers one /storage/v1 request. `body`: the Node request the body is read from (the HTTP server passes it, so
    * that an abandoned body is never torn down under the connection); without it the Request's own body is read.
+   * `clientGone`: whether the client has closed the connection, so that no answer can reach it (an upload is then
+   * not kept, decision 051).
    */
-  handle(request: Request, body?: Readable): Promise<Response>;
+  handle(request: Request, body?: Readable, clientGone?: () => boolean): Promise<Response>;
   /** Deletes files no row names (after a crash); run at start. */
   sweep(): Promise<{ removed: number }>;
   /** Deletes every stored file (after the database was reset). */
@@ -122,6 +124,7 @@ export interface StorageService {
 export function createStorageService(opts: StorageOptions): StorageService {
   const { db, files } = opts;
   const bodies = new WeakMap<Request, Readable>();
+  const departures = new WeakMap<Request, () => boolean>();
   /** The request body as a Node stream (never destroyed by the readers, see files.ts consume). */
   const bodyOf = (req: Request): Readable =>
     bodies.get(req) ?? (req.body ? Readable.fromWeb(req.body as import('node:stream/web').ReadableStream<Uint8Array>) : Readable.from([]));
@@ -249,9 +252,17 @@ export function createStorageService(opts: StorageOptions): StorageService {
   /**
    * Commits bytes already in a temporary file as the object's new version: in one transaction the row is written
    * (as `who`, so RLS decides; as the server when null), the file renamed into place, then the transaction commits;
-   * the replaced version's file is deleted afterwards.
+   * the replaced version's file is deleted afterwards. An upload (`from`: its request) whose client has closed the
+   * connection by then is rolled back: its answer cannot reach the client, which took it for cancelled (decision 051).
    */
-  async function storeObject(operation: string, who: Caller | null, o: NewObject, file: WrittenFile | { tmp: string }): Promise<string> {
+  async function storeObject(
+    operation: string,
+    who: Caller | null,
+    o: NewObject,
+    file: WrittenFile | { tmp: string },
+    from?: Request,
+  ): Promise<string> {
+    const gone = from ? departures.get(from) : undefined;
     const version = randomUUID();
     let id = '';
     let previous: string | null = null;
@@ -267,6 +278,7 @@ export function createStorageService(opts: StorageOptions): StorageService {
         previous = existing?.version ?? null;
         if (who) await become(who);
         await writeRow(q, o, id, version);
+        if (gone?.()) throw invalidRequest('The client closed the connection before the upload was stored');
         await files.commit(file.tmp, id, version);
       });
     } catch (err) {
@@ -752,7 +764,7 @@ export function createStorageService(opts: StorageOptions): StorageService {
     const got = await receive(req, key, bucket);
     o.metadata = systemMetadata(got.file, got.contentType, got.cacheControl);
     o.userMetadata = got.userMetadata;
-    const id = await storeObject(operation, who, o, got.file);
+    const id = await storeObject(operation, who, o, got.file, req);
     return json({ Id: id, Key: `${bucketId}/${key}` });
   }
 
@@ -1060,13 +1072,14 @@ export function createStorageService(opts: StorageOptions): StorageService {
       metadata: systemMetadata(got.file, got.contentType, got.cacheControl),
       userMetadata: got.userMetadata,
     };
-    await storeObject('storage.object.upload_signed', null, o, got.file);
+    await storeObject('storage.object.upload_signed', null, o, got.file, req);
     return json({ Key: `${bucketId}/${key}` });
   }
 
   return {
-    async handle(request, body) {
+    async handle(request, body, clientGone) {
       if (body) bodies.set(request, body);
+      if (clientGone) departures.set(request, clientGone);
       try {
         return await route(request);
       } catch (err) {

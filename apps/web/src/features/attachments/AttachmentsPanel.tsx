@@ -108,22 +108,40 @@ export function AttachmentsPanel({ noteId, onCountChange }: { noteId: string; on
         const upload = uploadFile(url, file, update)
         cancels.current.add(upload.cancel)
         setTransfers((all) => [...all, { id, name, sent: 0, total: file.size, cancel: upload.cancel }])
+        let outcome: 'attached' | 'cancelled' | 'failed' = 'failed'
         try {
           await upload.done
-          return true
+          outcome = 'attached'
         } catch (error) {
-          if (!(error instanceof UploadCancelled)) setProblems((all) => [...all, uploadErrorMessage(error, name, LIMIT)])
-          return false
+          if (error instanceof UploadCancelled) outcome = 'cancelled'
+          else setProblems((all) => [...all, uploadErrorMessage(error, name, LIMIT)])
         } finally {
           cancels.current.delete(upload.cancel)
           setTransfers((all) => all.filter((t) => t.id !== id))
         }
+        return { outcome, removed: outcome === 'cancelled' ? await discard(name) : false }
       }),
     )
-    const attached = results.filter(Boolean).length
+    const attached = results.filter((r) => r.outcome === 'attached').length
     if (attached > 0) {
-      toast.success(attached === 1 ? 'File attached' : `${attached} files attached`, uploads.filter((_, i) => results[i]).map((u) => u.name).join(', '))
-      await refresh()
+      toast.success(attached === 1 ? 'File attached' : `${attached} files attached`, uploads.filter((_, i) => results[i]!.outcome === 'attached').map((u) => u.name).join(', '))
+    }
+    if (attached > 0 || results.some((r) => r.removed)) await refresh()
+  }
+
+  /**
+   * Cancel keeps its word: a file whose last bytes had already reached storage when Cancel was pressed is stored
+   * although the browser never saw the answer (ADR 051), so it is deleted here. True when something was deleted, or
+   * when that could not be checked (the list is then read again and shows the truth).
+   */
+  async function discard(name: string): Promise<boolean> {
+    try {
+      await trpcClient.attachments.delete.mutate({ noteId, name })
+      return true
+    } catch (error) {
+      if ((error as { data?: { code?: string } }).data?.code === 'NOT_FOUND') return false
+      setProblems((all) => [...all, `“${name}” may have been stored just before Cancel: if it is in the list below, delete it there.`])
+      return true
     }
   }
 

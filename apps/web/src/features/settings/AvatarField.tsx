@@ -67,7 +67,11 @@ export function AvatarField() {
       try {
         await upload.done
       } catch (failure) {
-        if (failure instanceof UploadCancelled) throw failure
+        if (failure instanceof UploadCancelled) {
+          // The picture may have reached storage just before Cancel (ADR 051): it is not kept.
+          await apiClient().avatar.remove.mutate({ path }).catch(() => undefined)
+          throw failure
+        }
         throw new Error(uploadErrorMessage(failure, file.name, LIMIT), { cause: failure })
       }
       await saveAvatarPath(path)
