@@ -1,7 +1,7 @@
 // /rest/v1 aggregates, spreads, CSV, execution plans and planner counts through the official supabase-js client
 // (fixture: test/fixtures/rest-migrations/20250302000000_rest_aggregates.sql).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { codeOfBody, restRaw, runTag, startRestServer } from './rest-helpers.ts';
+import { codeOfBody, restRaw, runTag, setAuthenticatorSetting, startRestServer } from './rest-helpers.ts';
 import { serviceClient, type Localbase } from './helpers.ts';
 import type { SupabaseClient } from '@supabase/supabase-js';
 
@@ -158,8 +158,7 @@ describe('execution plans and planner counts', () => {
   it('refused (406) unless pgrst.db_plan_enabled is set on the authenticator role, then EXPLAIN as the request role', async () => {
     const off = await restRaw(lb, `ag_orders?run=eq.${run}`, { headers: { accept: planJson } });
     expect([off.status, codeOfBody(off.json)]).toEqual([406, 'PGRST107']);
-    await lb.db.exec(`alter role authenticator set pgrst.db_plan_enabled to 'true'`);
-    await lb.reloadSchema();
+    await setAuthenticatorSetting(lb, 'db_plan_enabled', 'true');
     try {
       const json = await db.from('ag_orders').select('*').eq('run', run).explain({ format: 'json' });
       expect(json.error).toBeNull();
@@ -176,8 +175,7 @@ describe('execution plans and planner counts', () => {
       const post = await restRaw(lb, 'ag_customers', { method: 'POST', body: JSON.stringify({ run, name: 'x' }), headers: { accept: planJson } });
       expect([post.status, codeOfBody(post.json)]).toEqual([406, 'PGRST107']);
     } finally {
-      await lb.db.exec('alter role authenticator reset pgrst.db_plan_enabled');
-      await lb.reloadSchema();
+      await setAuthenticatorSetting(lb, 'db_plan_enabled', null);
     }
   });
 

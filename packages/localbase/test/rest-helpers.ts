@@ -7,6 +7,21 @@ import { anonClient, emptySeedFile, serviceClient, signedInClient, startTestServ
 
 export const restMigrationsDir = fileURLToPath(new URL('./fixtures/rest-migrations/', import.meta.url));
 
+/**
+ * Sets (or, with null, resets) one of PostgREST's in-database settings on the authenticator role for this server's
+ * database only, then reloads the server's cache. Roles are cluster-wide: a plain `alter role … set` would reach
+ * every server of the suite on the same PostgreSQL cluster (db-tx-end = rollback once rolled back another file's
+ * inserts while they still answered 201).
+ */
+export async function setAuthenticatorSetting(lb: Localbase, name: 'db_tx_end' | 'db_plan_enabled', value: string | null): Promise<void> {
+  await lb.db.query(
+    value === null
+      ? `do $$ begin execute format('alter role authenticator in database %I reset %s', current_database(), 'pgrst.${name}'); end $$`
+      : `do $$ begin execute format('alter role authenticator in database %I set %s = %L', current_database(), 'pgrst.${name}', '${value.replaceAll("'", "''")}'); end $$`,
+  );
+  await lb.reloadSchema();
+}
+
 export function startRestServer(overrides: LocalbaseOptions = {}): Promise<Localbase> {
   return startTestServer({ migrationsDir: restMigrationsDir, seedFile: emptySeedFile, restSchemas: ['public', 'rt_other'], ...overrides });
 }

@@ -3,14 +3,27 @@
 // parameters, overloads reached through defaults (300 PGRST203), PGRST202 texts and hints, Content-Range on scalar
 // results, Prefer: tx=rollback under db-tx-end, upserts of the key alone, and missing=default per row.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { restFixture, restRaw, type RestFixture } from './rest-helpers.ts';
+import { createScratchDatabase } from './cli.ts';
+import { startTestServer, testDatabaseUrl } from './helpers.ts';
+import { restFixture, restRaw, setAuthenticatorSetting, type RestFixture } from './rest-helpers.ts';
 
 let f: RestFixture;
 let hall: { id: number; run: string; name: string; city: string | null; capacity: number };
 let arena: { id: number; run: string; name: string; city: string | null; capacity: number };
 
+let dropScratch: (() => Promise<void>) | undefined;
+
 beforeAll(async () => {
-  f = await restFixture();
+  // Its own database on PostgreSQL: db-tx-end = rollback must not reach the other files' servers.
+  let databaseUrl: string | undefined;
+  if (testDatabaseUrl) {
+    // Bootstrap the shared database first: roles are cluster-wide, and two first bootstraps at once can race on them.
+    await (await startTestServer()).stop();
+    const scratch = await createScratchDatabase(testDatabaseUrl);
+    databaseUrl = scratch.url;
+    dropScratch = scratch.drop;
+  }
+  f = await restFixture(databaseUrl ? { databaseUrl } : {});
   const v = await f.service
     .from('ev_venues')
     .insert([
@@ -30,16 +43,13 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await f?.lb.db.query(`alter role authenticator reset pgrst.db_tx_end`).catch(() => undefined);
+  if (f) await setAuthenticatorSetting(f.lb, 'db_tx_end', null).catch(() => undefined);
   await f?.lb.stop();
+  await dropScratch?.();
 });
 
 /** Sets PostgREST's in-database db-tx-end (or resets it with null) and reloads the server's cache. */
-async function setTxEnd(value: string | null): Promise<void> {
-  // the value is one of our literals, never request text
-  await f.lb.db.query(value === null ? `alter role authenticator reset pgrst.db_tx_end` : `alter role authenticator set pgrst.db_tx_end = '${value}'`);
-  await f.lb.reloadSchema();
-}
+const setTxEnd = (value: string | null): Promise<void> => setAuthenticatorSetting(f.lb, 'db_tx_end', value);
 
 describe('row-type arguments', () => {
   it('a JSON object fills a table-row or view-row parameter; overloads are told apart by the argument name', async () => {
