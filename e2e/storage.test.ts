@@ -290,7 +290,16 @@ describe('note attachments', () => {
     expect(await page.getByText('late.txt').count()).toBe(0); // no row, no message
     expect(await toastWith(page, 'attached').count()).toBe(0);
 
-    // The same on the account page: a cancelled picture is not left behind in the bucket, and the old one stays.
+    // When that clean-up cannot get through, the page says so and reads the list again: the file shows, to delete.
+    await page.route('**/api/trpc/attachments.delete**', (route) => route.abort());
+    await page.locator('#attachments-file').setInputFiles({ name: 'late2.txt', mimeType: 'text/plain', buffer: Buffer.from('also whole') });
+    expect(await held.next()).toBe(`${id}/${note!.id}/late2.txt`);
+    await page.getByRole('button', { name: 'Cancel upload of late2.txt' }).click();
+    await page.getByText('“late2.txt” may have been stored just before Cancel: if it is in the list below, delete it there.').waitFor();
+    await page.getByRole('list', { name: 'Attached files' }).getByRole('button', { name: 'Delete late2.txt' }).waitFor();
+    await page.unroute('**/api/trpc/attachments.delete**');
+
+    // The same on the account page: a cancelled picture is not left behind in the bucket, and none shows.
     await openAccount(page);
     const heldPicture = await holdAnswers(page, 'avatars');
     await page.locator('#avatar-file').setInputFiles({ name: 'late.png', mimeType: 'image/png', buffer: png(16, [10, 120, 10]) });
