@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { createClient, type SupabaseClient } from '@supabase/supabase-js';
 import * as OTPAuth from 'otpauth';
 import { startLocalbase, type Localbase, type LocalbaseOptions } from '../src/index.ts';
+import { createScratchDatabase } from './cli.ts';
 
 export type { Localbase, LocalbaseOptions };
 
@@ -30,6 +31,19 @@ const GENEROUS_RATE_LIMITS = {
   emailSent: 100_000,
   anonymousUsers: 100_000,
 };
+
+/**
+ * A database of the file's own on PostgreSQL (for what must not reach the other files on the shared one: a
+ * publication, policies, a role setting); on PGlite every server has its own anyway. The shared database is
+ * bootstrapped first (serialised with the other files by its advisory lock): roles are cluster-wide, and two first
+ * bootstraps of two new databases at once can both try to create them. `options` go to startTestServer; drop() at the end.
+ */
+export async function ownDatabase(): Promise<{ options: LocalbaseOptions; drop: () => Promise<void> }> {
+  if (!testDatabaseUrl) return { options: {}, drop: async () => {} };
+  await (await startTestServer()).stop();
+  const scratch = await createScratchDatabase(testDatabaseUrl);
+  return { options: { databaseUrl: scratch.url }, drop: scratch.drop };
+}
 
 /** Starts a server for one test file. Memory PGlite by default, a real PostgreSQL when LOCALBASE_TEST_DATABASE_URL is set. */
 export async function startTestServer(overrides: LocalbaseOptions = {}): Promise<Localbase> {

@@ -3,23 +3,17 @@
 // subscriber of the table with the id alone (RLS cannot be checked on a deleted row, as on Supabase).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SupabaseClient } from '@supabase/supabase-js';
-import { createScratchDatabase } from './cli.ts';
-import { emptySeedFile, signedInClient, sleep, startTestServer, testDatabaseUrl, type Localbase } from './helpers.ts';
+import { emptySeedFile, ownDatabase, signedInClient, sleep, startTestServer, type Localbase } from './helpers.ts';
 import { closeRealtimeClients, subscribe, until } from './realtime-helpers.ts';
 
 let lb: Localbase;
 let dropScratch: (() => Promise<void>) | undefined;
 
 beforeAll(async () => {
-  let databaseUrl: string | undefined;
-  if (testDatabaseUrl) {
-    await (await startTestServer()).stop();
-    const scratch = await createScratchDatabase(testDatabaseUrl);
-    databaseUrl = scratch.url;
-    dropScratch = scratch.drop;
-  }
+  const own = await ownDatabase();
+  dropScratch = own.drop;
   // The repository's own migrations (the default folder).
-  lb = await startTestServer({ migrationsDir: undefined, seedFile: emptySeedFile, ...(databaseUrl ? { databaseUrl } : {}) });
+  lb = await startTestServer({ migrationsDir: undefined, seedFile: emptySeedFile, ...own.options });
 });
 
 afterAll(async () => {

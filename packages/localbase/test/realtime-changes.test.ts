@@ -5,8 +5,7 @@
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RealtimeChannel, SupabaseClient } from '@supabase/supabase-js';
-import { createScratchDatabase } from './cli.ts';
-import { emptySeedFile, sleep, startTestServer, testDatabaseUrl, type Localbase } from './helpers.ts';
+import { emptySeedFile, ownDatabase, sleep, startTestServer, testDatabaseUrl, type Localbase } from './helpers.ts';
 import { accessToken, closeRealtimeClients, realtimeClient, subscribe, until } from './realtime-helpers.ts';
 
 const migrationsDir = fileURLToPath(new URL('./fixtures/realtime-changes-migrations/', import.meta.url));
@@ -17,15 +16,9 @@ const bob = crypto.randomUUID();
 
 beforeAll(async () => {
   // Its own database on PostgreSQL: the publication and its tables must not reach the other files.
-  let databaseUrl: string | undefined;
-  if (testDatabaseUrl) {
-    // Bootstrap the shared database first: roles are cluster-wide, and two first bootstraps at once can race on them.
-    await (await startTestServer()).stop();
-    const scratch = await createScratchDatabase(testDatabaseUrl);
-    databaseUrl = scratch.url;
-    dropScratch = scratch.drop;
-  }
-  lb = await startTestServer({ migrationsDir, seedFile: emptySeedFile, ...(databaseUrl ? { databaseUrl } : {}) });
+  const own = await ownDatabase();
+  dropScratch = own.drop;
+  lb = await startTestServer({ migrationsDir, seedFile: emptySeedFile, ...own.options });
 });
 
 afterAll(async () => {

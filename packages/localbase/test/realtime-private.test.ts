@@ -3,8 +3,7 @@
 // the permission away.
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createScratchDatabase } from './cli.ts';
-import { emptySeedFile, raw, sleep, startTestServer, testDatabaseUrl, type Localbase } from './helpers.ts';
+import { emptySeedFile, ownDatabase, raw, sleep, startTestServer, type Localbase } from './helpers.ts';
 import { accessToken, closeRealtimeClients, realtimeClient, subscribe, until } from './realtime-helpers.ts';
 
 const migrationsDir = fileURLToPath(new URL('./fixtures/realtime-migrations/', import.meta.url));
@@ -15,16 +14,9 @@ const bob = crypto.randomUUID();
 
 beforeAll(async () => {
   // Its own database on PostgreSQL: the policies must not reach the other files' realtime.messages.
-  let databaseUrl: string | undefined;
-  if (testDatabaseUrl) {
-    // Bootstrap the shared database first (serialised with the other files by its advisory lock): roles are
-    // cluster-wide, and two bootstraps of two new databases at once can both try to create them.
-    await (await startTestServer()).stop();
-    const scratch = await createScratchDatabase(testDatabaseUrl);
-    databaseUrl = scratch.url;
-    dropScratch = scratch.drop;
-  }
-  lb = await startTestServer({ migrationsDir, seedFile: emptySeedFile, ...(databaseUrl ? { databaseUrl } : {}) });
+  const own = await ownDatabase();
+  dropScratch = own.drop;
+  lb = await startTestServer({ migrationsDir, seedFile: emptySeedFile, ...own.options });
 });
 
 afterAll(async () => {

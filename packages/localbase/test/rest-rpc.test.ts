@@ -3,8 +3,7 @@
 // parameters, overloads reached through defaults (300 PGRST203), PGRST202 texts and hints, Content-Range on scalar
 // results, Prefer: tx=rollback under db-tx-end, upserts of the key alone, and missing=default per row.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createScratchDatabase } from './cli.ts';
-import { startTestServer, testDatabaseUrl } from './helpers.ts';
+import { ownDatabase } from './helpers.ts';
 import { restFixture, restRaw, setAuthenticatorSetting, type RestFixture } from './rest-helpers.ts';
 
 let f: RestFixture;
@@ -15,15 +14,9 @@ let dropScratch: (() => Promise<void>) | undefined;
 
 beforeAll(async () => {
   // Its own database on PostgreSQL: db-tx-end = rollback must not reach the other files' servers.
-  let databaseUrl: string | undefined;
-  if (testDatabaseUrl) {
-    // Bootstrap the shared database first: roles are cluster-wide, and two first bootstraps at once can race on them.
-    await (await startTestServer()).stop();
-    const scratch = await createScratchDatabase(testDatabaseUrl);
-    databaseUrl = scratch.url;
-    dropScratch = scratch.drop;
-  }
-  f = await restFixture(databaseUrl ? { databaseUrl } : {});
+  const own = await ownDatabase();
+  dropScratch = own.drop;
+  f = await restFixture(own.options);
   const v = await f.service
     .from('ev_venues')
     .insert([
