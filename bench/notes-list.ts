@@ -7,11 +7,11 @@
 //                     supabase/migrations and no seed; one user (admin API) and --notes notes for them, inserted with
 //                     the service key in bulk (POST /rest/v1/notes, 1,000 rows a request), then ANALYZE.
 //   tRPC child        (this file with --serve-trpc) a plain node:http server mounting apps/web's `appRouter` with
-//                     tRPC's standalone adapter at /api/trpc/ and apps/web's own `createContext` (the Next API
-//                     route's), so each request goes cookie → @supabase/ssr server client → protectedProcedure
+//                     apps/web's own API handler (src/server/trpc-handler.ts, ADR 052) at /api/trpc/ and its own
+//                     `createContext` (the Next API route's), so each request goes cookie → @supabase/ssr server client → protectedProcedure
 //                     (verifySession: the ES256 token checked locally against the JWKS, ADR 031; GET
 //                     /auth/v1/user only for a token not seen before at aal1) → notesListQuery → GET /rest/v1/notes, as
-//                     under `next start` minus Next's routing (its tRPC adapter runs the same node-http handler). apps/web's sources use bundler-style extensionless
+//                     under `next start` minus Next's routing (pages/api/trpc/[trpc].ts runs the same handler). apps/web's sources use bundler-style extensionless
 //                     imports, so this child registers a module resolve hook (node:module registerHooks) that maps
 //                     them to the .ts files (and JSON imports to `type: 'json'`); Node 22 strips the types.
 //                     NEXT_PUBLIC_SUPABASE_URL / _ANON_KEY point at the localbase child.
@@ -49,7 +49,6 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createServerClient } from '@supabase/ssr';
 import type { AnyRouter } from '@trpc/server';
-import { createHTTPHandler } from '@trpc/server/adapters/standalone';
 import { createLocalJWKSet, jwtVerify } from 'jose';
 import { Agent as UndiciAgent, request as undiciRequest } from 'undici';
 import type { JSONWebKeySet } from 'jose';
@@ -269,14 +268,20 @@ async function serveTrpc(): Promise<void> {
   const { verifySession } = await load<{ verifySession(s: unknown): Promise<{ verifiedBy: string; needsSecondFactor: boolean } | null> }>(join(WEB, 'src/lib/supabase/server.ts'));
   const { notesListQuery } = await load<{ notesListQuery(s: unknown, input: unknown): PromiseLike<{ error: unknown; count: number | null }> }>(join(WEB, 'src/server/routers/notes.ts'));
 
-  const handler = createHTTPHandler({ router: appRouter, basePath: '/api/trpc/', createContext: ({ req, res }) => {
-      const s = performance.now();
-      const ctx = createContext({ req, res });
-      const rec = als.getStore();
-      if (rec) rec.contextMs += performance.now() - s;
-      return ctx;
-    },
-  });
+  const timedContext = ({ req, res }: { req: IncomingMessage; res: ServerResponse }) => {
+    const s = performance.now();
+    const ctx = createContext({ req, res });
+    const rec = als.getStore();
+    if (rec) rec.contextMs += performance.now() - s;
+    return ctx;
+  };
+  // the product's handler (apps/web/src/server/trpc-handler.ts, as pages/api/trpc/[trpc].ts runs it) with a timed context
+  type ApiHandler = (req: IncomingMessage, res: ServerResponse, path: string) => Promise<void>;
+  const { createApiHandler, atBasePath } = await load<{
+    createApiHandler(o: { router: AnyRouter; createContext: typeof timedContext }): ApiHandler;
+    atBasePath(h: ApiHandler, basePath: string): (req: IncomingMessage, res: ServerResponse) => void;
+  }>(join(WEB, 'src/server/trpc-handler.ts'));
+  const handler = atBasePath(createApiHandler({ router: appRouter, createContext: timedContext }), '/api/trpc/');
   // (d) the floor: the same REST call made by a server in between that does nothing else — undici's request (the
   // cheapest well-kept HTTP client here, the one ctx.db uses), read the body, answer with it — so (d) − (a) is what
   // the extra hop alone costs on this machine.

@@ -3,7 +3,6 @@ import type { AddressInfo } from 'node:net'
 
 import { createTRPCClient, httpBatchLink, TRPCClientError } from '@trpc/client'
 import { TRPCError } from '@trpc/server'
-import { createHTTPHandler } from '@trpc/server/adapters/standalone'
 import superjson from 'superjson'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
@@ -11,6 +10,7 @@ import { createApiClient } from '../lib/trpc'
 import packageJson from '../../package.json'
 import { appRouter, createCaller, type AppRouter } from './root'
 import { secondFactorRequiredError } from './second-factor'
+import { atBasePath, createApiHandler } from './trpc-handler'
 import { createInnerContext, createTRPCRouter, publicProcedure } from './trpc'
 
 interface Seen {
@@ -30,11 +30,7 @@ describe('tRPC API over HTTP (real client, real handler)', () => {
   let base: string
 
   beforeAll(async () => {
-    const handler = createHTTPHandler({
-      router: appRouter,
-      createContext: () => createInnerContext(),
-      basePath: '/api/trpc/',
-    })
+    const handler = atBasePath(createApiHandler({ router: appRouter, createContext: () => createInnerContext() }), '/api/trpc/')
     server = createServer((req, res) => {
       seen.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers })
       handler(req, res)
@@ -100,7 +96,7 @@ describe('tRPC API over HTTP (real client, real handler)', () => {
         throw new TRPCError({ code: 'FORBIDDEN', message: 'Not yours.' })
       }),
     })
-    const server = createServer(createHTTPHandler({ router: probeRouter, createContext: () => createInnerContext(), basePath: '/api/trpc/' }))
+    const server = createServer(atBasePath(createApiHandler({ router: probeRouter, createContext: () => createInnerContext() }), '/api/trpc/'))
     const probeBase = await listen(server)
     try {
       const client = createTRPCClient<typeof probeRouter>({ links: [httpBatchLink({ url: `${probeBase}/api/trpc`, transformer: superjson })] })

@@ -6,6 +6,21 @@
 /** The most calls one batched request may carry (tRPC `maxBatchSize`: more is refused with 400, nothing runs). */
 export const MAX_BATCH_CALLS = 25
 
+/** Reads a request header by name (lower case): a `Headers`, or the Node request's own headers (`nodeHeaderReader`). */
+export interface HeaderReader {
+  get(name: string): string | null
+}
+
+/** The Node request's headers read where they are, without copying them (a request's cookie alone is ≈ 3 kB). */
+export function nodeHeaderReader(headers: Record<string, string | string[] | undefined>): HeaderReader {
+  return {
+    get(name) {
+      const value = headers[name.toLowerCase()]
+      return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value
+    },
+  }
+}
+
 /**
  * Why a mutation must be refused as cross-site, or null when it may run. The session cookie is SameSite=Lax, which
  * already keeps it off cross-site POSTs in current browsers; this is the second line (older browsers, same-site
@@ -13,7 +28,7 @@ export const MAX_BATCH_CALLS = 25
  * (all current browsers) and `Origin` (every POST), and neither can be forged by a page. Requests without either
  * are not from a browser page (curl, server-side callers) and carry no ambient authority worth forging.
  */
-export function crossSiteReason(headers: Headers): string | null {
+export function crossSiteReason(headers: HeaderReader): string | null {
   const site = headers.get('sec-fetch-site')
   if (site !== null && site !== 'same-origin' && site !== 'none') return `Sec-Fetch-Site: ${site}`
   const origin = headers.get('origin')

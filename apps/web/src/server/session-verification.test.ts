@@ -11,7 +11,6 @@ import type { AddressInfo } from 'node:net'
 import { randomBytes, randomUUID } from 'node:crypto'
 
 import type { Session } from '@supabase/supabase-js'
-import { createHTTPHandler } from '@trpc/server/adapters/standalone'
 import { decodeJwt, generateKeyPair, SignJWT } from 'jose'
 import type { Localbase, LocalbaseOptions } from 'localbase'
 import { anonClient, serviceClient, signedInClient, sleep, startTestServer, totpCode } from 'localbase/testing'
@@ -67,11 +66,10 @@ async function stack(kind: Kind): Promise<Stack> {
   process.env.NEXT_PUBLIC_SUPABASE_ANON_KEY = lb.anonKey
   // Loaded after the backend variables are set: the app reads them when its modules load (fresh for each stack).
   vi.resetModules()
-  const { appRouter } = await import('./root')
-  const { createContext } = await import('./trpc')
+  const { apiHandler } = await import('./api-handler')
+  const { atBasePath } = await import('./trpc-handler')
   const { withSession } = await import('./with-session')
-  const handler = createHTTPHandler({ router: appRouter, basePath: '/api/trpc/', createContext: ({ req, res }) => createContext({ req, res } as never) })
-  const web = http.createServer((req, res) => void handler(req, res))
+  const web = http.createServer(atBasePath(apiHandler, '/api/trpc/'))
   await new Promise<void>((resolve) => web.listen(0, '127.0.0.1', resolve))
   const s: Stack = {
     lb,

@@ -4,9 +4,10 @@
  *  2. INITIALISATION — the tRPC instance: superjson transformer and the error formatter.
  *  3. PROCEDURES — the building blocks routers use.
  */
+import type { IncomingMessage, ServerResponse } from 'node:http'
+
 import type { User } from '@supabase/supabase-js'
 import { initTRPC, TRPCError } from '@trpc/server'
-import type { CreateNextContextOptions } from '@trpc/server/adapters/next'
 import { z, ZodError } from 'zod'
 
 import { clientAddress } from '../lib/client-address'
@@ -21,7 +22,7 @@ import {
   type RequestResponse,
   type VerifiedSession,
 } from '../lib/supabase/server'
-import { API_RATE_LIMITS, crossSiteReason, RateLimiter, readRateLimitRule } from './request-guards'
+import { API_RATE_LIMITS, crossSiteReason, nodeHeaderReader, RateLimiter, readRateLimitRule, type HeaderReader } from './request-guards'
 import { SecondFactorRequired, secondFactorRequiredError } from './second-factor'
 
 /* ------------------------------------------------------------------------------------------------
@@ -30,7 +31,7 @@ import { SecondFactorRequired, secondFactorRequiredError } from './second-factor
 
 export interface Context {
   /** The incoming request's headers. Empty for server-side callers. */
-  headers: Headers
+  headers: HeaderReader
   /**
    * A Supabase client acting as the caller (the request's session cookies, anon key — never the service key), made
    * on first use: most requests never need one (see getSession). Null for server-side callers without a request.
@@ -47,8 +48,8 @@ export interface Context {
   /** The caller, from getSession(); null when signed out. */
   getUser: () => Promise<User | null>
 
-  /** The browser's address (src/lib/client-address.ts); null for server-side callers. */
-  clientAddress: string | null
+  /** The browser's address (src/lib/client-address.ts), found on first use; null for server-side callers. */
+  clientAddress: () => string | null
   /**
    * Per-caller budgets of this request (src/server/request-guards.ts), or null where no budget applies
    * (server-side callers and tests through `createCaller`).
@@ -93,6 +94,13 @@ async function verifiedSessionOf(supabase: AppSupabaseClient): Promise<VerifiedS
   }
 }
 
+/** The context's `clientAddress`: a known address (or none) as is, a way to find it run once, on first use. */
+function addressOf(given: string | null | undefined | (() => string | null)): () => string | null {
+  if (typeof given !== 'function') return () => given ?? null
+  let found: string | null | undefined
+  return () => (found === undefined ? (found = given()) : found)
+}
+
 /**
  * A context from its parts: `supabase`, a client acting as the caller (server-side callers, tests), used for the
  * session and the queries; or `request`, the HTTP request and response it came with, whose client is made only when
@@ -101,7 +109,7 @@ async function verifiedSessionOf(supabase: AppSupabaseClient): Promise<VerifiedS
  */
 export function createInnerContext(
   opts: {
-    headers?: Headers
+    headers?: HeaderReader
     supabase?: AppSupabaseClient | null
     request?: RequestResponse
     /**
@@ -109,7 +117,8 @@ export function createInnerContext(
      * data client carrying its access token; no cookie is read and no client is built.
      */
     verified?: VerifiedSession | null
-    clientAddress?: string | null
+    /** The browser's address, or how to find it (read only when a budget needs it). */
+    clientAddress?: string | null | (() => string | null)
     limits?: ApiLimits | null
   } = {},
 ): Context {
@@ -131,22 +140,17 @@ export function createInnerContext(
     getSession,
     dataClientFor: (verified) => opts.supabase ?? createDataClient(verified.session.access_token),
     getUser: async () => (await getSession())?.user ?? null,
-    clientAddress: opts.clientAddress ?? null,
+    clientAddress: addressOf(opts.clientAddress),
     limits: opts.limits ?? null,
   }
 }
 
-/** Context for the Next.js API route `/api/trpc`. */
-export function createContext({ req, res }: CreateNextContextOptions): Context {
-  const headers = new Headers()
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (typeof value === 'string') headers.set(name, value)
-    else if (Array.isArray(value)) for (const v of value) headers.append(name, v)
-  }
+/** Context for the API route `/api/trpc` (server/api-handler.ts), from its Node request and response. */
+export function createContext({ req, res }: { req: IncomingMessage; res: ServerResponse }): Context {
   return createInnerContext({
-    headers,
+    headers: nodeHeaderReader(req.headers),
     request: { req, res },
-    clientAddress: clientAddress(req),
+    clientAddress: () => clientAddress(req),
     limits: apiLimits,
   })
 }
@@ -212,9 +216,15 @@ function spendBudget(limits: ApiLimits | null, type: string, key: string | null)
   }
 }
 
+/** The budget key of a signed-out caller: its address, or null where no address is known (server-side callers). */
+function addressKey(ctx: Context): string | null {
+  const address = ctx.clientAddress()
+  return address === null ? null : `address:${address}`
+}
+
 /** A procedure anyone may call; signed-out callers share a budget per client address. */
 export const publicProcedure = baseProcedure.use(({ ctx, type, next }) => {
-  spendBudget(ctx.limits, type, ctx.clientAddress === null ? null : `address:${ctx.clientAddress}`)
+  spendBudget(ctx.limits, type, addressKey(ctx))
   return next()
 })
 
@@ -229,7 +239,7 @@ export const publicProcedure = baseProcedure.use(({ ctx, type, next }) => {
 export const protectedProcedure = baseProcedure.use(async ({ ctx, type, next }) => {
   const verified = await ctx.getSession()
   if (!verified) {
-    spendBudget(ctx.limits, type, ctx.clientAddress === null ? null : `address:${ctx.clientAddress}`)
+    spendBudget(ctx.limits, type, addressKey(ctx))
     throw new TRPCError({ code: 'UNAUTHORIZED', message: 'Sign in to do this.' })
   }
   spendBudget(ctx.limits, type, `user:${verified.user.id}`)

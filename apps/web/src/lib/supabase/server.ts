@@ -349,6 +349,33 @@ interface StoredSession {
   expires_at: number
 }
 
+/**
+ * The session a Cookie header carries, as @supabase/ssr reads it (the whole cookie when there is one, else its chunks
+ * joined), or null. Remembered for the last STORED_SESSIONS_KEPT headers: a browser sends the very same header with
+ * every request until its session changes, and decoding its 3 kB costs more than the rest of a known session's check.
+ * Only the parsing is remembered; whether the token is known and far from expiry is checked on every request.
+ */
+const STORED_SESSIONS_KEPT = 256
+const storedSessions = new Map<string, StoredSession | null>()
+
+function storedSessionOf(cookieHeader: string): StoredSession | null {
+  const remembered = storedSessions.get(cookieHeader)
+  if (remembered !== undefined) return remembered
+  const base = sessionCookieName(backendConfig.supabaseUrl)
+  const cookies = readRequestCookies(cookieHeader)
+  const value = (cookies.find((cookie) => cookie.name === base) ?? cookies.find((cookie) => cookie.name === `${base}.0`))?.value
+  let stored: StoredSession | null = null
+  try {
+    const parsed: unknown = value ? JSON.parse(value) : null
+    if (isStoredSession(parsed)) stored = parsed
+  } catch {
+    stored = null
+  }
+  if (storedSessions.size >= STORED_SESSIONS_KEPT) storedSessions.delete(storedSessions.keys().next().value as string)
+  storedSessions.set(cookieHeader, stored)
+  return stored
+}
+
 function isStoredSession(value: unknown): value is StoredSession {
   if (typeof value !== 'object' || value === null) return false
   const session = value as Record<string, unknown>
@@ -365,18 +392,8 @@ function isStoredSession(value: unknown): value is StoredSession {
  */
 export function knownRequestSession(cookieHeader: string | undefined): VerifiedSession | undefined {
   if (!cookieHeader) return undefined
-  const base = sessionCookieName(backendConfig.supabaseUrl)
-  const cookies = readRequestCookies(cookieHeader)
-  // As @supabase/ssr: the whole cookie when there is one, else its chunks (joined and decoded into `.0`).
-  const value = (cookies.find((cookie) => cookie.name === base) ?? cookies.find((cookie) => cookie.name === `${base}.0`))?.value
-  if (!value) return undefined
-  let stored: unknown
-  try {
-    stored = JSON.parse(value)
-  } catch {
-    return undefined
-  }
-  if (!isStoredSession(stored) || stored.expires_at * 1000 - Date.now() < REFRESH_MARGIN_MS) return undefined
+  const stored = storedSessionOf(cookieHeader)
+  if (!stored || stored.expires_at * 1000 - Date.now() < REFRESH_MARGIN_MS) return undefined
   const known = knownToken(stored.access_token)
   if (!known || (known.claims.aal !== 'aal2' && known.hasVerifiedFactor !== false)) return undefined
   const user = userFromClaims(known.claims)

@@ -53,12 +53,36 @@ function toNote(row: NoteRow): Note {
   }
 }
 
+/**
+ * The list's excerpt of a body: whitespace runs as one space, trimmed; at most EXCERPT_LENGTH characters (code
+ * points), a longer one cut to EXCERPT_LENGTH − 1 and ended with "…". Only the start of a long body can reach the
+ * excerpt, so only that much is flattened (a body of up to 20,000 characters, 20 of them on every list page).
+ */
 export function excerptOf(body: string | null): string | null {
   if (body === null) return null
-  const flat = body.replace(/\s+/g, ' ').trim()
+  const head = body.length > EXCERPT_HEAD ? flatten(body.slice(0, EXCERPT_HEAD)) : null
+  // The flattened head is the flattened body's start, but for its last character (a cut surrogate pair or
+  // whitespace run): enough when it holds more than the excerpt can show.
+  const flat = head !== null && codePointIndex(head, EXCERPT_LENGTH + 1) < head.length ? head : flatten(body)
   if (flat === '') return null
-  const chars = [...flat]
-  return chars.length <= EXCERPT_LENGTH ? flat : `${chars.slice(0, EXCERPT_LENGTH - 1).join('').trimEnd()}…`
+  if (codePointIndex(flat, EXCERPT_LENGTH) >= flat.length) return flat
+  return `${flat.slice(0, codePointIndex(flat, EXCERPT_LENGTH - 1)).trimEnd()}…`
+}
+
+/** Code units of a body flattened for an excerpt: ample for EXCERPT_LENGTH code points unless it is mostly spaces. */
+const EXCERPT_HEAD = EXCERPT_LENGTH * 4
+
+const flatten = (text: string) => text.replace(/\s+/g, ' ').trim()
+
+/** The index in `text` after its first `count` code points (text.length when it has no more). */
+function codePointIndex(text: string, count: number): number {
+  let index = 0
+  for (let n = 0; n < count && index < text.length; n++) {
+    const unit = text.charCodeAt(index)
+    const low = index + 1 < text.length ? text.charCodeAt(index + 1) : 0
+    index += unit >= 0xd800 && unit <= 0xdbff && low >= 0xdc00 && low <= 0xdfff ? 2 : 1
+  }
+  return index
 }
 
 function toListItem(row: NoteRow): NoteListItem {

@@ -1,0 +1,181 @@
+import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+
+import { TRPCError } from '@trpc/server'
+import { createHTTPHandler } from '@trpc/server/adapters/standalone'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { z } from 'zod'
+
+import { atBasePath, createApiHandler } from './trpc-handler'
+import { createInnerContext, createTRPCRouter, publicProcedure, RetryAfter } from './trpc'
+
+/** Procedures for every kind of answer: data with Dates and Sets, each kind of error, a refusal with Retry-After. */
+const probeRouter = createTRPCRouter({
+  echo: publicProcedure.input(z.object({ when: z.date(), n: z.number() }).optional()).query(({ input }) => ({
+    when: input?.when ?? new Date(0),
+    n: input?.n ?? 0,
+    tags: new Set(['a', 'b']),
+    nested: { list: [1, 'two', null, true] },
+  })),
+  plain: publicProcedure.query(() => ({ ok: true, at: new Date('2026-11-26T10:00:00.000Z') })),
+  forbidden: publicProcedure.query(() => {
+    throw new TRPCError({ code: 'FORBIDDEN', message: 'Not yours.' })
+  }),
+  boom: publicProcedure.query(() => {
+    throw new Error('kaboom')
+  }),
+  limited: publicProcedure.query(() => {
+    throw new TRPCError({ code: 'TOO_MANY_REQUESTS', message: 'Slow down.', cause: new RetryAfter(7) })
+  }),
+  streamy: publicProcedure.query(() => ({ later: Promise.resolve(1) })),
+  write: publicProcedure.input(z.object({ text: z.string() })).mutation(({ input }) => ({ wrote: input.text })),
+})
+
+type Seen = { code: string; path: string | undefined }[]
+
+const options = (seen: Seen) => ({
+  router: probeRouter,
+  createContext: () => createInnerContext(),
+  maxBatchSize: 3,
+  responseMeta({ errors }: { errors: TRPCError[] }) {
+    const wait = Math.max(0, ...errors.map((error) => (error.cause instanceof RetryAfter ? error.cause.seconds : 0)))
+    return wait > 0 ? { headers: { 'Retry-After': String(wait) } } : {}
+  },
+  onError({ error, path }: { error: TRPCError; path: string | undefined }) {
+    seen.push({ code: error.code, path })
+  },
+})
+
+interface Answer {
+  status: number
+  headers: IncomingMessage['headers']
+  body: string
+}
+
+function send(base: string, path: string, init: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const req = request(`${base}${path}`, { method: init.method ?? 'GET', headers: init.headers }, (res) => {
+      const chunks: Buffer[] = []
+      res.on('data', (chunk: Buffer) => chunks.push(chunk))
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }))
+      res.on('error', reject)
+    })
+    req.on('error', reject)
+    req.end(init.body)
+  })
+}
+
+async function listen(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<{ server: Server; base: string }> {
+  const server = createServer(handler)
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  return { server, base: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }
+}
+
+/** The body with error stacks left out (tRPC sends them outside production, and they name the files they passed). */
+function withoutStacks(body: string): string {
+  const strip = (value: unknown): unknown =>
+    Array.isArray(value)
+      ? value.map(strip)
+      : typeof value === 'object' && value !== null
+        ? Object.fromEntries(Object.entries(value).filter(([key]) => key !== 'stack').map(([key, v]) => [key, strip(v)]))
+        : value
+  return body
+    .split('\n')
+    .map((line) => (line.trim() === '' ? line : JSON.stringify(strip(JSON.parse(line)))))
+    .join('\n')
+}
+
+const input = (value: unknown) => encodeURIComponent(JSON.stringify(value))
+const when = '2026-11-26T09:30:00.000Z'
+const echoInput = { json: { when, n: 2 }, meta: { values: { when: ['Date'] } } }
+
+describe("the API handler answers as tRPC's own adapter does", () => {
+  const oursSeen: Seen = []
+  const theirsSeen: Seen = []
+  let ours: { server: Server; base: string }
+  let theirs: { server: Server; base: string }
+
+  beforeAll(async () => {
+    ours = await listen(atBasePath(createApiHandler(options(oursSeen)), '/api/trpc/'))
+    theirs = await listen(createHTTPHandler({ ...options(theirsSeen), basePath: '/api/trpc/' }))
+  })
+  afterAll(async () => {
+    for (const { server } of [ours, theirs]) await new Promise<void>((resolve) => server.close(() => resolve()))
+  })
+
+  const cases: [string, string, { method?: string; headers?: Record<string, string>; body?: string }?][] = [
+    ['a batch of two queries, Dates in and out, a Set out', `/api/trpc/echo,plain?batch=1&input=${input({ 0: echoInput })}`],
+    ['a query without input', '/api/trpc/plain?batch=1'],
+    ['a query with an empty input object', `/api/trpc/plain?batch=1&input=${input({})}`],
+    ['one query refused, one answered (207)', `/api/trpc/forbidden,plain?batch=1`],
+    ['a procedure that throws an Error (500)', '/api/trpc/boom?batch=1'],
+    ['a refusal with Retry-After (429)', '/api/trpc/limited,plain?batch=1'],
+    ['input the procedure refuses (400, zod)', `/api/trpc/echo?batch=1&input=${input({ 0: { json: { when: 'yesterday', n: 'x' } } })}`],
+    ['a stream-like answer in a plain batch (415)', '/api/trpc/streamy?batch=1'],
+    ['an unknown procedure (404)', '/api/trpc/plain,nope?batch=1'],
+    ['a path of the prototype (404)', '/api/trpc/__proto__?batch=1'],
+    ['a mutation asked for with GET (405)', `/api/trpc/write?batch=1&input=${input({ 0: { json: { text: 'x' } } })}`],
+    ['more calls than the batch allows (400)', '/api/trpc/plain,plain,plain,plain?batch=1'],
+    ['input that is not JSON (400)', '/api/trpc/plain?batch=1&input=%7Bnot-json'],
+    ['batch input that is not an object (400)', `/api/trpc/plain?batch=1&input=${input([1])}`],
+    ['input the transformer cannot read', `/api/trpc/echo?batch=1&input=${input({ 0: { json: {}, meta: { values: { x: 'nope' } } } })}`],
+    ['a call without batching', `/api/trpc/echo?input=${input(echoInput)}`],
+    ['a path with bad URL encoding (400)', '/api/trpc/pl%E0%A4ain?batch=1'],
+    ['a mutation by POST', '/api/trpc/write?batch=1', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ 0: { json: { text: 'hi' } } }) }],
+    ['a POST of a query (405)', '/api/trpc/plain?batch=1', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }],
+    ['a batch asked for as JSON lines (streamed)', `/api/trpc/echo,plain?batch=1&input=${input({ 0: echoInput })}`, { headers: { 'trpc-accept': 'application/jsonl' } }],
+  ]
+
+  it.each(cases)('%s', async (_name, path, init) => {
+    oursSeen.length = 0
+    theirsSeen.length = 0
+    const [a, b] = await Promise.all([send(ours.base, path, init), send(theirs.base, path, init)])
+    expect(a.status).toBe(b.status)
+    expect(withoutStacks(a.body)).toBe(withoutStacks(b.body))
+    for (const name of ['content-type', 'vary', 'retry-after', 'set-cookie']) expect(a.headers[name], name).toEqual(b.headers[name])
+    expect(oursSeen).toEqual(theirsSeen)
+    if (init?.headers?.['trpc-accept']) {
+      expect(a.headers['transfer-encoding']).toBe('chunked')
+    } else {
+      // the difference: one complete answer with its length, not a chunked stream
+      expect(a.headers['transfer-encoding']).toBeUndefined()
+      expect(a.headers['content-length']).toBe(String(Buffer.byteLength(a.body)))
+    }
+  })
+
+  it('answers a request whose context cannot be made as tRPC does (an error on every call)', async () => {
+    const failing = { ...options([]), createContext: (): never => {
+      throw new TRPCError({ code: 'UNAUTHORIZED', message: 'No context.' })
+    } }
+    const a = await listen(atBasePath(createApiHandler(failing), '/api/trpc/'))
+    const b = await listen(createHTTPHandler({ ...failing, basePath: '/api/trpc/' }))
+    try {
+      const [ra, rb] = await Promise.all([send(a.base, '/api/trpc/plain,echo?batch=1'), send(b.base, '/api/trpc/plain,echo?batch=1')])
+      expect(ra.status).toBe(401)
+      expect([ra.status, withoutStacks(ra.body)]).toEqual([rb.status, withoutStacks(rb.body)])
+    } finally {
+      for (const { server } of [a, b]) await new Promise<void>((resolve) => server.close(() => resolve()))
+    }
+  })
+
+  it('keeps the cookies the context set (a refreshed session) beside those of responseMeta, on both paths', async () => {
+    const handler = createApiHandler({
+      router: probeRouter,
+      createContext: ({ res }) => {
+        res.setHeader('set-cookie', ['session=refreshed; Path=/'])
+        return createInnerContext()
+      },
+      responseMeta: () => ({ headers: { 'set-cookie': 'seen=1; Path=/' } }),
+    })
+    const server = await listen(atBasePath(handler, '/api/trpc/'))
+    try {
+      for (const path of ['/api/trpc/plain?batch=1', '/api/trpc/plain']) {
+        const answer = await send(server.base, path)
+        expect(answer.status, path).toBe(200)
+        expect(answer.headers['set-cookie'], path).toEqual(['session=refreshed; Path=/', 'seen=1; Path=/'])
+      }
+    } finally {
+      await new Promise<void>((resolve) => server.server.close(() => resolve()))
+    }
+  })
+})
