@@ -458,6 +458,7 @@ export async function startLocalbase(opts: LocalbaseOptions = {}): Promise<Local
             s.closeAllConnections?.();
           });
           await db.close();
+          await files.close();
           lock?.release();
           if (!cfg.storageDir) await fs.rm(storageDir, { recursive: true, force: true });
         })();

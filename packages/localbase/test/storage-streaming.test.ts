@@ -2,6 +2,7 @@
 // stored byte for byte (the writer queues chunks and writes them in batches while the body keeps flowing, with
 // background fdatasyncs), the ETag stays the quoted MD5 of the bytes, ranges across the download's 1 MiB read chunks
 // are exact, and a body that crosses the limit while batches are in flight is refused with nothing left on disk.
+// The MD5 is computed by a worker thread from what is written (decision 054); its own tests are src/storage/hasher.test.ts.
 // Runs on PGlite (memory) and on PostgreSQL (LOCALBASE_TEST_DATABASE_URL).
 import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
@@ -126,6 +127,18 @@ describe('large objects, streamed both ways', () => {
     const tail = await get(`/storage/v1/object/authenticated/${B}/${key}`, { range: 'bytes=-100' });
     expect(tail.status).toBe(206);
     expect(tail.body.equals(bytes.subarray(bytes.length - 100))).toBe(true);
+    expect(await tmpFiles()).toEqual([]);
+  });
+
+  it('uploads sent at once (empty, one byte, across write batches) each get the MD5 of their own bytes as ETag (decision 054)', async () => {
+    const bodies = [0, 1, 65_537, 4 * MiB + 1, 9 * MiB + 333, 2 * MiB].map((length) => randomBytes(length));
+    const answers = await Promise.all(
+      bodies.map((bytes, i) => send(`/storage/v1/object/${B}/many/${i}.bin`, bytes.length ? irregularPieces(bytes) : [bytes], { 'content-type': 'application/octet-stream' })),
+    );
+    expect(answers.map((a) => a.status)).toEqual(bodies.map(() => 200));
+    for (const [i, bytes] of bodies.entries()) {
+      expect((await admin.storage.from(B).info(`many/${i}.bin`)).data, `upload ${i}`).toMatchObject({ size: bytes.length, etag: md5(bytes) });
+    }
     expect(await tmpFiles()).toEqual([]);
   });
 

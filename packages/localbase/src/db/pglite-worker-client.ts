@@ -84,7 +84,7 @@ const MEMORY_PREFIX = 'localbase-mem-';
  * The worker inherits Node's flags, except those that only make sense for the main entry point: `node
  * --input-type=module -e "…"` would otherwise make the worker refuse its file (ERR_INPUT_TYPE_NOT_ALLOWED).
  */
-const WORKER_EXEC_ARGV = process.execArgv.filter((a, i, all) => !a.startsWith('--input-type') && !(a === '--eval' || a === '-e' || all[i - 1] === '--eval' || all[i - 1] === '-e'));
+export const WORKER_EXEC_ARGV = process.execArgv.filter((a, i, all) => !a.startsWith('--input-type') && !(a === '--eval' || a === '-e' || all[i - 1] === '--eval' || all[i - 1] === '-e'));
 
 /** Deletes the throwaway folders of memory-mode processes that no longer run. */
 function sweepStaleMemoryDirs(): void {

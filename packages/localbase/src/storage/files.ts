@@ -6,13 +6,14 @@
  * version's file is deleted after that commit. A crash (kill -9) in between leaves an unreferenced file, never a row
  * without its bytes nor a torn file; `sweep` deletes such leftovers when the server starts.
  */
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { createReadStream, type ReadStream } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Queryable } from '../db/types.ts';
 import type { Readable } from 'node:stream';
 import { invalidRequest, tooLarge } from './errors.ts';
+import { UploadHasher } from './hasher.ts';
 
 export interface WrittenFile {
   /** The temporary file, to be handed to `commit` (or `discard`). */
@@ -31,6 +32,8 @@ export class ObjectFiles {
   readonly root: string;
   readonly #tmpDir: string;
   readonly #objectsDir: string;
+  /** The uploads' MD5, computed by a worker thread from what is written (decision 054). */
+  readonly hasher = new UploadHasher();
   constructor(root: string) {
     this.root = root;
     this.#tmpDir = path.join(root, 'tmp');
@@ -55,25 +58,36 @@ export class ObjectFiles {
   async write(source: Readable, limit: number): Promise<WrittenFile> {
     const tmp = path.join(this.#tmpDir, randomUUID());
     const fh = await fs.open(tmp, 'wx', 0o600);
-    const md5 = createHash('md5');
-    const out = new FileWriter(fh);
+    const hash = this.hasher.begin(tmp);
+    const out = new FileWriter(fh, (bytes) => hash.written(bytes));
     let size = 0;
+    let digest: string;
+    let hashed: Promise<string> | undefined;
     try {
       await consume(source, (chunk) => {
         size += chunk.byteLength;
         if (size > limit) throw tooLarge();
-        md5.update(chunk);
         return out.push(chunk);
       });
+      // the worker hashes the last batches while the writer writes them and fsyncs
+      hashed = hash.end(size);
       await out.finish();
+      digest = await hashed;
     } catch (err) {
+      hash.abort();
+      hashed?.catch(() => {});
       await out.abandon();
       await fh.close().catch(() => {});
       await fs.rm(tmp, { force: true });
       throw err;
     }
     await fh.close();
-    return { tmp, size, etag: `"${md5.digest('hex')}"` };
+    return { tmp, size, etag: `"${digest}"` };
+  }
+
+  /** Stops the hashing thread (the server stops). */
+  async close(): Promise<void> {
+    await this.hasher.close();
   }
 
   /** Copies a stored version to a temporary file (for copy). */
@@ -258,6 +272,8 @@ const WRITEBACK_BYTES = 8 * 1024 * 1024;
  */
 class FileWriter {
   readonly #fh: fs.FileHandle;
+  /** Told the running total of bytes written after each batch. */
+  readonly #onWritten: (bytes: number) => void;
   #queue: Buffer[] = [];
   #queued = 0;
   #position = 0;
@@ -267,8 +283,9 @@ class FileWriter {
   #failed: { err: unknown } | undefined;
   #waiters: { resolve: () => void; reject: (err: unknown) => void }[] = [];
 
-  constructor(fh: fs.FileHandle) {
+  constructor(fh: fs.FileHandle, onWritten: (bytes: number) => void = () => {}) {
     this.#fh = fh;
+    this.#onWritten = onWritten;
   }
 
   push(chunk: Buffer): Promise<void> | undefined {
@@ -306,6 +323,7 @@ class FileWriter {
         for (const w of this.#waiters.splice(0)) w.resolve(); // room for the next batch while this one is written
         await writeAll(this.#fh, batch, this.#position);
         this.#position += bytes;
+        this.#onWritten(this.#position);
         this.#sinceSync += bytes;
         if (this.#sinceSync >= WRITEBACK_BYTES && !this.#syncing) {
           this.#sinceSync = 0;
