@@ -1,4 +1,5 @@
 import { StartScreen } from '../features/home'
+import { withTamagui } from '../features/theme'
 import { listInput, parseListParams } from '../features/notes/list-params'
 import { withApi, type ServerQueriesProps } from '../lib/api-provider'
 import { prefetchQueries } from '../server/prefetch-queries'
@@ -15,4 +16,4 @@ export const getServerSideProps = withSession<ServerQueriesProps>({
     return { props: serverQueries ? { serverQueries } : {} }
   },
 })
-export default withApi(StartScreen)
+export default withTamagui(withApi(StartScreen))
