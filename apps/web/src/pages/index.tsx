@@ -1,5 +1,4 @@
 import { StartScreen } from '../features/home'
-import { withTamagui } from '../features/theme'
 import { listInput, parseListParams } from '../features/notes/list-params'
 import { withApi, type ServerQueriesProps } from '../lib/api-provider'
 import { prefetchQueries } from '../server/prefetch-queries'
@@ -16,4 +15,4 @@ export const getServerSideProps = withSession<ServerQueriesProps>({
     return { props: serverQueries ? { serverQueries } : {} }
   },
 })
-export default withTamagui(withApi(StartScreen))
+export default withApi(StartScreen)

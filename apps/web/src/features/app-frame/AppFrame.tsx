@@ -27,7 +27,7 @@ function NewButton() {
       type="button"
       aria-keyshortcuts="N"
       onClick={toggleCreateModal}
-      className={`${controls.button} ${controls.small} t_accent ${styles.newButton}`}
+      className={`${controls.button} ${controls.small} ${controls.iconGap} t_accent`}
     >
       <PlusIcon size={17} />
       New

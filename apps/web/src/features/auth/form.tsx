@@ -5,6 +5,7 @@ import { useRef, type FormEvent, type ReactNode } from 'react'
 
 import controls from '../../ui/controls.module.css'
 import { AlertCircleIcon, CheckCircleIcon, SpinnerIcon } from '../../ui/icons'
+import panel from '../../ui/panel.module.css'
 import styles from './auth.module.css'
 
 /** The centred card every auth screen sits in: heading, optional lead text, content. */
@@ -15,7 +16,7 @@ export function AuthCard({ title, lead, children }: { title: string; lead?: Reac
         <h1 className={styles.title}>{title}</h1>
         {lead ? <p className={styles.lead}>{lead}</p> : null}
       </div>
-      <div className={styles.panel}>{children}</div>
+      <div className={`${panel.panel} ${panel.raised}`}>{children}</div>
     </div>
   )
 }

@@ -4,7 +4,6 @@ import { withSession } from '../../server/with-session'
 import { NoteScreen, type NoteScreenProps } from '../../features/notes'
 import { noteIdSchema } from '../../features/notes/schema'
 import { withApi } from '../../lib/api-provider'
-import { withTamagui } from '../../features/theme'
 
 export const getServerSideProps = withSession<NoteScreenProps>({
   protected: true,
@@ -26,4 +25,4 @@ function NotePage(props: NoteScreenProps) {
   return <NoteScreen key={props.note.id} {...props} />
 }
 
-export default withTamagui(withApi(NotePage))
+export default withApi(NotePage)
