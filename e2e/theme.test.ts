@@ -3,6 +3,7 @@
 import type { Page } from 'playwright-core';
 import { describe, expect, test } from 'vitest';
 import { gotoHydrated, htmlThemeClasses, luminance, useBrowser, visibleBackgroundAt } from './browser.ts';
+import { signedInUser } from './notes-helpers.ts';
 
 type Scheme = 'light' | 'dark';
 const opposite = (scheme: Scheme): Scheme => (scheme === 'light' ? 'dark' : 'light');
@@ -95,6 +96,32 @@ describe('theme toggle', () => {
     await page.getByRole('button', { name: 'Theme: dark', exact: true }).waitFor();
     await page.emulateMedia({ colorScheme: 'dark' });
     await page.emulateMedia({ colorScheme: 'light' });
+    await expectResolved(page, 'dark');
+  });
+});
+
+describe('pages with and without Tamagui components (ADR 053)', () => {
+  // The frame and most pages are plain HTML; the settings pages and the create modal bring Tamagui's provider, which
+  // takes its theme class off <html> when it unmounts. The theme provider keeps exactly one of t_light / t_dark there.
+  test('moving between them, and toggling on either, keeps the resolved theme on <html>', async () => {
+    const { page } = await signedInUser(fixture, { colorScheme: 'dark' });
+    await expectResolved(page, 'dark');
+    await page.getByRole('button', { name: /^Account: / }).click();
+    await page.getByRole('link', { name: 'Account settings' }).click();
+    await page.getByRole('heading', { name: 'Account', level: 1 }).waitFor();
+    await expectResolved(page, 'dark');
+    await toggle(page).click(); // system (dark) → light
+    await expectResolved(page, 'light');
+    await page.getByRole('link', { name: 'Foyer' }).click();
+    await page.getByRole('heading', { name: 'Notes', level: 1 }).waitFor();
+    await expectResolved(page, 'light');
+    await page.getByRole('button', { name: 'New', exact: true }).click();
+    await page.getByRole('dialog', { name: 'New note' }).waitFor();
+    await toggle(page).evaluate((button: HTMLElement) => button.click()); // under the modal's overlay: a script click
+    await expectResolved(page, 'dark');
+    await page.keyboard.press('Escape');
+    await page.goBack();
+    await page.getByRole('heading', { name: 'Account', level: 1 }).waitFor();
     await expectResolved(page, 'dark');
   });
 });

@@ -21,7 +21,9 @@ export default class Document extends NextDocument {
           <link rel="stylesheet" href="/styles/base.css" />
           <style id="tamagui-css" dangerouslySetInnerHTML={{ __html: config.getCSS() }} />
         </Head>
-        <body>
+        {/* Tamagui's default-font class (font_body): its font variables (--f-size-*, --f-lineHeight-*, --f-family) and
+            line height reach every element, the plain ones (frame, auth pages, toasts: ADR 053) as the Tamagui ones. */}
+        <body className={`font_${config.defaultFont}`}>
           <Main />
           <NextScript />
         </body>

@@ -1,7 +1,7 @@
 import { useEffect, useRef, type ReactNode, type RefObject } from 'react'
-import { Button, Paragraph, Text, XStack, YStack } from 'tamagui'
 
 import styles from './confirm-dialog.module.css'
+import controls from './controls.module.css'
 
 /**
  * A destructive action's confirmation: a native modal <dialog> (the page behind is inert, Escape closes it — not
@@ -57,33 +57,28 @@ export function ConfirmDialog({
         if (pending) event.preventDefault()
       }}
     >
-      <YStack gap="$3">
-        <Text render="h2" id={`${id}-title`} fontSize="$7" lineHeight="$7" fontWeight="700" color="$color12">
+      <div className={styles.body}>
+        <h2 id={`${id}-title`} className={styles.title}>
           {title}
-        </Text>
-        <Paragraph id={`${id}-text`} fontSize="$4" lineHeight="$4" color="$color11">
+        </h2>
+        <p id={`${id}-text`} className={styles.text}>
           {text}
-        </Paragraph>
+        </p>
         {children}
-        <XStack gap="$2" justifyContent="flex-end" paddingTop="$2" flexWrap="wrap">
-          <Button
-            ref={cancelRef as never}
-            size="$3"
-            onPress={() => dialogRef.current?.close()}
-            borderWidth={1}
-            borderColor="$borderColor"
-            backgroundColor="$background"
-            focusVisibleStyle={{ outlineColor: '$color8', outlineWidth: 2, outlineStyle: 'solid', outlineOffset: 2 }}
+        <div className={styles.actions}>
+          <button
+            ref={cancelRef}
+            type="button"
+            className={`${controls.button} ${controls.small} ${controls.outlined}`}
+            onClick={() => dialogRef.current?.close()}
           >
-            <Text fontSize="$3" fontWeight="600" color="$color12">
-              Cancel
-            </Text>
-          </Button>
+            Cancel
+          </button>
           <button type="button" className={styles.dangerButton} disabled={pending} onClick={onConfirm}>
             {pending ? pendingLabel : confirmLabel}
           </button>
-        </XStack>
-      </YStack>
+        </div>
+      </div>
     </dialog>
   )
 }

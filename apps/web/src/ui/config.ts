@@ -5,6 +5,7 @@
 import { createAnimations } from '@tamagui/animations-css'
 import { createFont, createTamagui, createTokens, type CreateTamaguiProps } from 'tamagui'
 
+import { breakpoints, maxWidthBreakpoints } from './breakpoints'
 import { themes } from './themes.generated'
 
 // ---------------------------------------------------------------------------------------------
@@ -60,24 +61,8 @@ export type UIAnimationDriver = ReturnType<typeof createAnimations<typeof animat
 //    shadows the other.
 // ---------------------------------------------------------------------------------------------
 
-export const breakpoints = {
-  '2xs': 340,
-  xs: 460,
-  sm: 640,
-  md: 768,
-  lg: 1024,
-  xl: 1280,
-  '2xl': 1536,
-} as const
-
-export const maxWidthBreakpoints = {
-  upTo390: 390,
-  upTo660: 660,
-  upTo800: 800,
-  upTo1020: 1020,
-  upTo1280: 1280,
-  upTo1650: 1650,
-} as const
+// Both sets live in breakpoints.ts (no Tamagui import), so that plain-HTML code can read them without loading Tamagui.
+export { breakpoints, maxWidthBreakpoints }
 
 // Order matters: later entries win in CSS. Max-width queries first (wide → narrow so the narrowest
 // wins), then min-width queries (narrow → wide so the widest wins).

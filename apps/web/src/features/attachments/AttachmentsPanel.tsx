@@ -1,10 +1,9 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useEffect, useRef, useState, type DragEvent } from 'react'
-import { H2, Paragraph, XStack, YStack } from 'tamagui'
 
 import { useTRPC, useTRPCClient } from '../../lib/trpc'
 import { ConfirmDialog } from '../../ui/ConfirmDialog'
-import { Panel } from '../../ui/Panel'
+import panel from '../../ui/panel.module.css'
 import { FormMessage, toastApiError } from '../auth'
 import { toast } from '../toast'
 import styles from '../../ui/files.module.css'
@@ -152,15 +151,13 @@ export function AttachmentsPanel({ noteId, onCountChange }: { noteId: string; on
   }
 
   return (
-    <Panel render="section" aria-labelledby="attachments-heading">
-      <YStack gap="$1">
-        <H2 id="attachments-heading" aria-level={2} fontSize="$6" lineHeight="$6" fontWeight="700" color="$color12">
+    <section aria-labelledby="attachments-heading" className={panel.panel}>
+      <div className={styles.heading}>
+        <h2 id="attachments-heading" className={styles.headingTitle}>
           Attachments
-        </H2>
-        <Paragraph fontSize="$3" lineHeight="$3" color="$color11">
-          Files only you can open. Up to {LIMIT} each.
-        </Paragraph>
-      </YStack>
+        </h2>
+        <p className={styles.headingText}>Files only you can open. Up to {LIMIT} each.</p>
+      </div>
       <div
         className={styles.dropZone}
         data-over={over}
@@ -201,7 +198,7 @@ export function AttachmentsPanel({ noteId, onCountChange }: { noteId: string; on
       ) : null}
 
       {transfers.length > 0 ? (
-        <YStack gap="$3" aria-label="Uploads" role="group">
+        <div aria-label="Uploads" role="group" className={styles.uploads}>
           {transfers.map((t) => {
             const percent = t.total > 0 ? Math.round((t.sent / t.total) * 100) : 0
             return (
@@ -217,19 +214,15 @@ export function AttachmentsPanel({ noteId, onCountChange }: { noteId: string; on
               </div>
             )
           })}
-        </YStack>
+        </div>
       ) : null}
 
       {list.isError ? (
         <FormMessage kind="error">The files could not be loaded: {list.error.message}</FormMessage>
       ) : list.data === undefined ? (
-        <Paragraph fontSize="$3" color="$color11">
-          Loading files…
-        </Paragraph>
+        <p className={styles.quiet}>Loading files…</p>
       ) : list.data.length === 0 ? (
-        <Paragraph fontSize="$3" color="$color11">
-          No files yet.
-        </Paragraph>
+        <p className={styles.quiet}>No files yet.</p>
       ) : (
         <ul className={styles.list} aria-label="Attached files">
           {list.data.map((file) => (
@@ -238,14 +231,14 @@ export function AttachmentsPanel({ noteId, onCountChange }: { noteId: string; on
               <span className={styles.fileMeta}>
                 {formatBytes(file.size)} · {file.type}
               </span>
-              <XStack gap="$2">
+              <div className={styles.itemActions}>
                 <button type="button" className={styles.smallButton} onClick={() => void download(file.name)} aria-label={`Download ${file.name}`}>
                   Download
                 </button>
                 <button type="button" className={styles.smallButton} onClick={() => setConfirming(file.name)} aria-label={`Delete ${file.name}`}>
                   Delete
                 </button>
-              </XStack>
+              </div>
             </li>
           ))}
         </ul>
@@ -266,6 +259,6 @@ export function AttachmentsPanel({ noteId, onCountChange }: { noteId: string; on
           }}
         />
       ) : null}
-    </Panel>
+    </section>
   )
 }

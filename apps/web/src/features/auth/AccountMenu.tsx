@@ -1,12 +1,12 @@
 import dynamic from 'next/dynamic'
 import Link from 'next/link'
 import { useEffect, useState, type RefObject } from 'react'
-import { Text, XStack, YStack, type TamaguiElement } from 'tamagui'
 
 import { avatarSrcSet } from '../../lib/avatar'
 import { ADD_EMAIL_PATH } from '../../lib/guest'
 import { loadBrowserSupabase } from '../../lib/supabase/browser'
 import { toast } from '../toast'
+import styles from './user-menu.module.css'
 
 /** The error messages load only when a sign-out fails: few ever need them. */
 async function toastSignOutError(error: unknown): Promise<void> {
@@ -22,7 +22,7 @@ export interface AccountMenuProps {
   menuId: string
   open: boolean
   setOpen: (open: boolean) => void
-  buttonRef: RefObject<TamaguiElement | null>
+  buttonRef: RefObject<HTMLButtonElement | null>
   name: string
   email: string | undefined
   guest: boolean
@@ -60,43 +60,21 @@ export function AccountMenu({ menuId, open, setOpen, buttonRef, name, email, gue
   return (
     <>
       {open ? (
-        <YStack
-          id={menuId}
-          position="absolute"
-          right={0}
-          top="100%"
-          marginTop="$2"
-          width={260}
-          maxWidth="calc(100vw - 24px)"
-          zIndex="$5"
-          backgroundColor="$background"
-          borderWidth={1}
-          borderColor="$borderColor"
-          borderRadius="$6"
-          padding="$2"
-          gap="$1"
-          boxShadow="0 12px 32px -12px rgba(0,0,0,0.35)"
-        >
-          <XStack gap="$3" alignItems="center" paddingHorizontal="$3" paddingVertical="$2" borderBottomWidth={1} borderBottomColor="$borderColor" marginBottom="$1">
-          {avatar ? <img src={avatar} srcSet={avatarSrcSet(avatar, 40)} alt="" width={40} height={40} style={{ borderRadius: '50%', objectFit: 'cover', flexShrink: 0 }} /> : null}
-          <YStack flex={1} minWidth={0}>
-            <Text fontSize="$2" color="$color11">
-              Signed in as
-            </Text>
-            <Text fontSize="$4" fontWeight="600" color="$color12" numberOfLines={1} data-testid="user-menu-name">
-              {name}
-            </Text>
-            {guest ? (
-              <Text fontSize="$2" color="$color11">
-                Notes live only in this browser
-              </Text>
-            ) : name !== email ? (
-              <Text fontSize="$2" color="$color11" numberOfLines={1}>
-                {email}
-              </Text>
-            ) : null}
-          </YStack>
-          </XStack>
+        <div id={menuId} className={styles.panel}>
+          <div className={styles.who}>
+            {avatar ? <img src={avatar} srcSet={avatarSrcSet(avatar, 40)} alt="" width={40} height={40} className={styles.panelAvatar} /> : null}
+            <div className={styles.whoText}>
+              <span className={styles.caption}>Signed in as</span>
+              <span className={styles.name} data-testid="user-menu-name">
+                {name}
+              </span>
+              {guest ? (
+                <span className={styles.caption}>Notes live only in this browser</span>
+              ) : name !== email ? (
+                <span className={`${styles.caption} ${styles.oneLine}`}>{email}</span>
+              ) : null}
+            </div>
+          </div>
           {guest ? (
             <Link href={ADD_EMAIL_PATH} className="user-menu-item" onClick={() => setOpen(false)}>
               Add email and password
@@ -124,7 +102,7 @@ export function AccountMenu({ menuId, open, setOpen, buttonRef, name, email, gue
           >
             {signingOut ? 'Signing out…' : 'Sign out'}
           </button>
-        </YStack>
+        </div>
       ) : null}
       {confirmingSignOut && guest ? (
         <GuestSignOutDialog

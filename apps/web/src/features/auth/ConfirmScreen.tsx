@@ -1,7 +1,7 @@
 import Link from 'next/link'
 import { useEffect, useState } from 'react'
-import { YStack } from 'tamagui'
 
+import styles from './auth.module.css'
 import { AuthCard, FormMessage } from './form'
 
 export interface ConfirmScreenProps {
@@ -46,14 +46,14 @@ export function ConfirmScreen({ error }: ConfirmScreenProps) {
   return (
     <AuthCard title="That link did not work">
       {read ? <FormMessage kind="error">{note?.text ?? error}</FormMessage> : null}
-      <YStack gap="$2" alignItems="flex-start">
+      <div className={styles.links}>
         <Link href="/sign-in" className="button-link">
           Go to sign in
         </Link>
         <Link href="/forgot-password" className="text-link">
           Request a new password-reset link
         </Link>
-      </YStack>
+      </div>
     </AuthCard>
   )
 }

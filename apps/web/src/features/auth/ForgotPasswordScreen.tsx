@@ -1,11 +1,10 @@
 import Link from 'next/link'
 import { useState } from 'react'
-import { Text } from 'tamagui'
 
 import { toast } from '../toast'
 import { readableAuthError } from './auth-errors'
 import { Field } from './fields'
-import { AuthCard, AuthForm, emailError, FormMessage, SubmitButton } from './form'
+import { AuthCard, AuthForm, CardNote, emailError, FormMessage, SubmitButton } from './form'
 import { loadBrowserSupabase } from '../../lib/supabase/browser'
 import { confirmUrl } from './SignInScreen'
 
@@ -54,12 +53,12 @@ export function ForgotPasswordScreen() {
           Send reset link
         </SubmitButton>
       </AuthForm>
-      <Text fontSize="$3" color="$color11" textAlign="center">
+      <CardNote>
         Remembered it?{' '}
         <Link href="/sign-in" className="text-link">
           Back to sign in
         </Link>
-      </Text>
+      </CardNote>
     </AuthCard>
   )
 }

@@ -1,10 +1,9 @@
 import Link from 'next/link'
 import Router from 'next/router'
-import { Text } from 'tamagui'
 
 import { toast } from '../toast'
 import { NewPasswordFields } from './fields'
-import { AuthCard, AuthForm, FormMessage, SessionPending, SubmitButton } from './form'
+import { AuthCard, AuthForm, CardNote, FormMessage, SessionPending, SubmitButton } from './form'
 import { useSession } from './SessionProvider'
 import { useNewPassword } from './use-new-password'
 
@@ -38,9 +37,7 @@ export function ResetPasswordScreen() {
           Save new password
         </SubmitButton>
       </AuthForm>
-      <Text fontSize="$2" color="$color11" textAlign="center">
-        Your other devices are signed out when the password changes.
-      </Text>
+      <CardNote small>Your other devices are signed out when the password changes.</CardNote>
     </AuthCard>
   )
 }

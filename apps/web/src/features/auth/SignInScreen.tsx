@@ -1,13 +1,13 @@
 import Link from 'next/link'
 import Router, { useRouter } from 'next/router'
 import { useState } from 'react'
-import { Text, XStack, YStack } from 'tamagui'
 
 import { mfaPathFor, resolveNext, safeNextPath } from '../../lib/safe-next'
 import { toast } from '../toast'
 import { readableAuthError, type AuthField } from './auth-errors'
 import { Field } from './fields'
-import { AuthCard, AuthForm, emailError, FormMessage, SecondaryButton, SubmitButton } from './form'
+import styles from './auth.module.css'
+import { AuthCard, AuthForm, CardNote, emailError, FormMessage, SecondaryButton, SubmitButton } from './form'
 import { sessionNeedsSecondFactor } from '../../lib/supabase/assurance'
 import { loadBrowserSupabase } from '../../lib/supabase/browser'
 
@@ -108,7 +108,7 @@ export function SignInScreen() {
           </FormMessage>
         ) : null}
         <Field label="Email" name="email" type="email" autoComplete="email" value={email} onChange={setEmail} error={errors.email} />
-        <YStack gap="$1.5">
+        <div className={styles.passwordGroup}>
           <Field
             label="Password"
             name="password"
@@ -118,32 +118,28 @@ export function SignInScreen() {
             onChange={setPassword}
             error={errors.password}
           />
-          <XStack justifyContent="flex-end">
+          <div className={styles.forgot}>
             <Link href="/forgot-password" className="text-link">
-              <Text fontSize="$3">Forgot password?</Text>
+              Forgot password?
             </Link>
-          </XStack>
-        </YStack>
+          </div>
+        </div>
         <SubmitButton pending={pending === 'password'} pendingLabel="Signing in…">
           Sign in
         </SubmitButton>
-        <XStack alignItems="center" gap="$3" aria-hidden>
-          <YStack flex={1} height={1} backgroundColor="$borderColor" />
-          <Text fontSize="$2" color="$color11">
-            or
-          </Text>
-          <YStack flex={1} height={1} backgroundColor="$borderColor" />
-        </XStack>
+        <div className={styles.divider} aria-hidden>
+          or
+        </div>
         <SecondaryButton onPress={() => void sendLink()} disabled={pending !== null}>
           {pending === 'link' ? 'Sending link…' : 'Email me a sign-in link'}
         </SecondaryButton>
       </AuthForm>
-      <Text fontSize="$3" color="$color11" textAlign="center">
+      <CardNote>
         New here?{' '}
         <Link href={signUpHref} className="text-link">
           Create an account
         </Link>
-      </Text>
+      </CardNote>
     </AuthCard>
   )
 }

@@ -1,14 +1,13 @@
 import Link from 'next/link'
 import Router from 'next/router'
 import { useState } from 'react'
-import { Text } from 'tamagui'
 
 import { resolveNext } from '../../lib/safe-next'
 import { toast } from '../toast'
 import { readableAuthError, type AuthField } from './auth-errors'
 import { Field } from './fields'
 import { NewAccountFields } from './new-account-fields'
-import { AuthCard, AuthForm, checkNewAccount, FormMessage, SubmitButton } from './form'
+import { AuthCard, AuthForm, CardNote, checkNewAccount, FormMessage, SubmitButton } from './form'
 import { loadBrowserSupabase } from '../../lib/supabase/browser'
 import { confirmUrl, useNextParam } from './SignInScreen'
 
@@ -84,12 +83,12 @@ export function SignUpScreen() {
           Create account
         </SubmitButton>
       </AuthForm>
-      <Text fontSize="$3" color="$color11" textAlign="center">
+      <CardNote>
         Already have an account?{' '}
         <Link href={signInHref} className="text-link">
           Sign in
         </Link>
-      </Text>
+      </CardNote>
     </AuthCard>
   )
 }

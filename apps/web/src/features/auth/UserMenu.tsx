@@ -1,12 +1,13 @@
 import dynamic from 'next/dynamic'
 import Link from 'next/link'
 import { useEffect, useId, useRef, useState } from 'react'
-import { Button, Text, YStack, type TamaguiElement } from 'tamagui'
 
 import { avatarSrcSet, avatarUrlOf, PUBLIC_SUPABASE_URL } from '../../lib/avatar'
 import { GUEST_NAME, isGuest } from '../../lib/guest'
 import { usePrefetchWhenIdle } from '../../lib/use-prefetch-when-idle'
+import controls from '../../ui/controls.module.css'
 import { useSession } from './SessionProvider'
+import styles from './user-menu.module.css'
 
 export function displayNameOf(user: { email?: string | undefined; user_metadata?: Record<string, unknown> }): string {
   const name = user.user_metadata?.display_name
@@ -29,7 +30,7 @@ export function UserMenu() {
   const [used, setUsed] = useState(false)
   const menuId = useId()
   const rootRef = useRef<HTMLDivElement>(null)
-  const buttonRef = useRef<TamaguiElement>(null)
+  const buttonRef = useRef<HTMLButtonElement>(null)
   usePrefetchWhenIdle(user ? loadAccountMenu : noPrefetch)
 
   useEffect(() => {
@@ -52,7 +53,7 @@ export function UserMenu() {
     }
   }, [open])
 
-  if (isLoading) return <YStack width={36} height={36} aria-hidden />
+  if (isLoading) return <div className={styles.placeholder} aria-hidden />
   if (!user) {
     return (
       <Link href="/sign-in" className="text-link">
@@ -66,11 +67,11 @@ export function UserMenu() {
   // The profile picture (ADR 037): a plain <img> of its public URL — no storage client on every page.
   const avatar = avatarUrlOf(user, PUBLIC_SUPABASE_URL)
   return (
-    <div ref={rootRef} style={{ position: 'relative' }}>
-      <Button
+    <div ref={rootRef} className={styles.root}>
+      <button
         ref={buttonRef}
-        size="$3"
-        circular
+        type="button"
+        className={`${controls.button} ${controls.small} ${controls.circular} ${styles.accountButton}`}
         aria-haspopup="true"
         aria-expanded={open}
         aria-controls={menuId}
@@ -78,23 +79,17 @@ export function UserMenu() {
         // The panel's code, if the idle prefetch has not fetched it yet: on the way to a click or a key press.
         onMouseEnter={() => void loadAccountMenu()}
         onFocus={() => void loadAccountMenu()}
-        onPress={() => {
+        onClick={() => {
           setUsed(true)
           setOpen((value) => !value)
         }}
-        backgroundColor="$color4"
-        overflow="hidden"
-        padding={avatar ? 0 : undefined}
-        focusVisibleStyle={{ outlineColor: '$color8', outlineWidth: 2, outlineStyle: 'solid', outlineOffset: 2 }}
       >
         {avatar ? (
-          <img src={avatar} srcSet={avatarSrcSet(avatar, 36)} alt="" width={36} height={36} style={{ width: '100%', height: '100%', objectFit: 'cover', borderRadius: '50%' }} />
+          <img src={avatar} srcSet={avatarSrcSet(avatar, 36)} alt="" width={36} height={36} className={styles.avatar} />
         ) : (
-          <Text fontSize="$4" fontWeight="700" color="$color12" aria-hidden>
-            {name.slice(0, 1).toUpperCase()}
-          </Text>
+          <span aria-hidden>{name.slice(0, 1).toUpperCase()}</span>
         )}
-      </Button>
+      </button>
       {used ? (
         <AccountMenu menuId={menuId} open={open} setOpen={setOpen} buttonRef={buttonRef} name={name} email={user.email} guest={guest} avatar={avatar} />
       ) : null}

@@ -1,9 +1,11 @@
-// The labelled text fields of the auth and settings forms (Tamagui Input and Label). Kept apart from form.tsx so
-// that forms which bring their own fields (the notes editor) load the form parts without Input and Label.
+// The labelled text fields of the auth and settings forms: a native <label> and <input> drawn as Tamagui's Label and
+// Input were (ui/controls.module.css, auth.module.css; ADR 053). Kept apart from form.tsx so that forms which bring
+// their own fields (the notes editor) load the form parts without them.
 import { useId } from 'react'
-import { Input, Label, Text, Theme, XStack, YStack } from 'tamagui'
 
+import controls from '../../ui/controls.module.css'
 import { AlertCircleIcon } from '../../ui/icons'
+import styles from './auth.module.css'
 import { MIN_PASSWORD_LENGTH, type NewPasswordErrors } from './form'
 
 export interface FieldProps {
@@ -42,16 +44,16 @@ export function Field({
   const errorId = `${id}-error`
   const describedBy = [hint ? hintId : null, error ? errorId : null].filter(Boolean).join(' ') || undefined
   return (
-    <YStack gap="$1.5">
-      <Label htmlFor={id} fontSize="$3" lineHeight="$3" fontWeight="600" color="$color12">
+    <div className={styles.field}>
+      <label htmlFor={id} className={styles.label}>
         {label}
-      </Label>
-      <Input
+      </label>
+      <input
         id={id}
         name={name}
         type={type}
         value={value}
-        onChange={(event: React.ChangeEvent<HTMLInputElement>) => onChange(event.target.value)}
+        onChange={(event) => onChange(event.target.value)}
         autoComplete={autoComplete}
         autoFocus={autoFocus}
         inputMode={inputMode}
@@ -59,30 +61,20 @@ export function Field({
         disabled={disabled}
         aria-invalid={error ? true : undefined}
         aria-describedby={describedBy}
-        size="$4"
-        borderColor={error ? '$red9' : '$borderColor'}
-        focusStyle={{ borderColor: error ? '$red10' : '$color9' }}
-        backgroundColor="$background"
-        color="$color12"
+        className={controls.input}
       />
       {hint ? (
-        <Text id={hintId} fontSize="$2" lineHeight="$2" color="$color11">
+        <span id={hintId} className={styles.hint}>
           {hint}
-        </Text>
+        </span>
       ) : null}
       {error ? (
-        <XStack id={errorId} gap="$1.5" alignItems="flex-start">
-          <Theme name="red">
-            <Text color="$color11" display="flex" paddingTop={2}>
-              <AlertCircleIcon size={14} />
-            </Text>
-            <Text fontSize="$3" lineHeight="$3" color="$color11">
-              {error}
-            </Text>
-          </Theme>
-        </XStack>
+        <span id={errorId} className={`${styles.fieldError} t_red`}>
+          <AlertCircleIcon size={14} />
+          <span>{error}</span>
+        </span>
       ) : null}
-    </YStack>
+    </div>
   )
 }
 

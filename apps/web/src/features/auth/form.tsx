@@ -1,26 +1,29 @@
+// The parts every auth form is made of (card, form, buttons, messages), as plain HTML styled by auth.module.css and
+// ui/controls.module.css with Tamagui's tokens and theme variables: the sign-in, sign-up and password pages load no
+// Tamagui runtime (ADR 053). Screens that still use Tamagui components render these inside their TamaguiScope.
 import { useRef, type FormEvent, type ReactNode } from 'react'
-import { Button, H1, Paragraph, Text, Theme, XStack, YStack } from 'tamagui'
 
+import controls from '../../ui/controls.module.css'
 import { AlertCircleIcon, CheckCircleIcon, SpinnerIcon } from '../../ui/icons'
-import { Panel, PANEL_SHADOW } from '../../ui/Panel'
+import panel from '../../ui/panel.module.css'
+import styles from './auth.module.css'
 
 /** The centred card every auth screen sits in: heading, optional lead text, content. */
 export function AuthCard({ title, lead, children }: { title: string; lead?: ReactNode; children: ReactNode }) {
   return (
-    <YStack width="100%" maxWidth={440} marginHorizontal="auto" gap="$5">
-      <YStack gap="$2">
-        <H1 aria-level={1} fontSize="$9" lineHeight="$9" fontWeight="800" color="$color12" letterSpacing={-0.5}>
-          {title}
-        </H1>
-        {lead ? (
-          <Paragraph fontSize="$4" lineHeight="$4" color="$color11">
-            {lead}
-          </Paragraph>
-        ) : null}
-      </YStack>
-      <Panel boxShadow={PANEL_SHADOW}>{children}</Panel>
-    </YStack>
+    <div className={styles.card}>
+      <div className={styles.heading}>
+        <h1 className={styles.title}>{title}</h1>
+        {lead ? <p className={styles.lead}>{lead}</p> : null}
+      </div>
+      <div className={`${panel.panel} ${panel.raised}`}>{children}</div>
+    </div>
   )
+}
+
+/** A line of small text under a form (a way elsewhere, a remark), centred in the card. */
+export function CardNote({ children, small = false }: { children: ReactNode; small?: boolean }) {
+  return <p className={small ? `${styles.note} ${styles.noteSmall}` : styles.note}>{children}</p>
 }
 
 /**
@@ -58,7 +61,7 @@ export function AuthForm({
           })
         })
       }}
-      style={{ display: 'flex', flexDirection: 'column', gap: 16 }}
+      className={styles.form}
     >
       {children}
     </form>
@@ -69,80 +72,39 @@ export function AuthForm({
 /** The form's main button; while pending it says what is happening and cannot be pressed twice. */
 export function SubmitButton({ pending, children, pendingLabel }: { pending: boolean; children: string; pendingLabel: string }) {
   return (
-    <Button
-      type="submit"
-      theme="accent"
-      size="$4"
-      disabled={pending}
-      aria-disabled={pending || undefined}
-      opacity={pending ? 0.75 : 1}
-      icon={pending ? <SpinnerIcon size={16} className="spin" /> : undefined}
-      focusVisibleStyle={{ outlineColor: '$color8', outlineWidth: 2, outlineStyle: 'solid', outlineOffset: 2 }}
-    >
-      <Text fontSize="$4" fontWeight="600" color="$color">
-        {pending ? pendingLabel : children}
-      </Text>
-    </Button>
+    <button type="submit" className={`${controls.button} t_accent`} disabled={pending} aria-disabled={pending || undefined}>
+      {pending ? <SpinnerIcon size={16} /> : null}
+      {pending ? pendingLabel : children}
+    </button>
   )
 }
 
 /** A secondary action inside a form (type=button, so Enter never triggers it). */
 export function SecondaryButton({ onPress, disabled, children }: { onPress: () => void; disabled?: boolean; children: string }) {
   return (
-    <Button
-      type="button"
-      size="$4"
-      onPress={onPress}
-      disabled={disabled}
-      opacity={disabled ? 0.75 : 1}
-      borderWidth={1}
-      borderColor="$borderColor"
-      backgroundColor="$background"
-      focusVisibleStyle={{ outlineColor: '$color8', outlineWidth: 2, outlineStyle: 'solid', outlineOffset: 2 }}
-    >
-      <Text fontSize="$4" fontWeight="600" color="$color12">
-        {children}
-      </Text>
-    </Button>
+    <button type="button" className={`${controls.button} ${controls.outlined}`} onClick={onPress} disabled={disabled}>
+      {children}
+    </button>
   )
 }
 
 /** A form-level message: errors are announced at once (role=alert), confirmations politely (role=status). */
 export function FormMessage({ kind, children }: { kind: 'error' | 'success'; children: ReactNode }) {
   return (
-    <Theme name={kind === 'error' ? 'red' : 'green'}>
-      <XStack
-        role={kind === 'error' ? 'alert' : 'status'}
-        gap="$2"
-        alignItems="flex-start"
-        backgroundColor="$color2"
-        borderWidth={1}
-        borderColor="$color6"
-        borderRadius="$4"
-        padding="$3"
-      >
-        <Text color="$color11" display="flex" paddingTop={2}>
-          {kind === 'error' ? <AlertCircleIcon size={16} /> : <CheckCircleIcon size={16} />}
-        </Text>
-        <Text fontSize="$3" lineHeight="$3" color="$color12" flex={1}>
-          {children}
-        </Text>
-      </XStack>
-    </Theme>
+    <div role={kind === 'error' ? 'alert' : 'status'} className={`${styles.message} ${kind === 'error' ? 't_red' : 't_green'}`}>
+      <span className={styles.messageIcon}>{kind === 'error' ? <AlertCircleIcon size={16} /> : <CheckCircleIcon size={16} />}</span>
+      <div className={styles.messageText}>{children}</div>
+    </div>
   )
 }
 
 /** Shown instead of a protected page's content while the session is read: never signed-out content. */
 export function SessionPending() {
   return (
-    <YStack role="status" aria-live="polite" alignItems="center" padding="$8" gap="$2">
-      <Text color="$color11" display="flex">
-        <SpinnerIcon size={22} className="spin" />
-      </Text>
-      <Text fontSize="$3" color="$color11">
-        Loading your account…
-      </Text>
-    </YStack>
+    <div role="status" aria-live="polite" className={styles.pending}>
+      <SpinnerIcon size={22} />
+      <span>Loading your account…</span>
+    </div>
   )
 }
 

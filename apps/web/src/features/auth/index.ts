@@ -5,6 +5,7 @@ export { readableGuestSaveError, readableGuestStartError, waitFromMessage } from
 export {
   AuthCard,
   AuthForm,
+  CardNote,
   checkNewAccount,
   checkNewPassword,
   emailError,

@@ -5,13 +5,23 @@ import { ApiProvider } from '../../lib/api-provider'
 import { CloseIcon } from '../../ui/icons'
 import { secondFactorPath, useSession } from '../auth'
 import { CreateNoteForm } from '../notes'
+import { TamaguiScope } from '../theme'
 import { takeCreateModalOpener, useCreateModal } from './create-modal-store'
 
 /**
  * The global create modal: the new-note form. Focus moves into it on open (the title field) and back to the
- * opener on close (Tamagui's focus scope); Escape, Cancel and the Close button close it, keeping the draft.
+ * opener on close (Tamagui's focus scope); Escape, Cancel and the Close button close it, keeping the draft. It is
+ * rendered by the frame, which has no Tamagui provider, so it brings its own (TamaguiScope, ADR 053).
  */
 export default function CreateModal() {
+  return (
+    <TamaguiScope>
+      <CreateModalDialog />
+    </TamaguiScope>
+  )
+}
+
+function CreateModalDialog() {
   const open = useCreateModal((s) => s.open)
   const setOpen = useCreateModal((s) => s.setOpen)
   const { user, needsSecondFactor } = useSession()

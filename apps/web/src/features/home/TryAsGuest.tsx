@@ -1,9 +1,9 @@
 import Router from 'next/router'
 import { useState } from 'react'
-import { Text, Theme, XStack, YStack } from 'tamagui'
 
 import { AlertCircleIcon, SpinnerIcon } from '../../ui/icons'
 import { toast } from '../toast'
+import styles from './home.module.css'
 
 /**
  * "Try it without an account" on the welcome page: starts a guest session (anonymous sign-in) and opens the notes.
@@ -32,7 +32,7 @@ export function TryAsGuest() {
   }
 
   return (
-    <YStack gap="$2" alignItems="flex-start">
+    <div className={styles.guest}>
       <button
         type="button"
         className="button-link button-link--quiet"
@@ -50,17 +50,11 @@ export function TryAsGuest() {
         )}
       </button>
       {error ? (
-        <Theme name="red">
-          <XStack role="alert" gap="$2" alignItems="flex-start" maxWidth={480} data-testid="guest-error">
-            <Text color="$color11" display="flex" paddingTop={2}>
-              <AlertCircleIcon size={16} />
-            </Text>
-            <Text fontSize="$3" lineHeight="$3" color="$color11" flex={1}>
-              {error}
-            </Text>
-          </XStack>
-        </Theme>
+        <div role="alert" className={`${styles.guestError} t_red`} data-testid="guest-error">
+          <AlertCircleIcon size={16} />
+          <span>{error}</span>
+        </div>
       ) : null}
-    </YStack>
+    </div>
   )
 }

@@ -1,10 +1,10 @@
 import Router from 'next/router'
 import { useEffect, useState } from 'react'
-import { Text } from 'tamagui'
 
 import {
   AuthCard,
   AuthForm,
+  CardNote,
   Field,
   FormMessage,
   readableAuthError,
@@ -113,12 +113,12 @@ function Challenge() {
           Verify
         </SubmitButton>
       </AuthForm>
-      <Text fontSize="$3" color="$color11" textAlign="center">
+      <CardNote>
         Not you, or no access to the app?{' '}
         <button type="button" className="text-link link-button" disabled={signingOut} onClick={() => void signOut()}>
           {signingOut ? 'Signing out…' : 'Sign out'}
         </button>
-      </Text>
+      </CardNote>
     </AuthCard>
   )
 }

@@ -1,11 +1,11 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
-import { XStack } from 'tamagui'
 
 import { useTRPC } from '../../lib/trpc'
 import { AuthForm, SecondaryButton, SubmitButton, toastApiError } from '../auth'
 import { toast } from '../toast'
 import { useNoteDraft } from './draft-store'
+import styles from './note-form.module.css'
 import { checkNote, NoteFields, serverFieldErrors, type NoteFieldErrors } from './NoteForm'
 
 /**
@@ -57,14 +57,14 @@ export function CreateNoteForm({ onDone }: { onDone: () => void }) {
       }}
     >
       <NoteFields draft={draft} onChange={onChange} errors={errors} disabled={create.isPending} withPinned />
-      <XStack gap="$2" justifyContent="flex-end" flexWrap="wrap">
+      <div className={styles.formActions}>
         <SecondaryButton onPress={onDone} disabled={create.isPending}>
           Cancel
         </SecondaryButton>
         <SubmitButton pending={create.isPending} pendingLabel="Creating…">
           Create note
         </SubmitButton>
-      </XStack>
+      </div>
     </AuthForm>
   )
 }

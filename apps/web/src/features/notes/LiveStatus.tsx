@@ -1,6 +1,5 @@
-import { Text } from 'tamagui'
-
 import type { LiveState } from './live-notes'
+import styles from './notes.module.css'
 
 /**
  * Says that live updates are interrupted — only then (useNoteChanges decides when: after a few seconds down). The
@@ -10,8 +9,8 @@ import type { LiveState } from './live-notes'
 export function LiveStatus({ live }: { live: LiveState }) {
   const { reconnecting } = live
   return (
-    <Text role="status" fontSize="$2" color="$color11" aria-live="polite" data-testid="live-status" data-live={live.subscribed ? 'on' : 'off'}>
+    <span role="status" className={styles.liveStatus} aria-live="polite" data-testid="live-status" data-live={live.subscribed ? 'on' : 'off'}>
       {reconnecting ? 'Reconnecting… changes made elsewhere will appear when the connection is back.' : ''}
-    </Text>
+    </span>
   )
 }

@@ -1,11 +1,12 @@
 import { useEffect, useState } from 'react'
-import { Button, Text, XStack, YStack } from 'tamagui'
 
 import { useTRPCClient, type RouterOutputs } from '../../lib/trpc'
+import controls from '../../ui/controls.module.css'
 import { toast } from '../toast'
 import { LiveStatus } from './LiveStatus'
 import { useNoteChanges } from './live-notes'
 import type { NoteDraft } from './NoteForm'
+import styles from './note-page.module.css'
 
 type Note = RouterOutputs['notes']['get']
 
@@ -129,41 +130,33 @@ interface BannerProps {
 /** The notice above the form when the note changed or went away elsewhere. */
 function ElsewhereBanner({ elsewhere, onShowTheirs, onKeepMine, onSaveAsNew, savingAsNew }: BannerProps) {
   const changed = elsewhere.kind === 'changed'
+  const button = `${controls.button} ${controls.small} ${controls.regular}`
   return (
-    <YStack
-      role="alert"
-      gap="$2"
-      padding="$3"
-      borderRadius="$4"
-      borderWidth={1}
-      borderColor="$yellow8"
-      backgroundColor="$yellow3"
-      data-testid="note-elsewhere"
-    >
-      <Text fontSize="$4" fontWeight="700" color="$yellow12">
+    <div role="alert" className={styles.elsewhere} data-testid="note-elsewhere">
+      <span className={styles.elsewhereTitle}>
         {changed ? 'This note was changed in another tab or device' : 'This note was deleted in another tab or device'}
-      </Text>
-      <Text fontSize="$3" color="$yellow12">
+      </span>
+      <span className={styles.elsewhereText}>
         {changed
           ? 'Your unsaved changes are still here. Look at the other version, or keep yours — saving then replaces the other version.'
           : 'Your text is still here and can be saved as a new note.'}
-      </Text>
-      <XStack gap="$2" flexWrap="wrap">
+      </span>
+      <div className={styles.elsewhereActions}>
         {changed ? (
           <>
-            <Button size="$3" onPress={() => onShowTheirs(elsewhere.theirs)}>
+            <button type="button" className={button} onClick={() => onShowTheirs(elsewhere.theirs)}>
               Show the other version
-            </Button>
-            <Button size="$3" onPress={() => onKeepMine(elsewhere.theirs)}>
+            </button>
+            <button type="button" className={button} onClick={() => onKeepMine(elsewhere.theirs)}>
               Keep my changes
-            </Button>
+            </button>
           </>
         ) : (
-          <Button size="$3" disabled={savingAsNew} aria-disabled={savingAsNew} onPress={onSaveAsNew}>
+          <button type="button" className={button} disabled={savingAsNew} aria-disabled={savingAsNew} onClick={onSaveAsNew}>
             {savingAsNew ? 'Saving…' : 'Save as a new note'}
-          </Button>
+          </button>
         )}
-      </XStack>
-    </YStack>
+      </div>
+    </div>
   )
 }

@@ -3,7 +3,6 @@ import dynamic from 'next/dynamic'
 import Link from 'next/link'
 import { useRouter } from 'next/router'
 import { useCallback, useEffect, useRef, useState } from 'react'
-import { Button, Text, Theme, XStack, YStack } from 'tamagui'
 
 import { useTRPC, useTRPCClient, type RouterOutputs } from '../../lib/trpc'
 import { ArrowLeftIcon, PinIcon, TrashIcon } from '../../ui/icons'
@@ -13,8 +12,8 @@ import { formatFull, formatWhen } from './format'
 import { listUrl } from './list-url'
 import { checkNote, NoteFields, serverFieldErrors, type NoteDraft, type NoteFieldErrors } from './NoteForm'
 import { ConfirmDialog } from '../../ui/ConfirmDialog'
-
-import { Panel } from '../../ui/Panel'
+import controls from '../../ui/controls.module.css'
+import panel from '../../ui/panel.module.css'
 import styles from './note-page.module.css'
 
 type Note = RouterOutputs['notes']['get']
@@ -22,7 +21,7 @@ type Note = RouterOutputs['notes']['get']
 // The note's files: their own chunk, fetched after the page shows (the page's first load stays in budget, ADR 038).
 const AttachmentsPanel = dynamic(() => import('../attachments/AttachmentsPanel').then((m) => m.AttachmentsPanel), {
   ssr: false,
-  loading: () => <YStack minHeight={160} aria-hidden />,
+  loading: () => <div className={styles.attachmentsRoom} aria-hidden />,
 })
 
 /** The note as the page's server side hands it over (JSON: dates as ISO strings). */
@@ -198,49 +197,34 @@ export function NoteScreen({ note: initial }: NoteScreenProps) {
   })
 
   return (
-    <YStack gap="$5" width="100%" maxWidth={760} marginHorizontal="auto">
-      <XStack justifyContent="space-between" alignItems="center" gap="$3" flexWrap="wrap">
+    <div className={styles.page}>
+      <div className={styles.bar}>
         <Link href={listUrl()} className={styles.backLink}>
           <ArrowLeftIcon size={16} />
           All notes
         </Link>
-        <XStack gap="$2">
-          <Button
-            size="$3"
+        <div className={styles.actions}>
+          <button
+            type="button"
+            className={`${controls.button} ${controls.small} ${controls.iconGap} ${controls.outlined}`}
             aria-pressed={note.pinned}
             disabled={setPinned.isPending || gone}
-            onPress={() => setPinned.mutate({ id: note.id, pinned: !note.pinned })}
-            icon={<PinIcon size={15} fill={note.pinned ? 'currentColor' : 'none'} />}
-            gap="$1.5"
-            paddingHorizontal="$3"
-            borderWidth={1}
-            borderColor="$borderColor"
-            backgroundColor="$background"
+            onClick={() => setPinned.mutate({ id: note.id, pinned: !note.pinned })}
           >
-            <Text fontSize="$3" fontWeight="600" color="$color12">
-              {note.pinned ? 'Unpin' : 'Pin'}
-            </Text>
-          </Button>
-          <Theme name="red">
-            <Button
-              size="$3"
-              icon={<TrashIcon size={15} />}
-              gap="$1.5"
-              paddingHorizontal="$3"
-              disabled={gone}
-              onPress={() => dialogRef.current?.showModal()}
-              borderWidth={1}
-              borderColor="$borderColor"
-              backgroundColor="$background"
-              color="$color11"
-            >
-              <Text fontSize="$3" fontWeight="600" color="$color11">
-                Delete
-              </Text>
-            </Button>
-          </Theme>
-        </XStack>
-      </XStack>
+            <PinIcon size={15} fill={note.pinned ? 'currentColor' : 'none'} />
+            <span>{note.pinned ? 'Unpin' : 'Pin'}</span>
+          </button>
+          <button
+            type="button"
+            className={`${controls.button} ${controls.small} ${controls.iconGap} ${controls.outlined} t_red ${styles.danger}`}
+            disabled={gone}
+            onClick={() => dialogRef.current?.showModal()}
+          >
+            <TrashIcon size={15} />
+            <span>Delete</span>
+          </button>
+        </div>
+      </div>
 
       <NoteLive
         note={note}
@@ -259,28 +243,26 @@ export function NoteScreen({ note: initial }: NoteScreenProps) {
         savingAsNew={saveAsNew.isPending}
       />
 
-      <Panel>
-        <Text render="h1" aria-level={1} fontSize="$8" lineHeight="$8" fontWeight="800" color="$color12" letterSpacing={-0.3} wordWrap="break-word">
-          {note.title}
-        </Text>
-        <Text fontSize="$2" color="$color10">
+      <div className={panel.panel}>
+        <h1 className={styles.title}>{note.title}</h1>
+        <p className={styles.dates}>
           Created <time dateTime={note.createdAt.toISOString()}>{formatFull(note.createdAt)}</time> · Last edited{' '}
           <time dateTime={note.updatedAt.toISOString()} title={formatFull(note.updatedAt)}>
             {formatWhen(note.updatedAt)}
           </time>
-        </Text>
+        </p>
         <AuthForm label="Edit note" onSubmit={submit}>
           <NoteFields draft={draft} onChange={onChange} errors={errors} disabled={update.isPending} bodyRows={12} />
-          <XStack gap="$3" alignItems="center" justifyContent="flex-end" flexWrap="wrap">
-            <Text fontSize="$3" color="$color10" aria-live="polite">
+          <div className={styles.saveRow}>
+            <span className={styles.saveState} aria-live="polite">
               {dirty ? 'Unsaved changes · Ctrl+S saves' : 'All changes saved'}
-            </Text>
+            </span>
             <SubmitButton pending={update.isPending} pendingLabel="Saving…">
               Save changes
             </SubmitButton>
-          </XStack>
+          </div>
         </AuthForm>
-      </Panel>
+      </div>
 
       <AttachmentsPanel noteId={note.id} onCountChange={setFileCount} />
 
@@ -298,6 +280,6 @@ export function NoteScreen({ note: initial }: NoteScreenProps) {
         pending={remove.isPending}
         onConfirm={() => remove.mutate({ id: note.id })}
       />
-    </YStack>
+    </div>
   )
 }

@@ -3,9 +3,11 @@ import dynamic from 'next/dynamic'
 import Link from 'next/link'
 import { useRouter } from 'next/router'
 import { memo, useEffect, useId, useRef, useState } from 'react'
-import { Button, H1, Paragraph, Text, XStack, YStack, useMedia } from 'tamagui'
 
 import { useTRPC, type RouterOutputs } from '../../lib/trpc'
+import { useMinWidth } from '../../lib/use-min-width'
+import { breakpoints } from '../../ui/breakpoints'
+import controls from '../../ui/controls.module.css'
 import { ArrowDownIcon, ArrowUpIcon, CloseIcon, NoteIcon, PinIcon, PlusIcon, RefreshIcon, SearchIcon, SpinnerIcon } from '../../ui/icons'
 import { isSecondFactorRequired, secondFactorPath, toastApiError } from '../auth'
 import { useCreateModal } from '../create-modal'
@@ -185,44 +187,25 @@ const NoteCards = memo(function NoteCards({ items, params }: { items: NoteListIt
 function EmptyState({ q, onClear }: { q: string; onClear: () => void }) {
   const openCreate = useCreateModal((s) => s.setOpen)
   return (
-    <YStack
-      alignItems="center"
-      gap="$3"
-      paddingVertical="$10"
-      paddingHorizontal="$4"
-      borderWidth={1}
-      borderStyle="dashed"
-      borderColor="$borderColor"
-      borderRadius="$8"
-      backgroundColor="$color2"
-    >
-      <YStack width={52} height={52} borderRadius={26} alignItems="center" justifyContent="center" backgroundColor="$color4">
-        <Text color="$color11" display="flex">
-          {q ? <SearchIcon size={24} /> : <NoteIcon size={24} />}
-        </Text>
-      </YStack>
-      <Text render="h2" fontSize="$6" fontWeight="700" color="$color12" textAlign="center">
-        {q ? `No notes match “${q}”` : 'No notes yet'}
-      </Text>
-      <Paragraph fontSize="$4" lineHeight="$4" color="$color11" textAlign="center" maxWidth={420}>
+    <div className={styles.empty}>
+      <span className={styles.emptyIcon}>{q ? <SearchIcon size={24} /> : <NoteIcon size={24} />}</span>
+      <h2 className={styles.emptyTitle}>{q ? `No notes match “${q}”` : 'No notes yet'}</h2>
+      <p className={styles.emptyText}>
         {q
           ? 'Search looks at note titles. Try fewer letters, or clear the search to see every note.'
           : 'Write down a thought, a plan or a list. Your notes are private to you and sorted the way you like.'}
-      </Paragraph>
+      </p>
       {q ? (
-        <Button size="$3" onPress={onClear} borderWidth={1} borderColor="$borderColor" backgroundColor="$background">
-          <Text fontSize="$3" fontWeight="600" color="$color12">
-            Clear search
-          </Text>
-        </Button>
+        <button type="button" className={`${controls.button} ${controls.small} ${controls.outlined}`} onClick={onClear}>
+          Clear search
+        </button>
       ) : (
-        <Button size="$3" theme="accent" icon={<PlusIcon size={16} />} onPress={() => openCreate(true)}>
-          <Text fontSize="$3" fontWeight="600" color="$color">
-            Write your first note
-          </Text>
-        </Button>
+        <button type="button" className={`${controls.button} ${controls.small} ${controls.iconGap} t_accent`} onClick={() => openCreate(true)}>
+          <PlusIcon size={16} />
+          Write your first note
+        </button>
       )}
-    </YStack>
+    </div>
   )
 }
 
@@ -276,7 +259,7 @@ function SortControls({ params, onSort, onDir }: { params: ListParams; onSort: (
   const id = useId()
   const descending = params.dir === 'desc'
   return (
-    <XStack gap="$2" alignItems="center" flexShrink={0}>
+    <div className={styles.sortControls}>
       <label htmlFor={id} className={styles.visuallyHidden}>
         Sort by
       </label>
@@ -296,7 +279,7 @@ function SortControls({ params, onSort, onDir }: { params: ListParams; onSort: (
       >
         {descending ? <ArrowDownIcon size={16} /> : <ArrowUpIcon size={16} />}
       </button>
-    </XStack>
+    </div>
   )
 }
 
@@ -307,47 +290,28 @@ function SortControls({ params, onSort, onDir }: { params: ListParams; onSort: (
 function ListError({ error, retrying, onRetry }: { error: { message: string }; retrying: boolean; onRetry: () => void }) {
   const needsCode = isSecondFactorRequired(error)
   return (
-    <YStack
-      role="alert"
-      gap="$3"
-      alignItems="flex-start"
-      padding="$5"
-      borderWidth={1}
-      borderColor="$borderColor"
-      borderRadius="$8"
-      backgroundColor="$color2"
-    >
-      <Text fontSize="$5" fontWeight="700" color="$color12">
+    <div role="alert" className={styles.listError}>
+      <span className={styles.listErrorTitle}>
         {needsCode ? 'Finish two-factor sign-in to see your notes' : 'Your notes could not be loaded'}
-      </Text>
-      <Paragraph fontSize="$4" color="$color11">
-        {needsCode ? 'Enter a code from your authenticator app; you will come back here.' : error.message}
-      </Paragraph>
+      </span>
+      <p className={styles.listErrorText}>{needsCode ? 'Enter a code from your authenticator app; you will come back here.' : error.message}</p>
       {needsCode ? (
         <Link href={secondFactorPath()} className="button-link">
           Enter a code
         </Link>
       ) : (
-        <Button
-          size="$3"
-          gap="$1.5"
-          paddingHorizontal="$3"
-          borderWidth={1}
-          borderColor="$borderColor"
-          backgroundColor="$background"
+        <button
+          type="button"
+          className={`${controls.button} ${controls.small} ${controls.iconGap} ${controls.outlined}`}
           disabled={retrying}
           aria-disabled={retrying || undefined}
-          opacity={retrying ? 0.75 : 1}
-          icon={retrying ? <SpinnerIcon size={15} className="spin" /> : <RefreshIcon size={15} />}
-          onPress={onRetry}
-          focusVisibleStyle={{ outlineColor: '$color8', outlineWidth: 2, outlineStyle: 'solid', outlineOffset: 2 }}
+          onClick={onRetry}
         >
-          <Text fontSize="$3" fontWeight="600" color="$color12">
-            {retrying ? 'Trying again…' : 'Try again'}
-          </Text>
-        </Button>
+          {retrying ? <SpinnerIcon size={15} className="spin" /> : <RefreshIcon size={15} />}
+          <span>{retrying ? 'Trying again…' : 'Try again'}</span>
+        </button>
       )}
-    </YStack>
+    </div>
   )
 }
 
@@ -359,12 +323,12 @@ function ListError({ error, retrying, onRetry }: { error: { message: string }; r
  * that dropping the hidden shape after hydration re-renders nothing else (the kept list is memoised).
  */
 function ListShapes({ items, params, onSort }: { items: NoteListItem[]; params: ListParams; onSort: (sort: NoteSort) => void }) {
-  const media = useMedia()
+  const md = useMinWidth(breakpoints.md)
   const [hydrated, setHydrated] = useState(false)
   useEffect(() => setHydrated(true), [])
   // The props are the screen's: when only `hydrated` changes, they are the same objects, so the memoised kept list
   // does not render again.
-  const wide = hydrated && media.md
+  const wide = hydrated && md
   return (
     <>
       {!hydrated || wide ? (
@@ -446,33 +410,23 @@ export function NotesScreen() {
   }
 
   return (
-    <YStack gap="$5">
-      <XStack alignItems="flex-end" justifyContent="space-between" gap="$3" flexWrap="wrap">
-        <YStack gap="$1">
-          <H1 aria-level={1} fontSize="$9" lineHeight="$9" fontWeight="800" color="$color12" letterSpacing={-0.5}>
-            Notes
-          </H1>
-          <Text fontSize="$3" color="$color11" aria-live="polite" minHeight={18}>
-            {data ? (params.q.trim() ? `${countNotes(data.total)} match “${params.q.trim()}”` : countNotes(data.total)) : ' '}
-          </Text>
-          <LiveList />
-        </YStack>
-      </XStack>
+    <div className={styles.screen}>
+      <div className={styles.heading}>
+        <h1 className={styles.screenTitle}>Notes</h1>
+        <span className={styles.count} aria-live="polite">
+          {data ? (params.q.trim() ? `${countNotes(data.total)} match “${params.q.trim()}”` : countNotes(data.total)) : ' '}
+        </span>
+        <LiveList />
+      </div>
 
-      <XStack gap="$2" alignItems="center" flexWrap="wrap" $sm={{ flexWrap: 'nowrap' }}>
+      <div className={styles.toolbar}>
         <SearchBox value={search} onChange={setSearch} />
-        <XStack $md={{ display: 'none' }}>
+        <div className={styles.narrowOnly}>
           <SortControls params={params} onSort={onSort} onDir={onDir} />
-        </XStack>
-      </XStack>
+        </div>
+      </div>
 
-      <YStack
-        gap="$4"
-        aria-busy={showSkeleton || list.isFetching}
-        opacity={stale && !retryOf ? 0.6 : 1}
-        transition="quickest"
-        id="notes-list"
-      >
+      <div className={styles.list} aria-busy={showSkeleton || list.isFetching} data-stale={stale && !retryOf} id="notes-list">
         {retryOf ? (
           <ListError error={retryOf} retrying onRetry={() => {}} />
         ) : showSkeleton ? (
@@ -497,7 +451,7 @@ export function NotesScreen() {
             />
           </>
         ) : null}
-      </YStack>
-    </YStack>
+      </div>
+    </div>
   )
 }

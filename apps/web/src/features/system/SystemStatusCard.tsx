@@ -1,35 +1,25 @@
 import { useMutation, useQuery } from '@tanstack/react-query'
-import { Button, H2, Text, Theme, XStack, YStack } from 'tamagui'
+import type { ReactNode } from 'react'
 
 import { useTRPC } from '../../lib/trpc'
+import controls from '../../ui/controls.module.css'
 import { ActivityIcon, RefreshIcon, SpinnerIcon } from '../../ui/icons'
+import panel from '../../ui/panel.module.css'
 import { toast } from '../toast'
-import { Panel, PANEL_SHADOW } from '../../ui/Panel'
+import styles from './system-status.module.css'
 
-function Skeleton({ width, height = 16 }: { width: number; height?: number }) {
-  return <YStack className="skeleton" width={width} height={height} borderRadius="$2" backgroundColor="$color4" />
+function Skeleton({ width }: { width: number }) {
+  return <span className={`skeleton ${styles.skeleton}`} style={{ width }} />
 }
 
-function Row({ label, children }: { label: string; children: React.ReactNode }) {
+function Row({ label, children }: { label: string; children: ReactNode }) {
   return (
-    <YStack
-      gap="$1"
-      paddingVertical="$2.5"
-      borderTopWidth={1}
-      borderTopColor="$borderColor"
-      $sm={{ flexDirection: 'row', alignItems: 'center', justifyContent: 'space-between', gap: '$4' }}
-    >
-      <Text fontSize="$3" color="$color10" flexShrink={0}>
-        {label}
-      </Text>
-      <YStack minWidth={0} $sm={{ alignItems: 'flex-end' }}>
-        {children}
-      </YStack>
-    </YStack>
+    <div className={styles.row}>
+      <span className={styles.rowLabel}>{label}</span>
+      <div className={styles.rowValue}>{children}</div>
+    </div>
   )
 }
-
-const valueProps = { fontSize: '$4', color: '$color12', fontFamily: '$body' } as const
 
 /**
  * Live status of the app's own API: `system.health` and `system.config` load in the same render, so the
@@ -53,139 +43,88 @@ export function SystemStatusCard() {
   const error = health.error ?? config.error
 
   return (
-    <Panel
-      render="section"
-      aria-labelledby="system-status-heading"
-      gap="$3"
-      $sm={{ padding: '$5' }}
-      boxShadow={PANEL_SHADOW}
-    >
-      <XStack alignItems="center" justifyContent="space-between" gap="$3" flexWrap="wrap">
-        <XStack alignItems="center" gap="$2.5">
-          <Theme name={error ? 'red' : 'green'}>
-            <YStack
-              width={32}
-              height={32}
-              borderRadius="$4"
-              alignItems="center"
-              justifyContent="center"
-              backgroundColor="$color3"
-            >
-              <Text color="$color10" display="flex">
-                <ActivityIcon size={17} />
-              </Text>
-            </YStack>
-          </Theme>
-          <H2 aria-level={2} id="system-status-heading" fontSize="$6" lineHeight="$6" fontWeight="600" color="$color12">
+    <section aria-labelledby="system-status-heading" className={`${panel.raised} ${styles.card}`}>
+      <div className={styles.header}>
+        <div className={styles.heading}>
+          <span className={`${styles.badge} ${error ? 't_red' : 't_green'}`}>
+            <ActivityIcon size={17} />
+          </span>
+          <h2 id="system-status-heading" className={styles.title}>
             System status
-          </H2>
-        </XStack>
+          </h2>
+        </div>
         {!loading && !error ? (
-          <Theme name="green">
-            <XStack
-              alignItems="center"
-              gap="$1.5"
-              backgroundColor="$color3"
-              borderRadius="$12"
-              paddingHorizontal="$2.5"
-              paddingVertical="$1"
-            >
-              <YStack width={7} height={7} borderRadius={7} backgroundColor="$color9" />
-              <Text fontSize="$2" fontWeight="600" color="$color12">
-                Operational
-              </Text>
-            </XStack>
-          </Theme>
+          <span className={`${styles.operational} t_green`}>
+            <span className={styles.dot} />
+            Operational
+          </span>
         ) : null}
-      </XStack>
+      </div>
 
       {error ? (
-        <Theme name="red">
-          <YStack role="alert" gap="$3" padding="$3.5" borderRadius="$6" backgroundColor="$color2" borderWidth={1} borderColor="$color6">
-            <Text fontSize="$4" fontWeight="600" color="$color11">
-              Could not reach the API
-            </Text>
-            <Text fontSize="$3" color="$color11">
-              {error.message}
-            </Text>
-            <XStack>
-              <Button
-                size="$3"
-                gap="$1.5"
-                borderWidth={1}
-                borderColor="$color7"
-                icon={<RefreshIcon size={16} />}
-                onPress={() => {
-                  void health.refetch()
-                  void config.refetch()
-                }}
-              >
-                Retry
-              </Button>
-            </XStack>
-          </YStack>
-        </Theme>
+        <div role="alert" className={`${styles.error} t_red`}>
+          <span className={styles.errorTitle}>Could not reach the API</span>
+          <span className={styles.errorText}>{error.message}</span>
+          <div>
+            <button
+              type="button"
+              className={`${controls.button} ${controls.small} ${controls.iconGap} ${controls.regular} ${styles.retry}`}
+              onClick={() => {
+                void health.refetch()
+                void config.refetch()
+              }}
+            >
+              <RefreshIcon size={16} />
+              Retry
+            </button>
+          </div>
+        </div>
       ) : (
-        <YStack aria-busy={loading}>
+        <div aria-busy={loading}>
           <Row label="Server time">
             {health.data ? (
-              <Text {...valueProps} data-testid="server-time">
+              <span className={styles.value} data-testid="server-time">
                 {health.data.time.toISOString()}
-              </Text>
+              </span>
             ) : (
               <Skeleton width={210} />
             )}
           </Row>
           <Row label="Version">
             {health.data ? (
-              <Text {...valueProps} data-testid="app-version">
+              <span className={styles.value} data-testid="app-version">
                 {health.data.version}
-              </Text>
+              </span>
             ) : (
               <Skeleton width={60} />
             )}
           </Row>
           <Row label="Backend">
             {config.data ? (
-              <XStack alignItems="center" gap="$2" flexWrap="wrap">
-                <Text {...valueProps} data-testid="backend-url" wordWrap="break-word">
+              <div className={styles.backend}>
+                <span className={styles.value} data-testid="backend-url">
                   {config.data.supabaseUrl}
-                </Text>
-                <Theme name={config.data.backend === 'local' ? 'blue' : 'yellow'}>
-                  <Text
-                    fontSize="$1"
-                    fontWeight="600"
-                    color="$color12"
-                    backgroundColor="$color3"
-                    borderRadius="$3"
-                    paddingHorizontal="$1.5"
-                    paddingVertical={2}
-                  >
-                    {config.data.backend}
-                  </Text>
-                </Theme>
-              </XStack>
+                </span>
+                <span className={`${styles.tag} ${config.data.backend === 'local' ? 't_blue' : 't_yellow'}`}>{config.data.backend}</span>
+              </div>
             ) : (
               <Skeleton width={180} />
             )}
           </Row>
-        </YStack>
+        </div>
       )}
 
-      <XStack paddingTop="$1">
-        <Button
-          size="$3"
-          gap="$1.5"
-          theme="accent"
+      <div className={styles.footer}>
+        <button
+          type="button"
+          className={`${controls.button} ${controls.small} ${controls.iconGap} ${controls.regular} t_accent`}
           disabled={clockSkew.isPending}
-          opacity={clockSkew.isPending ? 0.7 : 1}
-          onPress={() => clockSkew.mutate({ clientTime: new Date() })}
-          icon={clockSkew.isPending ? <SpinnerIcon size={16} /> : undefined}
-          focusVisibleStyle={{ outlineColor: '$color8', outlineWidth: 2, outlineStyle: 'solid', outlineOffset: 2 }}
+          onClick={() => clockSkew.mutate({ clientTime: new Date() })}
         >
+          {clockSkew.isPending ? <SpinnerIcon size={16} /> : null}
           Check connection
-        </Button>
-      </XStack>
-    </Panel>
+        </button>
+      </div>
+    </section>
   )
 }

@@ -1,7 +1,4 @@
 import { createContext, useCallback, useContext, useEffect, useLayoutEffect, useMemo, useState, type ReactNode } from 'react'
-import { TamaguiProvider } from 'tamagui'
-
-import { config } from '../../ui/config'
 import {
   DARK_SCHEME_QUERY,
   THEME_CLASS,
@@ -43,7 +40,8 @@ function readAppliedScheme(): ColorScheme {
   return document.documentElement.classList.contains(THEME_CLASS.dark) ? 'dark' : 'light'
 }
 
-function applyToDocument(scheme: ColorScheme) {
+/** Puts exactly one of `t_light` / `t_dark` on <html> (and the matching `color-scheme`). */
+export function applyToDocument(scheme: ColorScheme) {
   const html = document.documentElement
   html.classList.remove(THEME_CLASS[scheme === 'dark' ? 'light' : 'dark'])
   html.classList.add(THEME_CLASS[scheme])
@@ -51,8 +49,11 @@ function applyToDocument(scheme: ColorScheme) {
 }
 
 /**
- * Owns the theme preference (localStorage `theme`), follows the OS scheme live and other tabs' changes,
- * keeps `t_light` / `t_dark` on <html>, and feeds the resolved scheme to Tamagui.
+ * Owns the theme preference (localStorage `theme`), follows the OS scheme live and other tabs' changes, and keeps
+ * `t_light` / `t_dark` on <html>: the CSS variables Tamagui generates (_document's stylesheet) follow that class, so
+ * plain elements styled with them and Tamagui components alike take the theme. It renders no Tamagui provider: the
+ * parts of a page that still use Tamagui components bring one (`TamaguiScope`, `withTamagui`), so Tamagui's runtime
+ * is not in every page's first load (ADR 053).
  */
 export function ThemeProvider({ children }: { children: ReactNode }) {
   const [setting, setSettingState] = useState<ThemeSetting>('system')
@@ -100,11 +101,7 @@ export function ThemeProvider({ children }: { children: ReactNode }) {
   )
 
   return (
-    <ThemeContext.Provider value={value}>
-      <TamaguiProvider config={config} defaultTheme={resolved} disableInjectCSS>
-        {children}
-      </TamaguiProvider>
-    </ThemeContext.Provider>
+    <ThemeContext.Provider value={value}>{children}</ThemeContext.Provider>
   )
 }
 

@@ -1,4 +1,5 @@
 export { ThemeProvider, useThemeSetting, type ThemeState } from './ThemeProvider'
+export { TamaguiScope, withTamagui } from './TamaguiScope'
 export { ThemeToggle } from './ThemeToggle'
 export {
   THEME_CLASS,

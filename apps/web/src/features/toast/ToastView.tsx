@@ -3,8 +3,8 @@
 // page shows a toast on its first paint.
 import Link from 'next/link'
 import { useCallback, useEffect, useRef, useState, type PointerEvent as ReactPointerEvent } from 'react'
-import { Button, Text, Theme, XStack, YStack } from 'tamagui'
 
+import controls from '../../ui/controls.module.css'
 import { AlertCircleIcon, CheckCircleIcon, CloseIcon, InfoIcon } from '../../ui/icons'
 import {
   SWIPE_START_PX,
@@ -16,8 +16,10 @@ import {
   type ToastItem,
   type ToastKind,
 } from './toast-store'
+import styles from './toast.module.css'
 
-const ACCENT: Record<ToastKind, 'green' | 'red' | 'blue'> = { success: 'green', error: 'red', info: 'blue' }
+/** The icon's colour: step 10 of Tamagui's green, red or blue theme (its class on the icon). */
+const ACCENT: Record<ToastKind, string> = { success: 't_green', error: 't_red', info: 't_blue' }
 const ICON = { success: CheckCircleIcon, error: AlertCircleIcon, info: InfoIcon } as const
 
 /** Entering is a CSS animation (.toast in base.css), so it runs even where frames are throttled. */
@@ -131,70 +133,40 @@ export default function ToastView({ toast, paused, registerCloser, onClosing }: 
           : `opacity ${TOAST_ANIMATION_MS}ms ease-out, transform ${TOAST_ANIMATION_MS}ms ease-out`,
       }}
     >
-      <XStack
-        // $backgroundHover: white on the light page, a step lighter than the page in dark (a raised surface)
-        backgroundColor="$backgroundHover"
-        borderColor="$borderColor"
-        borderWidth={1}
-        borderRadius="$6"
-        paddingVertical="$3"
-        paddingLeft="$3.5"
-        paddingRight="$2"
-        gap="$3"
-        alignItems="flex-start"
-        boxShadow="0 10px 30px -12px rgba(0,0,0,0.35), 0 2px 6px -2px rgba(0,0,0,0.12)"
-      >
-        <Theme name={ACCENT[toast.kind]}>
-          <YStack paddingTop={2} flexShrink={0}>
-            <Text color="$color10" display="flex">
-              <Icon size={20} />
-            </Text>
-          </YStack>
-        </Theme>
-        <YStack flex={1} gap="$0.75" paddingTop={1} minWidth={0}>
-          <Text fontSize="$4" fontWeight="600" color="$color12">
-            {toast.title}
-          </Text>
-          {toast.description ? (
-            <Text fontSize="$3" color="$color11" lineHeight="$3">
-              {toast.description}
-            </Text>
-          ) : null}
-        </YStack>
+      <div className={styles.card}>
+        <span className={`${styles.icon} ${ACCENT[toast.kind]}`}>
+          <Icon size={20} />
+        </span>
+        <div className={styles.text}>
+          <span className={styles.title}>{toast.title}</span>
+          {toast.description ? <span className={styles.description}>{toast.description}</span> : null}
+        </div>
         {toast.action && 'href' in toast.action ? (
           <Link href={toast.action.href} className="toast-action" onClick={(event) => !event.defaultPrevented && close()}>
             {toast.action.label}
           </Link>
         ) : toast.action ? (
-          <Button
-            size="$2"
-            alignSelf="center"
-            flexShrink={0}
-            borderWidth={1}
-            borderColor="$borderColor"
-            backgroundColor="$background"
-            onPress={() => {
+          <button
+            type="button"
+            className={`${controls.button} ${controls.tiny} ${controls.outlined} ${styles.action}`}
+            onClick={() => {
               const action = toast.action
               if (action && 'onAction' in action) action.onAction()
               close()
             }}
-            focusVisibleStyle={{ outlineColor: '$color8', outlineWidth: 2, outlineStyle: 'solid' }}
           >
-            <Text fontSize="$3" fontWeight="600" color="$color12">
-              {toast.action.label}
-            </Text>
-          </Button>
+            {toast.action.label}
+          </button>
         ) : null}
-        <Button
+        <button
+          type="button"
           aria-label="Close notification"
-          size="$2"
-          circular
-          chromeless
-          icon={<CloseIcon size={16} />}
-          onPress={() => close()}
-          focusVisibleStyle={{ outlineColor: '$color8', outlineWidth: 2, outlineStyle: 'solid' }}
-        />
-      </XStack>
+          className={`${controls.button} ${controls.tiny} ${controls.circular} ${controls.chromeless} ${styles.close}`}
+          onClick={() => close()}
+        >
+          <CloseIcon size={16} />
+        </button>
+      </div>
     </div>
   )
 }

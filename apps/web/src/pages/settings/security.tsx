@@ -1,5 +1,6 @@
 import { SecurityScreen } from '../../features/mfa/SecurityScreen'
+import { withTamagui } from '../../features/theme'
 import { withSession } from '../../server/with-session'
 
 export const getServerSideProps = withSession({ protected: true, fresh: true })
-export default SecurityScreen
+export default withTamagui(SecurityScreen)
