@@ -21,7 +21,6 @@ const tamaguiFiles = [
   'src/ui/theme-source.ts',
   'src/ui/Panel.tsx',
   'src/features/theme/TamaguiScope.tsx',
-  'src/features/create-modal/CreateModal.tsx',
   'src/features/mfa/EnrollPanel.tsx',
   'src/features/mfa/SecurityScreen.tsx',
   'src/features/settings/AccountScreen.tsx',

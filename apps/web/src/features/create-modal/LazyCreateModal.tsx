@@ -31,7 +31,7 @@ const loadCreateModal = () => import('./CreateModal')
 const CreateModal = dynamic(loadCreateModal, { ssr: false })
 
 /**
- * The create modal, kept out of the first-load bundle: its code (Tamagui Dialog, focus scope, portal, the note form
+ * The create modal, kept out of the first-load bundle: its code (the native dialog, the note form
  * and its API providers) is fetched when the browser is idle after load for a signed-in user who may write notes,
  * and mounted the first time the modal opens.
  */

@@ -1,5 +1,4 @@
-// Tamagui for the parts of the app that still render Tamagui components (most screens behind sign-in, the create
-// modal). Not in _app: the frame, the auth pages and the toasts are plain HTML styled with the CSS variables
+// Tamagui for the parts of the app that still render Tamagui components (the settings and security pages). Not in _app: the frame, the auth pages and the toasts are plain HTML styled with the CSS variables
 // Tamagui generates, so @tamagui/web lands only in the chunks of the pages and islands that bring this (ADR 053).
 import { useEffect, useLayoutEffect, useRef, type ComponentType, type ReactNode } from 'react'
 import { TamaguiProvider } from 'tamagui'
@@ -12,7 +11,7 @@ const useIsomorphicLayoutEffect = typeof window === 'undefined' ? useEffect : us
 /**
  * Tamagui's provider for the tree below, on the theme the ThemeProvider resolved (so a Tamagui component and the
  * plain elements around it always show the same scheme). Inside a page or an island: several may be mounted at
- * once (the page's and the create modal's) and come and go with the page.
+ * once, and they come and go with the page.
  */
 export function TamaguiScope({ children }: { children: ReactNode }) {
   const { resolved } = useThemeSetting()
