@@ -85,6 +85,7 @@ const PAGES: PageSpec[] = [
 interface LoadResult {
   fcp: number;
   lcp: number;
+  lcpElement: string;
   tbt: number;
   tti: number;
   longTasks: number;
@@ -240,10 +241,19 @@ async function seedUser(count: number): Promise<{ name: string; value: string }[
 
 /** Registered before the document's first byte: LCP candidates and long tasks, kept on `window.__lab` (page code). */
 const OBSERVE_IN_PAGE = `(() => {
-  const lab = { lcp: 0, longTasks: [] };
+  const lab = { lcp: 0, lcpElement: '', longTasks: [] };
   window.__lab = lab;
+  const describe = (el) => {
+    if (!el) return '(removed)';
+    const cls = typeof el.className === 'string' && el.className ? '.' + el.className.trim().split(/\\s+/)[0] : '';
+    const text = (el.textContent || '').trim().slice(0, 24);
+    return el.tagName.toLowerCase() + cls + (text ? ' "' + text + '"' : '');
+  };
   new PerformanceObserver((list) => {
-    for (const entry of list.getEntries()) lab.lcp = entry.startTime;
+    for (const entry of list.getEntries()) {
+      lab.lcp = entry.startTime;
+      lab.lcpElement = describe(entry.element);
+    }
   }).observe({ type: 'largest-contentful-paint', buffered: true });
   new PerformanceObserver((list) => {
     for (const entry of list.getEntries()) lab.longTasks.push([entry.startTime, entry.startTime + entry.duration]);
@@ -253,6 +263,8 @@ const OBSERVE_IN_PAGE = `(() => {
 interface PageFigures {
   fcp: number;
   lcp: number;
+  /** The LCP entry's element: tag, first class, the start of its text */
+  lcpElement: string;
   loadStart: number;
   now: number;
   longTasks: [number, number][];
@@ -270,7 +282,7 @@ const READ_FIGURES = `(() => {
     .filter((entry) => loadStart > 0 && entry.startTime >= loadStart && new URL(entry.name).pathname.endsWith('.js'))
     .map((entry) => entry.name);
   // A prefetched chunk is listed again when the page then runs it (from the HTTP cache): each URL counts once.
-  return { fcp: paint ? paint.startTime : 0, lcp: lab.lcp, loadStart, now: performance.now(), longTasks: lab.longTasks, scriptsAfterLoad: [...new Set(scriptsAfterLoad)] };
+  return { fcp: paint ? paint.startTime : 0, lcp: lab.lcp, lcpElement: lab.lcpElement, loadStart, now: performance.now(), longTasks: lab.longTasks, scriptsAfterLoad: [...new Set(scriptsAfterLoad)] };
 })()`;
 
 const figuresOf = (page: Page): Promise<PageFigures> => page.evaluate<PageFigures>(READ_FIGURES);
@@ -386,6 +398,7 @@ async function measure(base: string, spec: PageSpec, cookies: { name: string; va
     return {
       fcp: figures.fcp,
       lcp: figures.lcp,
+      lcpElement: figures.lcpElement,
       tbt: totalBlockingTime(figures.longTasks, figures.fcp, tti),
       tti,
       longTasks: figures.longTasks.filter(([, end]) => end > figures.fcp).length,
@@ -453,7 +466,7 @@ async function main(): Promise<number> {
       const result = await measure(base, spec, cookies, PROFILE && round === 1);
       if (round > 0) results[spec.key].push(result);
       log(
-        `  ${round === 0 ? 'warm-up' : `round ${round}`} ${spec.label.padEnd(18)} FCP ${result.fcp.toFixed(0).padStart(5)}  LCP ${result.lcp.toFixed(0).padStart(5)}  TBT ${result.tbt.toFixed(0).padStart(4)}  TTI ${result.tti.toFixed(0).padStart(5)}  long tasks ${result.longTasks}  JS after load ${(result.jsAfterLoadGz / 1000).toFixed(1)} kB gz (${result.jsAfterLoadFiles})`,
+        `  ${round === 0 ? 'warm-up' : `round ${round}`} ${spec.label.padEnd(18)} FCP ${result.fcp.toFixed(0).padStart(5)}  LCP ${result.lcp.toFixed(0).padStart(5)}  TBT ${result.tbt.toFixed(0).padStart(4)}  TTI ${result.tti.toFixed(0).padStart(5)}  long tasks ${result.longTasks}  JS after load ${(result.jsAfterLoadGz / 1000).toFixed(1)} kB gz (${result.jsAfterLoadFiles})${result.lcp > result.fcp ? `  LCP element ${result.lcpElement}` : ''}`,
       );
     }
   }

@@ -298,6 +298,53 @@ describe('the list', () => {
     expect(await page.getByTestId('note-row').first().innerText()).toMatch(/Pinned/);
   });
 
+  // The server renders both shapes (it does not know the width); the browser hydrates only the one that fits (React
+  // never walks into the other: 38 % of the signed-in page's elements at 20 notes), and the other is gone after load.
+  // Hydrating an element reads its `firstChild`: the page counts those reads on the other shape's descendants.
+  for (const [width, hidden, kept] of [
+    [1280, 'onlyNarrow', 'table'],
+    [390, 'onlyWide', 'list'],
+  ] as const) {
+    test(`at ${width} px only the shape that fits is hydrated; the other is dropped`, async () => {
+      const { page, id } = await signedInUser(fixture, { viewport: { width, height: 844 } });
+      await seedNotes(id, [{ title: 'Alpha' }, { title: 'Beta' }]);
+      await page.addInitScript((shape) => {
+        const seen = { walkedInto: 0, removed: 0 };
+        Object.assign(window, { __hiddenShape: seen });
+        const isHiddenShape = (node: Node) => node instanceof HTMLElement && node.className.includes(`notes_${shape}`);
+        const firstChild = Object.getOwnPropertyDescriptor(Node.prototype, 'firstChild')!;
+        Object.defineProperty(Node.prototype, 'firstChild', {
+          configurable: true,
+          get(this: Node) {
+            if (this instanceof Element && this.parentElement?.closest(`[class*="notes_${shape}"]`)) seen.walkedInto += 1;
+            return firstChild.get!.call(this) as ChildNode | null;
+          },
+        });
+        new MutationObserver((records) => {
+          for (const record of records) record.removedNodes.forEach((node) => {
+            if (isHiddenShape(node)) seen.removed += 1;
+          });
+        }).observe(document, { childList: true, subtree: true });
+      }, hidden);
+      const html = await (await page.request.get('/')).text();
+      expect(html).toContain('notes_onlyNarrow');
+      expect(html).toContain('notes_onlyWide');
+      await page.reload();
+      await listSettled(page);
+      await expect
+        .poll(() => page.evaluate(() => (window as unknown as { __hiddenShape: { walkedInto: number; removed: number } }).__hiddenShape))
+        .toEqual({ walkedInto: 0, removed: 1 });
+      expect(await page.locator(`[class*="notes_${hidden}"]`).count()).toBe(0);
+      expect(await page.getByRole(kept === 'table' ? 'table' : 'list', { name: kept === 'table' ? undefined : 'Your notes' }).isVisible()).toBe(true);
+      expect(await listedTitles(page)).toHaveLength(2);
+      // The kept shape is live: its links navigate on the client.
+      await markDocument(page);
+      await page.getByRole('link', { name: 'Alpha' }).click();
+      await page.waitForURL(/\/notes\//);
+      expect(await stillSameDocument(page)).toBe(true);
+    });
+  }
+
   test('at 390 px the list is cards with a sort menu', async () => {
     const { page, id } = await signedInUser(fixture, { viewport: { width: 390, height: 844 } });
     await seedNotes(id, [{ title: 'zebra' }, { title: 'Aardvark' }, { title: 'mongoose' }]);

@@ -317,33 +317,44 @@ function ListError({ error, retrying, onRetry }: { error: { message: string }; r
 
 /**
  * The list in the shape that fits: a table from the md breakpoint up, cards below it. The table needs the real width,
- * which the server does not know: until hydration is over both shapes are rendered and a CSS media query shows one
- * (the server's notes are on screen at first paint, in the shape that stays); then only the one that fits stays, in
- * the same place, so the visible one is kept as it is (same breakpoint). The state lives here, not in the screen, so
- * that dropping the hidden shape after hydration re-renders nothing else (the kept list is memoised).
+ * which the server does not know: it renders both shapes and a CSS media query shows one (the server's notes are on
+ * screen at first paint, in the shape that stays). The browser knows the width from its first render, so only the
+ * shape that fits is hydrated; the other stays the server's inert HTML (a `dangerouslySetInnerHTML` element is not
+ * hydrated, and React leaves its content alone), hidden by the same media query, and is dropped after hydration.
+ * The state lives here, not in the screen, so that dropping it re-renders nothing else (the kept list is memoised).
  */
 function ListShapes({ items, params, onSort }: { items: NoteListItem[]; params: ListParams; onSort: (sort: NoteSort) => void }) {
   const md = useMinWidth(breakpoints.md)
   const [hydrated, setHydrated] = useState(false)
+  // The shape that fits at the first render: null on the server (both are rendered), the media query's in the browser.
+  const [fitsFirst] = useState(() => (typeof window === 'undefined' ? null : window.matchMedia(`(min-width: ${breakpoints.md}px)`).matches ? 'wide' : 'narrow'))
   useEffect(() => setHydrated(true), [])
   // The props are the screen's: when only `hydrated` changes, they are the same objects, so the memoised kept list
   // does not render again.
-  const wide = hydrated && md
+  const wide = hydrated ? md : fitsFirst !== 'narrow'
+  const narrow = hydrated ? !md : fitsFirst !== 'wide'
   return (
     <>
-      {!hydrated || wide ? (
+      {wide ? (
         <div className={styles.onlyWide}>
           <NotesTable items={items} params={params} onSort={onSort} />
         </div>
-      ) : null}
-      {!hydrated || !wide ? (
+      ) : hydrated ? null : (
+        <div className={styles.onlyWide} dangerouslySetInnerHTML={INERT} suppressHydrationWarning />
+      )}
+      {narrow ? (
         <div className={styles.onlyNarrow}>
           <NoteCards items={items} params={params} />
         </div>
-      ) : null}
+      ) : hydrated ? null : (
+        <div className={styles.onlyNarrow} dangerouslySetInnerHTML={INERT} suppressHydrationWarning />
+      )}
     </>
   )
 }
+
+/** The shape that does not fit, during hydration: whatever the server put there stays, unhydrated and hidden. */
+const INERT = { __html: '' }
 
 /**
  * The signed-in home: the caller's notes, pinned first, sorted, searched (titles, debounced) and paginated by 20,
