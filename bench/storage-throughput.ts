@@ -25,7 +25,8 @@
 // MB/s are 10^6 bytes per second (a 50 MB object = 50 × 2^20 bytes). Targets (medians over the rounds): upload ≥ 1/3
 // of the stream copy with fsync (the same durable work: read a stream, write a file, fsync it — the storage write
 // fsyncs before the row commits, so a copy that skips it measures the page cache, not the disk), download ≥ 1/3 of
-// the stream copy without fsync (a download only reads; nothing has to reach the disk). Memory: during one --big-mb upload the child's RSS
+// the stream copy without fsync (a download only reads; nothing has to reach the disk); and both ≥ 1/3 of the
+// kernel's copy (a1), the issue's "plain file copy" read literally (`cp` copies so). Memory: during one --big-mb upload the child's RSS
 // (VmRSS from /proc/<pid>/status, every 50 ms; the PGlite worker thread is in the same process) — the peak rise over
 // the idle RSS just before must stay ≤ 64 MB (a bounded streaming pipeline holds a few MiB of chunks; 64 MB leaves
 // room for V8's heap growing between collections, and is a third of the object, so whole-object buffering fails it).
@@ -308,6 +309,9 @@ try {
   const missed: string[] = [];
   if (ratios.upload.stream < TARGET_RATIO) missed.push(`upload ${ratios.upload.stream.toFixed(2)}× of the stream copy with fsync (target ≥ 0.33×)`);
   if (ratios.download.cached < TARGET_RATIO) missed.push(`download ${ratios.download.cached.toFixed(2)}× of the stream copy without fsync (target ≥ 0.33×)`);
+  // The issue's literal reading, "a plain file copy" as `cp` makes it (the kernel's copy, (a1)): both also ≥ 1/3 of it.
+  if (ratios.upload.copyFile < TARGET_RATIO) missed.push(`upload ${ratios.upload.copyFile.toFixed(2)}× of fs.copyFile with fsync (target ≥ 0.33×)`);
+  if (ratios.download.copyFile < TARGET_RATIO) missed.push(`download ${ratios.download.copyFile.toFixed(2)}× of fs.copyFile with fsync (target ≥ 0.33×)`);
   if (peak - idle > MEMORY_BOUND) missed.push(`RSS rose ${memory.riseMB.toFixed(1)} MB during the ${BIG / MiB} MiB upload (bound ${MEMORY_BOUND / MiB} MiB)`);
 
   if (asJson) {
@@ -323,7 +327,7 @@ try {
       `   ${r.stream.toFixed(2)}× (a2), ${r.cached.toFixed(2)}× (a3), ${r.copyFile.toFixed(2)}× (a1)`;
     row('(b) upload through /storage/v1', 'upload', of(ratios.upload));
     row('(c) download through /storage/v1', 'download', of(ratios.download));
-    say(`  targets: (b) ≥ 0.33× of (a2), the same durable work; (c) ≥ 0.33× of (a3), nothing made durable`);
+    say(`  targets: (b) ≥ 0.33× of (a2), the same durable work; (c) ≥ 0.33× of (a3), nothing made durable; both ≥ 0.33× of (a1), the kernel's copy`);
     say('');
     say(
       `  memory during a ${BIG / MiB} MiB upload (${memory.uploadMBps.toFixed(0)} MB/s): idle RSS ${memory.idleMB.toFixed(1)} MB, peak ${memory.peakMB.toFixed(1)} MB, ` +
