@@ -49,13 +49,16 @@ describe('localbase commands', () => {
     const dir = path.join(tmp, 'migrations');
     const before = new Date();
     const r = runCli(['migration', 'new', 'add_tags', '--migrations-dir', dir]);
+    const after = new Date();
     expect(r.code, r.stderr).toBe(0);
     const files = fs.readdirSync(dir);
     expect(files).toHaveLength(1);
     expect(files[0]).toMatch(/^\d{14}_add_tags\.sql$/);
     const stamp = files[0]!.slice(0, 14);
-    const utc = before.toISOString().replace(/[-:T]/g, '').slice(0, 8);
-    expect(stamp.slice(0, 8)).toBe(utc); // the UTC date, as the Supabase CLI writes it
+    // The UTC time of the command, as the Supabase CLI writes it: between the clock before and after it (a run that
+    // crosses midnight gets the new date).
+    const utcStamp = (d: Date) => d.toISOString().replace(/[-:T]/g, '').slice(0, 14);
+    expect(stamp >= utcStamp(before) && stamp <= utcStamp(after), `${utcStamp(before)} ≤ ${stamp} ≤ ${utcStamp(after)}`).toBe(true);
     expect(r.stdout).toContain('Created new migration at');
     expect(r.stdout.trim().endsWith(files[0]!)).toBe(true);
     expect(fs.readFileSync(path.join(dir, files[0]!), 'utf8')).toBe('');
