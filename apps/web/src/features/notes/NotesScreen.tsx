@@ -5,7 +5,7 @@ import { useRouter } from 'next/router'
 import { memo, useEffect, useId, useRef, useState } from 'react'
 
 import { useTRPC, type RouterOutputs } from '../../lib/trpc'
-import { useMinWidth } from '../../lib/use-min-width'
+import { useMinWidth, viewportAtLeast } from '../../lib/use-min-width'
 import { breakpoints } from '../../ui/breakpoints'
 import controls from '../../ui/controls.module.css'
 import { ArrowDownIcon, ArrowUpIcon, CloseIcon, NoteIcon, PinIcon, PlusIcon, RefreshIcon, SearchIcon, SpinnerIcon } from '../../ui/icons'
@@ -326,13 +326,13 @@ function ListError({ error, retrying, onRetry }: { error: { message: string }; r
 function ListShapes({ items, params, onSort }: { items: NoteListItem[]; params: ListParams; onSort: (sort: NoteSort) => void }) {
   const md = useMinWidth(breakpoints.md)
   const [hydrated, setHydrated] = useState(false)
-  // The shape that fits at the first render: null on the server (both are rendered), the media query's in the browser.
-  const [fitsFirst] = useState(() => (typeof window === 'undefined' ? null : window.matchMedia(`(min-width: ${breakpoints.md}px)`).matches ? 'wide' : 'narrow'))
+  // Whether the table fits at the first render: null on the server (both shapes are rendered).
+  const [wideFirst] = useState(() => viewportAtLeast(breakpoints.md))
   useEffect(() => setHydrated(true), [])
   // The props are the screen's: when only `hydrated` changes, they are the same objects, so the memoised kept list
   // does not render again.
-  const wide = hydrated ? md : fitsFirst !== 'narrow'
-  const narrow = hydrated ? !md : fitsFirst !== 'wide'
+  const wide = hydrated ? md : wideFirst !== false
+  const narrow = hydrated ? !md : wideFirst !== true
   return (
     <>
       {wide ? (

@@ -1,5 +1,6 @@
-// Tamagui for the parts of the app that still render Tamagui components (the settings and security pages). Not in _app: the frame, the auth pages and the toasts are plain HTML styled with the CSS variables
-// Tamagui generates, so @tamagui/web lands only in the chunks of the pages and islands that bring this (ADR 053).
+// Tamagui for the parts of the app that still render Tamagui components (the settings and security pages). Not in
+// _app: the frame, the auth pages, the notes, the create modal and the toasts are plain HTML styled with the CSS
+// variables Tamagui generates, so @tamagui/web lands only in the chunks of the pages and islands that bring this (ADR 053).
 import { useEffect, useLayoutEffect, useRef, type ComponentType, type ReactNode } from 'react'
 import { TamaguiProvider } from 'tamagui'
 
