@@ -1,6 +1,7 @@
 // What the browser downloads (issue 13, ADR 038): a signed-out visitor gets neither the create modal nor the
 // API client code after `load`, the auth client is auth-js alone (no PostgREST, Storage, Realtime or Functions
 // client), and what follows `load` stays within 40 kB gz; a signed-in user gets the create modal ahead of use.
+// Every script starts with V8's compile hint (ADR 055), put there after minification.
 import { gzipSync } from 'node:zlib';
 import type { Page } from 'playwright-core';
 import { describe, expect, test } from 'vitest';
@@ -50,6 +51,11 @@ const isRealtimeClient = (s: Script): boolean => s.body.includes('phx_join');
 /** tRPC's client (httpBatchLink sends `?batch=1`). */
 const isApiClient = (s: Script): boolean => s.body.includes('batch=1');
 
+/** V8's explicit compile hint (apps/web/src/lib/compile-hints.ts): a chunk's first line. */
+const COMPILE_HINT = '//# allFunctionsCalledOnLoad\n';
+/** The scripts that lack the compile hint (their URLs). */
+const withoutHint = (scripts: Script[]): string[] => scripts.filter((s) => !s.body.startsWith(COMPILE_HINT)).map((s) => s.url);
+
 /** Waits past `load` and the idle prefetches (requestIdleCallback timeouts are at most 3 s). */
 async function settle(page: Page): Promise<void> {
   await page.waitForLoadState('load');
@@ -75,6 +81,7 @@ describe('downloads', () => {
       // … and everything after load fits the budget.
       console.info(`${path} signed out: ${gz(after)} B gz of script after load (${after.length} files)`);
       expect(gz(after), after.map((s) => `${s.url} ${gz([s])} B gz`).join('\n')).toBeLessThanOrEqual(40_000);
+      expect(withoutHint(scripts), 'compiled while they download').toEqual([]);
     });
   }
 
@@ -91,5 +98,7 @@ describe('downloads', () => {
     const realtime = scripts.filter(isRealtimeClient);
     expect(realtime.length, 'the live list loads realtime-js').toBeGreaterThan(0);
     expect(realtime.filter((s) => !s.afterLoad).map((s) => s.url), 'not in first-load JS').toEqual([]);
+    expect(scripts.length).toBeGreaterThan(5);
+    expect(withoutHint(scripts), 'compiled while they download').toEqual([]);
   });
 });

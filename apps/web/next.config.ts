@@ -1,6 +1,7 @@
 import type { NextConfig } from 'next'
 
 import { themeInitScript } from './src/features/theme/theme-setting'
+import { compileHintsPlugin } from './src/lib/compile-hints'
 import { readBackendConfig } from './src/lib/env-config'
 import { HTTPS_ONLY_HEADERS, securityHeaders } from './src/lib/security-headers'
 
@@ -21,6 +22,12 @@ const nextConfig: NextConfig = {
   // `WEB_SOURCE_MAPS=1 npm run build` emits browser source maps so `node bench/web-size.ts` can say which packages
   // fill each chunk. Off by default: the maps would be served publicly next to the chunks.
   productionBrowserSourceMaps: process.env.WEB_SOURCE_MAPS === '1',
+  // The browser's chunks start with V8's compile hint, so their functions are compiled off the main thread while
+  // they download (src/lib/compile-hints.ts, ADR 055).
+  webpack(config: { plugins: unknown[] }, { dev, isServer, webpack }: { dev: boolean; isServer: boolean; webpack: Parameters<typeof compileHintsPlugin>[0] }) {
+    if (!dev && !isServer) config.plugins.push(compileHintsPlugin(webpack))
+    return config
+  },
   env: {
     TAMAGUI_TARGET: 'web',
     // always defined (empty when unset), so a build without image transformations folds src/lib/avatar.ts's branch
