@@ -1,6 +1,6 @@
 // Lab loads of the apps/web production build in Chromium, beside a floor page of the same build (issue 13).
 //
-//   node bench/web-lab.ts [--loads 5] [--quiet 5000] [--notes 25] [--json] [--profile]
+//   node bench/web-lab.ts [--loads 5] [--quiet 5000] [--notes 25] [--json] [--profile] [--no-viewport-hint]
 //
 // Needs a production build (`npm run build -w apps/web`) and /usr/bin/chromium (playwright-core drives it; nothing is
 // downloaded). Served as the browser tests serve it (e2e/global-setup.ts): localbase from its sources on
@@ -9,7 +9,9 @@
 // the app's own server (`node apps/web/server.ts`, NODE_ENV=production, the local secret key) on a free loopback port,
 // with FOYER_LAB_FLOOR=1 so its floor page answers (pages/lab-floor.tsx: 404 otherwise).
 //
-// Pages, each load in a new browser context (cold HTTP cache, no service worker, no cookies but the session's),
+// Pages, each load in a new browser context (cold HTTP cache, no service worker, no cookies but the session's and,
+// signed in, the viewport hint `foyer-vw=wide` that every page the browser showed before — the sign-in page at
+// least — left (apps/web/src/lib/viewport-hint.ts; `--no-viewport-hint` loads `/` as a browser's very first page),
 // CPU throttled 4× through the DevTools protocol (Emulation.setCPUThrottlingRate), no network throttling (loopback):
 //   floor        /lab-floor   the same build's React + Next runtime and shared chunks, rendered without the app's
 //                             providers or UI kit (_app renders it alone): what any page of this build costs at least
@@ -57,6 +59,8 @@ const LOADS = Number(argValue('--loads') ?? 5);
 const QUIET_MS = Number(argValue('--quiet') ?? 5000);
 const NOTES = Number(argValue('--notes') ?? 25);
 const asJson = args.includes('--json');
+/** Without the viewport hint cookie: `/` rendered for a browser that never showed a page of the app (both list shapes). */
+const VIEWPORT_HINT = !args.includes('--no-viewport-hint');
 /** `--profile`: a CPU profile of each page's first counted load; prints where the main thread's time went. */
 const PROFILE = args.includes('--profile');
 const CPU_THROTTLE = 4;
@@ -335,7 +339,11 @@ async function measure(base: string, spec: PageSpec, cookies: { name: string; va
   if (!browser) fail('no browser');
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   try {
-    if (spec.signedIn) await context.addCookies(cookies.map((c) => ({ ...c, url: base, sameSite: 'Lax' as const })));
+    if (spec.signedIn) {
+      // the lab's viewport (1280 px) is wide: what the head script of an earlier page wrote
+      const hint = VIEWPORT_HINT ? [{ name: 'foyer-vw', value: 'wide' }] : [];
+      await context.addCookies([...cookies, ...hint].map((c) => ({ ...c, url: base, sameSite: 'Lax' as const })));
+    }
     await context.addInitScript({ content: OBSERVE_IN_PAGE });
     const page = await context.newPage();
     const cdp = await context.newCDPSession(page);

@@ -17,6 +17,22 @@ const isFocused = (page: Page, label: string) => page.getByLabel(label, { exact:
 /** Marks the document so a test can tell that a change happened without a page load. */
 const markDocument = (page: Page) => page.evaluate(() => Object.assign(window, { __noReload: true }));
 const stillSameDocument = (page: Page) => page.evaluate(() => (window as unknown as { __noReload?: boolean }).__noReload === true);
+/** The cookie in which every page leaves the viewport's width class (apps/web/src/lib/viewport-hint.ts). */
+const VIEWPORT_COOKIE = 'foyer-vw';
+/** Which list shapes are on the page and visible: the table, the cards. */
+const shapeOf = async (page: Page) => ({
+  table: await page.getByRole('table').isVisible(),
+  list: await page.getByRole('list', { name: 'Your notes' }).isVisible(),
+});
+/** Console errors and uncaught exceptions from now on (a hydration mismatch is reported as one). */
+function recordProblems(page: Page): string[] {
+  const problems: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error') problems.push(message.text());
+  });
+  page.on('pageerror', (error) => problems.push(`uncaught: ${error.message}`));
+  return problems;
+}
 
 describe('create a note in the global modal', () => {
   test('the New button opens the form (title focused); create closes it, toasts and lists the note without a reload', async () => {
@@ -305,9 +321,11 @@ describe('the list', () => {
     [1280, 'onlyNarrow', 'table'],
     [390, 'onlyWide', 'list'],
   ] as const) {
-    test(`at ${width} px only the shape that fits is hydrated; the other is dropped`, async () => {
+    test(`at ${width} px, without a viewport hint, only the shape that fits is hydrated; the other is dropped`, async () => {
       const { page, id } = await signedInUser(fixture, { viewport: { width, height: 844 } });
       await seedNotes(id, [{ title: 'Alpha' }, { title: 'Beta' }]);
+      // as a browser's very first page of the app: no hint yet, so the server renders both shapes
+      await page.context().clearCookies({ name: VIEWPORT_COOKIE });
       await page.addInitScript((shape) => {
         const seen = { walkedInto: 0, removed: 0 };
         Object.assign(window, { __hiddenShape: seen });
@@ -344,6 +362,60 @@ describe('the list', () => {
       expect(await stillSameDocument(page)).toBe(true);
     });
   }
+
+  // Every page leaves the viewport hint (its head script): the next render of `/` sends only the shape that fits.
+  for (const [width, shape, other] of [
+    [1280, 'table', 'list'],
+    [390, 'list', 'table'],
+  ] as const) {
+    test(`at ${width} px the server sends only the ${shape === 'table' ? 'table' : 'cards'}, from the hint the last page left`, async () => {
+      const { page, id } = await signedInUser(fixture, { viewport: { width, height: 844 } });
+      await seedNotes(id, [{ title: 'Alpha' }, { title: 'Beta' }]);
+      const hint = (await page.context().cookies()).find((c) => c.name === VIEWPORT_COOKIE);
+      expect(hint?.value).toBe(width >= 768 ? 'wide' : 'narrow');
+      const html = await (await page.request.get('/')).text();
+      expect(html).toContain('Alpha');
+      expect(html.includes('<table'), 'the table in the HTML').toBe(shape === 'table');
+      expect(html.includes('aria-label="Your notes"'), 'the cards in the HTML').toBe(shape === 'list');
+      // shown whatever the width until hydration: no media-query class on the one shape
+      expect(html).not.toMatch(/notes_only(Wide|Narrow)/);
+      // the first frame waits until the parser has passed the list (Chrome's rel=expect, in the head)
+      const head = html.slice(0, html.indexOf('</head>'));
+      expect(head).toContain('<link rel="expect" href="#notes-list-end" blocking="render"');
+      const listEnd = html.indexOf('id="notes-list-end"');
+      expect(listEnd).toBeGreaterThan(0);
+      for (const title of ['Alpha', 'Beta']) expect(html.slice(0, listEnd)).toContain(title);
+      const problems = recordProblems(page);
+      await page.reload();
+      await listSettled(page);
+      expect(await shapeOf(page)).toEqual({ [shape]: true, [other]: false });
+      expect(await listedTitles(page)).toHaveLength(2);
+      expect(problems, 'no hydration error').toEqual([]);
+      await markDocument(page);
+      await page.getByRole('link', { name: 'Alpha' }).click();
+      await page.waitForURL(/\/notes\//);
+      expect(await stillSameDocument(page)).toBe(true);
+    });
+  }
+
+  test('a stale hint (the window was narrow last time): the server\'s cards hydrate, then the table that fits replaces them', async () => {
+    const { page, id } = await signedInUser(fixture, { viewport: { width: 1280, height: 844 } });
+    await seedNotes(id, [{ title: 'Alpha' }, { title: 'Beta' }]);
+    const stale = async () => page.context().addCookies([{ name: VIEWPORT_COOKIE, value: 'narrow', url: page.url() }]);
+    await stale();
+    const html = await (await page.request.get('/')).text();
+    expect(html).not.toContain('<table');
+    expect(html).toContain('aria-label="Your notes"');
+    const problems = recordProblems(page);
+    await stale();
+    await page.reload();
+    await listSettled(page);
+    await expect.poll(() => shapeOf(page)).toEqual({ table: true, list: false });
+    expect(await listedTitles(page)).toHaveLength(2);
+    expect(problems, 'no hydration error').toEqual([]);
+    // and this page wrote the width it has now
+    expect((await page.context().cookies()).find((c) => c.name === VIEWPORT_COOKIE)?.value).toBe('wide');
+  });
 
   test('at 390 px the list is cards with a sort menu', async () => {
     const { page, id } = await signedInUser(fixture, { viewport: { width: 390, height: 844 } });

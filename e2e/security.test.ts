@@ -69,13 +69,13 @@ describe('security headers', () => {
     }
   });
 
-  test('the script policy allows this origin and the theme script by hash: no unsafe-inline, no unsafe-eval, no wildcard', async () => {
+  test('the script policy allows this origin and the two head scripts (theme, viewport hint) by hash: no unsafe-inline, no unsafe-eval, no wildcard', async () => {
     const res = await fetch(`${baseURL}/`);
     const csp = res.headers.get('content-security-policy') ?? '';
     const directives = new Map(csp.split(';').map((d) => d.trim().split(/\s+/)).map(([name, ...sources]) => [name!, sources]));
     const scripts = directives.get('script-src') ?? [];
     expect(scripts).toContain("'self'");
-    expect(scripts.filter((s) => s.startsWith("'sha256-"))).toHaveLength(1);
+    expect(scripts.filter((s) => s.startsWith("'sha256-"))).toHaveLength(2);
     for (const unsafe of ["'unsafe-inline'", "'unsafe-eval'", '*', 'data:', 'http:', 'https:']) expect(scripts).not.toContain(unsafe);
     expect(directives.get('object-src')).toEqual(["'none'"]);
     expect(directives.get('base-uri')).toEqual(["'none'"]);

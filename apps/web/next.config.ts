@@ -1,8 +1,8 @@
 import type { NextConfig } from 'next'
 
-import { themeInitScript } from './src/features/theme/theme-setting'
 import { compileHintsPlugin } from './src/lib/compile-hints'
 import { readBackendConfig } from './src/lib/env-config'
+import { headScripts } from './src/lib/head-scripts'
 import { HTTPS_ONLY_HEADERS, securityHeaders } from './src/lib/security-headers'
 
 // Fail at start (dev, build and `next start` all evaluate this file) when a backend variable is set but empty
@@ -34,12 +34,11 @@ const nextConfig: NextConfig = {
     NEXT_PUBLIC_SUPABASE_IMAGE_TRANSFORMATION: process.env.NEXT_PUBLIC_SUPABASE_IMAGE_TRANSFORMATION ?? '',
   },
   // Security headers and the enforced Content-Security-Policy on every response (src/lib/security-headers.ts,
-  // ADR 013). The inline scripts listed here are the only ones the policy lets run: keep it in step with
-  // src/pages/_document.tsx.
+  // ADR 013). The inline scripts it lets run are src/lib/head-scripts.ts's, the ones src/pages/_document.tsx renders.
   async headers() {
     const common = securityHeaders({
       supabaseUrl: backend.supabaseUrl,
-      inlineScripts: [themeInitScript()],
+      inlineScripts: headScripts(),
       dev: process.env.NODE_ENV === 'development',
       // the profile pictures' rendered sizes (src/lib/avatar.ts, ADR 046), only when the backend renders images
       imageTransformation: process.env.NEXT_PUBLIC_SUPABASE_IMAGE_TRANSFORMATION === 'true',

@@ -1,6 +1,6 @@
 import NextDocument, { Head, Html, Main, NextScript, type DocumentContext } from 'next/document'
 
-import { themeInitScript } from '../features/theme'
+import { headScripts } from '../lib/head-scripts'
 import { SITE_DESCRIPTION } from '../lib/site'
 import { config } from '../ui/config'
 
@@ -13,8 +13,11 @@ export default class Document extends NextDocument {
     return (
       <Html lang="en" suppressHydrationWarning>
         <Head>
-          {/* Applies the stored theme before first paint; must stay the first thing in <head>. */}
-          <script dangerouslySetInnerHTML={{ __html: themeInitScript() }} />
+          {/* The stored theme applied before first paint (must stay the first thing in <head>), then the viewport
+              hint for the server's next render of the notes list (lib/head-scripts.ts: the CSP allows these two). */}
+          {headScripts().map((script) => (
+            <script key={script} dangerouslySetInnerHTML={{ __html: script }} />
+          ))}
           <meta name="description" content={SITE_DESCRIPTION} />
           <meta name="color-scheme" content="light dark" />
           <link rel="icon" href="/favicon.ico" sizes="32x32" />

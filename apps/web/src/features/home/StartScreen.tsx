@@ -2,6 +2,7 @@ import dynamic from 'next/dynamic'
 import Head from 'next/head'
 
 import { SITE_TITLE } from '../../lib/site'
+import type { ViewportHint } from '../../lib/viewport-hint'
 import { useSession } from '../auth'
 
 // Each visitor downloads only their branch: the notes app when signed in, the welcome page otherwise. Both render
@@ -9,8 +10,11 @@ import { useSession } from '../auth'
 const NotesScreen = dynamic(() => import(/* webpackExports: ["NotesScreen"] */ '../notes').then((m) => m.NotesScreen))
 const HomeScreen = dynamic(() => import('./HomeScreen').then((m) => m.HomeScreen))
 
-/** `/`: the notes list for a signed-in user, the welcome page for everyone else. */
-export function StartScreen() {
+/**
+ * `/`: the notes list for a signed-in user, the welcome page for everyone else. `viewportHint`: the width class of the
+ * browser's last page, from the server (the list renders the shape that fits it; lib/viewport-hint.ts).
+ */
+export function StartScreen({ viewportHint = null }: { viewportHint?: ViewportHint | null }) {
   const { user } = useSession()
   if (!user) return <HomeScreen />
   return (
@@ -18,7 +22,7 @@ export function StartScreen() {
       <Head>
         <title>{`Notes · ${SITE_TITLE}`}</title>
       </Head>
-      <NotesScreen />
+      <NotesScreen viewportHint={viewportHint} />
     </>
   )
 }

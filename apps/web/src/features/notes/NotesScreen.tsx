@@ -1,11 +1,13 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import dynamic from 'next/dynamic'
+import Head from 'next/head'
 import Link from 'next/link'
 import { useRouter } from 'next/router'
-import { memo, useEffect, useId, useRef, useState } from 'react'
+import { memo, useEffect, useId, useRef, useState, useSyncExternalStore } from 'react'
 
 import { useTRPC, type RouterOutputs } from '../../lib/trpc'
 import { useMinWidth, viewportAtLeast } from '../../lib/use-min-width'
+import type { ViewportHint } from '../../lib/viewport-hint'
 import { breakpoints } from '../../ui/breakpoints'
 import controls from '../../ui/controls.module.css'
 import { ArrowDownIcon, ArrowUpIcon, CloseIcon, NoteIcon, PinIcon, PlusIcon, RefreshIcon, SearchIcon, SpinnerIcon } from '../../ui/icons'
@@ -16,7 +18,7 @@ import { countNotes, formatFull, formatWhen } from './format'
 import { listInput, listQuery, parseListParams, type ListParams } from './list-params'
 import styles from './notes.module.css'
 import { Pagination } from './Pagination'
-import { defaultDirFor, NOTES_PAGE_SIZE, NOTES_QUERY_MAX, type NoteSort } from './rules'
+import { defaultDirFor, NOTES_LIST_END_ID, NOTES_LIST_ID, NOTES_PAGE_SIZE, NOTES_QUERY_MAX, type NoteSort } from './rules'
 import { rememberListUrl } from './list-url'
 
 /** Live updates of the list (docs/decisions/044-live-notes.md), loaded after the page is up. */
@@ -317,41 +319,61 @@ function ListError({ error, retrying, onRetry }: { error: { message: string }; r
 
 /**
  * The list in the shape that fits: a table from the md breakpoint up, cards below it. The table needs the real width,
- * which the server does not know: it renders both shapes and a CSS media query shows one (the server's notes are on
- * screen at first paint, in the shape that stays). The browser knows the width from its first render, so only the
- * shape that fits is hydrated; the other stays the server's inert HTML (a `dangerouslySetInnerHTML` element is not
- * hydrated, and React leaves its content alone), hidden by the same media query, and is dropped after hydration.
+ * which the server knows only from the viewport hint the browser's last page left in a cookie (lib/viewport-hint.ts,
+ * ADR 056). With the hint it renders that one shape, shown whatever the width until hydration; the browser hydrates
+ * it and, should the width have changed since, turns to the other shape right after. Without a hint (a browser's very
+ * first page) it renders both shapes and a CSS media query shows one (the notes are on screen at first paint, in the
+ * shape that stays); the browser knows the width from its first render, so only the shape that fits is hydrated; the
+ * other stays the server's inert HTML (a `dangerouslySetInnerHTML` element is not hydrated, and React leaves its
+ * content alone), hidden by the same media query, and is dropped after hydration. The hint counts only when hydrating
+ * the server's HTML: a list mounted by a client-side navigation renders the shape that fits at once.
  * The state lives here, not in the screen, so that dropping it re-renders nothing else (the kept list is memoised).
  */
-function ListShapes({ items, params, onSort }: { items: NoteListItem[]; params: ListParams; onSort: (sort: NoteSort) => void }) {
+function ListShapes({ items, params, onSort, viewportHint }: ListShapesProps) {
   const md = useMinWidth(breakpoints.md)
   const [hydrated, setHydrated] = useState(false)
-  // Whether the table fits at the first render: null on the server (both shapes are rendered).
-  const [wideFirst] = useState(() => viewportAtLeast(breakpoints.md))
+  const fromServer = useSyncExternalStore(subscribeToNothing, notOnServer, onServer)
+  // The server's one shape, when it rendered one and this render must match it (null: it rendered both, or none).
+  const [single] = useState(() => (fromServer ? viewportHint : null))
+  // Whether the table fits at the first render: null on the server without a hint (both shapes are rendered).
+  const [wideFirst] = useState(() => (single ? single === 'wide' : viewportAtLeast(breakpoints.md)))
   useEffect(() => setHydrated(true), [])
   // The props are the screen's: when only `hydrated` changes, they are the same objects, so the memoised kept list
   // does not render again.
   const wide = hydrated ? md : wideFirst !== false
   const narrow = hydrated ? !md : wideFirst !== true
+  const shown = (shapeClass: string | undefined) => (single && !hydrated ? undefined : shapeClass)
   return (
     <>
       {wide ? (
-        <div className={styles.onlyWide}>
+        <div className={shown(styles.onlyWide)}>
           <NotesTable items={items} params={params} onSort={onSort} />
         </div>
-      ) : hydrated ? null : (
+      ) : hydrated || single ? null : (
         <div className={styles.onlyWide} dangerouslySetInnerHTML={INERT} suppressHydrationWarning />
       )}
       {narrow ? (
-        <div className={styles.onlyNarrow}>
+        <div className={shown(styles.onlyNarrow)}>
           <NoteCards items={items} params={params} />
         </div>
-      ) : hydrated ? null : (
+      ) : hydrated || single ? null : (
         <div className={styles.onlyNarrow} dangerouslySetInnerHTML={INERT} suppressHydrationWarning />
       )}
     </>
   )
 }
+
+interface ListShapesProps {
+  items: NoteListItem[]
+  params: ListParams
+  onSort: (sort: NoteSort) => void
+  viewportHint: ViewportHint | null
+}
+
+/** true while rendering on the server or hydrating its HTML, false in any other render (useSyncExternalStore). */
+const subscribeToNothing = () => () => undefined
+const notOnServer = () => false
+const onServer = () => true
 
 /** The shape that does not fit, during hydration: whatever the server put there stays, unhydrated and hidden. */
 const INERT = { __html: '' }
@@ -360,7 +382,7 @@ const INERT = { __html: '' }
  * The signed-in home: the caller's notes, pinned first, sorted, searched (titles, debounced) and paginated by 20,
  * with the state in the URL. A table from the md breakpoint up, cards below it.
  */
-export function NotesScreen() {
+export function NotesScreen({ viewportHint = null }: { viewportHint?: ViewportHint | null }) {
   const router = useRouter()
   const [params, setParams] = useListParams()
   const trpc = useTRPC()
@@ -437,7 +459,13 @@ export function NotesScreen() {
         </div>
       </div>
 
-      <div className={styles.list} aria-busy={showSkeleton || list.isFetching} data-stale={stale && !retryOf} id="notes-list">
+      <Head>
+        {/* The first frame waits until the parser has passed the server's list (the marker after it; Chrome 124+,
+            ignored elsewhere): the header and heading are not painted a frame ahead of the notes, and the notes do
+            not wait for the scripts (ADR 056). Only the server's HTML can block: added later, it does nothing. */}
+        <link rel="expect" href={`#${NOTES_LIST_END_ID}`} blocking="render" />
+      </Head>
+      <div className={styles.list} aria-busy={showSkeleton || list.isFetching} data-stale={stale && !retryOf} id={NOTES_LIST_ID}>
         {retryOf ? (
           <ListError error={retryOf} retrying onRetry={() => {}} />
         ) : showSkeleton ? (
@@ -453,7 +481,7 @@ export function NotesScreen() {
           <EmptyState q={params.q.trim()} onClear={clearSearch} />
         ) : data ? (
           <>
-            <ListShapes items={data.items} params={params} onSort={onSort} />
+            <ListShapes items={data.items} params={params} onSort={onSort} viewportHint={viewportHint} />
             <Pagination
               page={params.page}
               pageSize={NOTES_PAGE_SIZE}
@@ -463,6 +491,8 @@ export function NotesScreen() {
           </>
         ) : null}
       </div>
+      {/* Where the server's list ends: the page's first frame waits until the parser gets here (the link above). */}
+      <span id={NOTES_LIST_END_ID} hidden />
     </div>
   )
 }

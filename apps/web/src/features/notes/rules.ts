@@ -9,6 +9,10 @@ export const NOTE_BODY_MAX = 20_000
 export const NOTES_PAGE_SIZE = 20
 export const NOTES_PAGE_SIZE_MAX = 100
 export const NOTES_QUERY_MAX = 200
+/** The id of the list's element on `/`. */
+export const NOTES_LIST_ID = 'notes-list'
+/** The id of an empty element right after it, which the page's first frame waits for (NotesScreen's `rel=expect`). */
+export const NOTES_LIST_END_ID = 'notes-list-end'
 
 export const NOTE_SORTS = ['updated_at', 'created_at', 'title'] as const
 export type NoteSort = (typeof NOTE_SORTS)[number]
