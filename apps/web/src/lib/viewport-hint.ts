@@ -1,4 +1,5 @@
 import { breakpoints } from '../ui/breakpoints'
+import { readCookie } from './guest'
 
 /**
  * Whether the browser's last page was at least `md` wide, which the server cannot otherwise know when it renders the
@@ -27,12 +28,6 @@ export function viewportHintScript(): string {
 
 /** The hint in a request's Cookie header, or null (none, or a value that is neither word). */
 export function viewportHintOf(cookieHeader: string | undefined): ViewportHint | null {
-  if (!cookieHeader) return null
-  for (const part of cookieHeader.split(';')) {
-    const eq = part.indexOf('=')
-    if (eq < 0 || part.slice(0, eq).trim() !== VIEWPORT_COOKIE) continue
-    const value = part.slice(eq + 1).trim()
-    return value === 'wide' || value === 'narrow' ? value : null
-  }
-  return null
+  const value = readCookie(cookieHeader, VIEWPORT_COOKIE)
+  return value === 'wide' || value === 'narrow' ? value : null
 }
