@@ -6,13 +6,14 @@
 // Real parts only: localbase (PGlite, or PostgreSQL with LOCALBASE_TEST_DATABASE_URL), the app's tRPC router and
 // context on a Node HTTP server, the pages' own getServerSideProps, @supabase/ssr reading and writing the cookies.
 import http from 'node:http'
+import path from 'node:path'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { randomBytes, randomUUID } from 'node:crypto'
 
 import type { Session } from '@supabase/supabase-js'
 import { decodeJwt, generateKeyPair, SignJWT } from 'jose'
-import type { Localbase, LocalbaseOptions } from 'localbase'
+import { findRepoRoot, type Localbase, type LocalbaseOptions } from 'localbase'
 import { anonClient, serviceClient, signedInClient, sleep, startTestServer, totpCode } from 'localbase/testing'
 import type { GetServerSideProps, GetServerSidePropsContext } from 'next'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
@@ -60,7 +61,14 @@ async function stack(kind: Kind): Promise<Stack> {
   const existing = stacks.get(kind)
   if (existing) return existing
   const options: LocalbaseOptions =
-    kind === 'hs256' ? { signingKeys: [HS256_KEY] } : kind === 'short-lived' ? { jwtExpiry: 2 } : {}
+    kind === 'hs256'
+      ? { signingKeys: [HS256_KEY] }
+      : kind === 'short-lived'
+        ? { jwtExpiry: 2 }
+        : // the product's tables, for the table queries of the ES256 sessions
+          kind === 'es256'
+          ? { migrationsDir: path.join(findRepoRoot(), 'supabase', 'migrations') }
+          : {}
   const lb = await startTestServer(options)
   process.env.NEXT_PUBLIC_SUPABASE_URL = lb.url
   process.env.NEXT_PUBLIC_SUPABASE_ANON_KEY = lb.anonKey
@@ -162,6 +170,34 @@ describe('ES256 sessions: verified by their signature', { timeout: 30_000 }, () 
     expect(userCalls(s) - usersBefore).toBe(0)
     // Each request has its own Supabase client; the published keys are shared by all of them.
     expect(jwksCalls(s) - jwksBefore).toBeLessThanOrEqual(1)
+  })
+
+  it("two users' table queries, interleaved on one server, each see only that user's notes", async () => {
+    // The server keeps a data client per access token (lib/supabase/server.ts createDataClient): each request must
+    // still query with its own caller's token.
+    const sessions: Session[] = []
+    const titles: string[] = []
+    for (let i = 0; i < 2; i++) {
+      const { client } = await signedInClient(s.lb)
+      const session = (await client.auth.getSession()).data.session!
+      titles.push(`interleaved ${i} ${session.user.id}`)
+      const { error } = await client.from('notes').insert({ user_id: session.user.id, title: titles[i]!, body: '' })
+      expect(error).toBeNull()
+      sessions.push(session)
+    }
+    const list = async (session: Session) => {
+      const input = encodeURIComponent(JSON.stringify({ 0: { json: { sort: 'updated_at', page: 1, pageSize: 20 } } }))
+      const res = await realFetch(`${s.webUrl}/api/trpc/notes.list?batch=1&input=${input}`, { headers: { cookie: cookieOf(session) } })
+      expect(res.status).toBe(200)
+      const body = (await res.json()) as { result: { data: { json: { items: { title: string }[]; total: number } } } }[]
+      return body[0]!.result.data.json
+    }
+    for (let round = 0; round < 3; round++)
+      for (const [i, session] of sessions.entries()) {
+        const page = await list(session)
+        expect(page.total).toBe(1)
+        expect(page.items.map((item) => item.title)).toEqual([titles[i]])
+      }
   })
 
   it("what a page shows about who is signed in comes from the verified token, not the cookie's copy of the user", async () => {

@@ -41,7 +41,13 @@ class AnswerHeaders {
 
 function plainHeaders(headers: HeadersInit | undefined): Record<string, string> {
   if (headers === undefined) return {}
-  if (headers instanceof Headers || Array.isArray(headers)) return Object.fromEntries(new Headers(headers))
+  if (headers instanceof Headers) {
+    // postgrest-js sends its Headers: read them as they are (a copy through `new Headers` costs as much again)
+    const plain: Record<string, string> = {}
+    headers.forEach((value, name) => (plain[name] = value))
+    return plain
+  }
+  if (Array.isArray(headers)) return Object.fromEntries(new Headers(headers))
   return headers as Record<string, string>
 }
 

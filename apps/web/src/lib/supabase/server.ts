@@ -140,12 +140,26 @@ export function createServerSupabase({ req, res }: RequestResponse): AppSupabase
  * for every query. No retries of reads (see createServerSupabase).
  */
 export function createDataClient(accessToken: string): AppDataClient {
-  return new PostgrestClient<Database>(`${backendConfig.supabaseUrl}/rest/v1`, {
+  const known = dataClients.get(accessToken)
+  if (known) return known
+  const client = new PostgrestClient<Database>(`${backendConfig.supabaseUrl}/rest/v1`, {
     headers: { apikey: backendConfig.supabaseAnonKey, Authorization: `Bearer ${accessToken}` },
     fetch: serverFetch,
     retry: false,
   })
+  if (dataClients.size >= DATA_CLIENTS_KEPT) dataClients.delete(dataClients.keys().next().value as string)
+  dataClients.set(accessToken, client)
+  return client
 }
+
+/**
+ * The data clients of the access tokens seen last, by token: a PostgrestClient holds nothing but its URL, headers and
+ * fetch (each `from()` copies them into a new query), so the requests of one session share one instead of building
+ * its WHATWG Headers again on every call. Keyed by the whole token, so a client only ever carries the token it was
+ * looked up with; the oldest goes first when full.
+ */
+const dataClients = new Map<string, AppDataClient>()
+const DATA_CLIENTS_KEPT = 1000
 
 /**
  * The auth server could not be reached while verifying a session (a network failure, or its 5xx): not the same as

@@ -21,7 +21,7 @@ function random(seed: number) {
   }
 }
 
-const PIECES = ['a', 'word ', ' ', '  ', '\n', '\t\t', '\u00a0', 'é', '😀', '👩‍👩‍👧', '\ud83d', '\ude00', '…', '日本', '\u2028', '.']
+const PIECES = ['a', 'word ', ' ', '  ', '\n', '\t\t', '\u00a0', '\ufeff', '\u3000', '\u200a', '\v', '\u1680', '\u200b', 'é', '😀', '👩‍👩‍👧', '\ud83d', '\ude00', '…', '日本', '\u2028', '.']
 
 describe('list excerpts', () => {
   it('are the flattened body when short, cut to 159 characters and "…" when longer', () => {

@@ -55,34 +55,76 @@ function toNote(row: NoteRow): Note {
 
 /**
  * The list's excerpt of a body: whitespace runs as one space, trimmed; at most EXCERPT_LENGTH characters (code
- * points), a longer one cut to EXCERPT_LENGTH − 1 and ended with "…". Only the start of a long body can reach the
- * excerpt, so only that much is flattened (a body of up to 20,000 characters, 20 of them on every list page).
+ * points), a longer one cut to EXCERPT_LENGTH − 1 and ended with "…". One pass over the body that stops at the
+ * (EXCERPT_LENGTH + 1)th character of the flattened text, so a body of up to 20,000 characters costs what its start
+ * does (20 of them on every list page); the runs between whitespace are copied as slices, not character by character.
  */
 export function excerptOf(body: string | null): string | null {
   if (body === null) return null
-  const head = body.length > EXCERPT_HEAD ? flatten(body.slice(0, EXCERPT_HEAD)) : null
-  // The flattened head is the flattened body's start, but for its last character (a cut surrogate pair or
-  // whitespace run): enough when it holds more than the excerpt can show.
-  const flat = head !== null && codePointIndex(head, EXCERPT_LENGTH + 1) < head.length ? head : flatten(body)
-  if (flat === '') return null
-  if (codePointIndex(flat, EXCERPT_LENGTH) >= flat.length) return flat
-  return `${flat.slice(0, codePointIndex(flat, EXCERPT_LENGTH - 1)).trimEnd()}…`
+  let flat = ''
+  /** code points of the flattened text so far, the current run's included */
+  let count = 0
+  /** where the current run of non-whitespace started, -1 between runs */
+  let runStart = -1
+  /** a space is owed before the next run (some text came before this whitespace) */
+  let owed = false
+  const n = body.length
+  let i = 0
+  while (i < n) {
+    const unit = body.charCodeAt(i)
+    if (isWhitespace(unit)) {
+      if (runStart >= 0) {
+        flat += body.slice(runStart, i)
+        runStart = -1
+        owed = true
+      }
+      i++
+      continue
+    }
+    if (runStart < 0) {
+      if (owed) {
+        flat += ' '
+        owed = false
+        if (++count > EXCERPT_LENGTH) return cutExcerpt(flat)
+      }
+      runStart = i
+    }
+    const low = i + 1 < n ? body.charCodeAt(i + 1) : 0
+    i += unit >= 0xd800 && unit <= 0xdbff && low >= 0xdc00 && low <= 0xdfff ? 2 : 1
+    if (++count > EXCERPT_LENGTH) return cutExcerpt(flat + body.slice(runStart, i))
+  }
+  if (runStart >= 0) flat += body.slice(runStart)
+  return flat === '' ? null : flat
 }
 
-/** Code units of a body flattened for an excerpt: ample for EXCERPT_LENGTH code points unless it is mostly spaces. */
-const EXCERPT_HEAD = EXCERPT_LENGTH * 4
+/** What `\s` and `trim()` take for whitespace (ECMAScript's WhiteSpace and LineTerminator). */
+function isWhitespace(unit: number): boolean {
+  if (unit <= 0x20) return unit === 0x20 || (unit >= 0x09 && unit <= 0x0d)
+  if (unit < 0xa0) return false
+  return (
+    unit === 0xa0 ||
+    unit === 0x1680 ||
+    (unit >= 0x2000 && unit <= 0x200a) ||
+    unit === 0x2028 ||
+    unit === 0x2029 ||
+    unit === 0x202f ||
+    unit === 0x205f ||
+    unit === 0x3000 ||
+    unit === 0xfeff
+  )
+}
 
-const flatten = (text: string) => text.replace(/\s+/g, ' ').trim()
+/** A flattened text of EXCERPT_LENGTH + 1 characters, cut to EXCERPT_LENGTH − 1 (its last two off), trimmed, and "…". */
+function cutExcerpt(flat: string): string {
+  const shorter = dropLastCodePoint(dropLastCodePoint(flat))
+  return `${shorter.endsWith(' ') ? shorter.slice(0, -1) : shorter}…`
+}
 
-/** The index in `text` after its first `count` code points (text.length when it has no more). */
-function codePointIndex(text: string, count: number): number {
-  let index = 0
-  for (let n = 0; n < count && index < text.length; n++) {
-    const unit = text.charCodeAt(index)
-    const low = index + 1 < text.length ? text.charCodeAt(index + 1) : 0
-    index += unit >= 0xd800 && unit <= 0xdbff && low >= 0xdc00 && low <= 0xdfff ? 2 : 1
-  }
-  return index
+/** The text without its last code point (a surrogate pair whole, a lone surrogate alone). */
+function dropLastCodePoint(text: string): string {
+  const last = text.charCodeAt(text.length - 1)
+  const before = text.length > 1 ? text.charCodeAt(text.length - 2) : 0
+  return text.slice(0, text.length - (last >= 0xdc00 && last <= 0xdfff && before >= 0xd800 && before <= 0xdbff ? 2 : 1))
 }
 
 function toListItem(row: NoteRow): NoteListItem {
