@@ -1,7 +1,8 @@
 // What the browser downloads (issue 13, ADR 038): a signed-out visitor gets neither the create modal nor the
 // API client code after `load`, the auth client is auth-js alone (no PostgREST, Storage, Realtime or Functions
 // client), and what follows `load` stays within 40 kB gz; a signed-in user gets the create modal ahead of use.
-// Every script starts with V8's compile hint (ADR 055), put there after minification.
+// Every script starts with V8's compile hint (ADR 055), put there after minification, and Next's client entry hydrates
+// the page in a transition (ADR 057).
 import { gzipSync } from 'node:zlib';
 import type { Page } from 'playwright-core';
 import { describe, expect, test } from 'vitest';
@@ -56,6 +57,12 @@ const COMPILE_HINT = '//# allFunctionsCalledOnLoad\n';
 /** The scripts that lack the compile hint (their URLs). */
 const withoutHint = (scripts: Script[]): string[] => scripts.filter((s) => !s.body.startsWith(COMPILE_HINT)).map((s) => s.url);
 
+/**
+ * Next's client entry (the `main` chunk) with the app's react-dom/client, whose hydrateRoot runs in a transition so
+ * React hydrates in time slices (apps/web/src/lib/hydrate-in-transition.ts, ADR 057): its error message is in it.
+ */
+const hydratesInTransition = (s: Script): boolean => s.body.includes('hydrateRoot did not return a root');
+
 /** Waits past `load` and the idle prefetches (requestIdleCallback timeouts are at most 3 s). */
 async function settle(page: Page): Promise<void> {
   await page.waitForLoadState('load');
@@ -82,6 +89,9 @@ describe('downloads', () => {
       console.info(`${path} signed out: ${gz(after)} B gz of script after load (${after.length} files)`);
       expect(gz(after), after.map((s) => `${s.url} ${gz([s])} B gz`).join('\n')).toBeLessThanOrEqual(40_000);
       expect(withoutHint(scripts), 'compiled while they download').toEqual([]);
+      const main = scripts.filter((s) => /\/_next\/static\/chunks\/main-[^/]+\.js$/.test(new URL(s.url).pathname));
+      expect(main.length, "Next's client entry").toBe(1);
+      expect(main.every(hydratesInTransition), 'the page hydrates in a transition (time-sliced)').toBe(true);
     });
   }
 

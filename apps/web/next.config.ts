@@ -1,3 +1,5 @@
+import { fileURLToPath } from 'node:url'
+
 import type { NextConfig } from 'next'
 
 import { compileHintsPlugin } from './src/lib/compile-hints'
@@ -16,6 +18,12 @@ const backend = readBackendConfig({
 // at run time, so the variable must exist in this process too, not only inlined into bundles.
 process.env.TAMAGUI_TARGET ??= 'web'
 
+/** A webpack rule: `react-dom/client`, imported by Next's client entry, resolves to src/lib/hydrate-in-transition.ts. */
+const hydrationInTransitionRule = {
+  test: /[\\/]next[\\/]dist[\\/]client[\\/]index\.js$/,
+  resolve: { alias: { 'react-dom/client$': fileURLToPath(new URL('./src/lib/hydrate-in-transition.ts', import.meta.url)) } },
+}
+
 const nextConfig: NextConfig = {
   reactStrictMode: true,
   poweredByHeader: false,
@@ -24,8 +32,14 @@ const nextConfig: NextConfig = {
   productionBrowserSourceMaps: process.env.WEB_SOURCE_MAPS === '1',
   // The browser's chunks start with V8's compile hint, so their functions are compiled off the main thread while
   // they download (src/lib/compile-hints.ts, ADR 055).
-  webpack(config: { plugins: unknown[] }, { dev, isServer, webpack }: { dev: boolean; isServer: boolean; webpack: Parameters<typeof compileHintsPlugin>[0] }) {
+  webpack(
+    config: { plugins: unknown[]; module: { rules: unknown[] } },
+    { dev, isServer, webpack }: { dev: boolean; isServer: boolean; webpack: Parameters<typeof compileHintsPlugin>[0] },
+  ) {
     if (!dev && !isServer) config.plugins.push(compileHintsPlugin(webpack))
+    // The browser hydrates the page in time slices: Next's client entry gets a react-dom/client whose hydrateRoot
+    // runs in a transition (src/lib/hydrate-in-transition.ts, ADR 057). Only that module's import is redirected.
+    if (!isServer) config.module.rules.push(hydrationInTransitionRule)
     return config
   },
   env: {
