@@ -60,15 +60,14 @@ const HS256_KEY = { kty: 'oct', k: randomBytes(32).toString('base64url'), kid: '
 async function stack(kind: Kind): Promise<Stack> {
   const existing = stacks.get(kind)
   if (existing) return existing
-  const options: LocalbaseOptions =
-    kind === 'hs256'
-      ? { signingKeys: [HS256_KEY] }
-      : kind === 'short-lived'
-        ? { jwtExpiry: 2 }
-        : // the product's tables, for the table queries of the ES256 sessions
-          kind === 'es256'
-          ? { migrationsDir: path.join(findRepoRoot(), 'supabase', 'migrations') }
-          : {}
+  const optionsOf: Record<Kind, LocalbaseOptions> = {
+    // the product's tables, for the table queries of the ES256 sessions
+    es256: { migrationsDir: path.join(findRepoRoot(), 'supabase', 'migrations') },
+    hs256: { signingKeys: [HS256_KEY] },
+    'short-lived': { jwtExpiry: 2 },
+    stopped: {},
+  }
+  const options = optionsOf[kind]
   const lb = await startTestServer(options)
   process.env.NEXT_PUBLIC_SUPABASE_URL = lb.url
   process.env.NEXT_PUBLIC_SUPABASE_ANON_KEY = lb.anonKey

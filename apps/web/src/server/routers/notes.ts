@@ -89,8 +89,7 @@ export function excerptOf(body: string | null): string | null {
       }
       runStart = i
     }
-    const low = i + 1 < n ? body.charCodeAt(i + 1) : 0
-    i += unit >= 0xd800 && unit <= 0xdbff && low >= 0xdc00 && low <= 0xdfff ? 2 : 1
+    i += isSurrogatePair(unit, i + 1 < n ? body.charCodeAt(i + 1) : 0) ? 2 : 1
     if (++count > EXCERPT_LENGTH) return cutExcerpt(flat + body.slice(runStart, i))
   }
   if (runStart >= 0) flat += body.slice(runStart)
@@ -122,9 +121,13 @@ function cutExcerpt(flat: string): string {
 
 /** The text without its last code point (a surrogate pair whole, a lone surrogate alone). */
 function dropLastCodePoint(text: string): string {
-  const last = text.charCodeAt(text.length - 1)
   const before = text.length > 1 ? text.charCodeAt(text.length - 2) : 0
-  return text.slice(0, text.length - (last >= 0xdc00 && last <= 0xdfff && before >= 0xd800 && before <= 0xdbff ? 2 : 1))
+  return text.slice(0, text.length - (isSurrogatePair(before, text.charCodeAt(text.length - 1)) ? 2 : 1))
+}
+
+/** Two UTF-16 units that make one code point (a high surrogate, then a low one). */
+function isSurrogatePair(high: number, low: number): boolean {
+  return high >= 0xd800 && high <= 0xdbff && low >= 0xdc00 && low <= 0xdfff
 }
 
 function toListItem(row: NoteRow): NoteListItem {
