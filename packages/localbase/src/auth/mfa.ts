@@ -110,12 +110,14 @@ export function mfaRoutes(svc: AuthService): Hono {
     const factorId = c.req.param('id');
     const userId = String(ctx.user.id);
     await purgeExpiredFactors(userId);
-    const f = UUID_RE.test(factorId)
-      ? (await svc.db.query('select * from auth.mfa_factors where id = $1 and user_id = $2', [factorId, userId])).rows[0]
-      : undefined;
-    if (!f) throw new ApiError(404, 'mfa_factor_not_found', 'Factor not found');
+    if (!UUID_RE.test(factorId)) throw new ApiError(404, 'mfa_factor_not_found', 'Factor not found');
     const id = crypto.randomUUID();
+    // The factor is looked up and locked in the transaction that adds the challenge: an unenrolment at the same
+    // moment (another request, on PostgreSQL truly concurrent) then either waits for it or is seen as not found,
+    // never a challenge inserted for a factor deleted in between (a foreign-key failure, a 500).
     const r = await svc.db.transaction(async (tx) => {
+      const f = (await tx.query('select id from auth.mfa_factors where id = $1 and user_id = $2 for update', [factorId, userId])).rows[0];
+      if (!f) return null;
       const ch = await tx.query<{ created: number }>(
         `insert into auth.mfa_challenges (id, factor_id, created_at, ip_address) values ($1, $2, now(), $3)
          returning floor(extract(epoch from created_at))::int as created`,
@@ -126,6 +128,7 @@ export function mfaRoutes(svc: AuthService): Hono {
       if (!row) throw new Error('insert into auth.mfa_challenges returned no row');
       return row;
     });
+    if (!r) throw new ApiError(404, 'mfa_factor_not_found', 'Factor not found');
     return c.json({ id, type: 'totp', expires_at: Number(r.created) + MFA_EXPIRY_SECONDS });
   });
 
