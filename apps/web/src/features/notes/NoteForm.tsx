@@ -2,7 +2,7 @@ import { useId } from 'react'
 
 import { AlertCircleIcon } from '../../ui/icons'
 import styles from './note-form.module.css'
-import { bodyProblem, charLength, NOTE_BODY_MAX, NOTE_TITLE_MAX, titleProblem } from './rules'
+import { bodyProblem, charLength, groupDigits, NOTE_BODY_MAX, NOTE_TITLE_MAX, titleProblem } from './rules'
 
 export interface NoteDraft {
   title: string
@@ -96,7 +96,7 @@ export function NoteFields({
             Note
           </label>
           <span id={`${id}-body-count`} className={styles.count} data-over={bodyLength > NOTE_BODY_MAX}>
-            {bodyLength.toLocaleString('en-US')} / {NOTE_BODY_MAX.toLocaleString('en-US')}
+            {groupDigits(bodyLength)} / {groupDigits(NOTE_BODY_MAX)}
           </span>
         </div>
         <textarea

@@ -1,7 +1,7 @@
 import { ChevronLeftIcon, ChevronRightIcon } from '../../ui/icons'
 import { pageItems } from './list-params'
 import styles from './notes.module.css'
-import { pageCount, pageRange } from './rules'
+import { groupDigits, pageCount, pageRange } from './rules'
 
 /** "21–40 of 245" and the page buttons (previous, numbers with gaps, next). */
 export function Pagination({
@@ -24,7 +24,7 @@ export function Pagination({
   return (
     <nav className={styles.pagination} aria-label="Pages">
       <span className={styles.date} data-testid="page-range">
-        {range ? `${range.from}–${range.to} of ${total.toLocaleString('en-US')}` : `0 of ${total.toLocaleString('en-US')}`}
+        {range ? `${range.from}–${range.to} of ${groupDigits(total)}` : `0 of ${groupDigits(total)}`}
       </span>
       {count > 1 ? (
         <ul className={styles.pages}>

@@ -1,25 +1,47 @@
-/** Dates as the notes screens show them: relative when recent ("5 min ago"), the date when older. */
+/**
+ * Dates and counts as the notes screens show them: relative when recent ("5 minutes ago"), the date when older.
+ *
+ * Written out in English rather than through `Intl` (docs/decisions/058-no-intl-on-first-pages.md): a page's first
+ * `Intl` formatter, or its first `toLocaleString`, makes Chromium load ICU's locale data, 50–90 ms of main thread on
+ * the bench machine (4 × that at the lab's throttle), in the task that renders the list. The strings are exactly
+ * what `Intl` gives for the `en` locale with the options named beside each function (format.test.ts compares them
+ * over many dates), in the runtime's time zone, as `Intl` without a `timeZone` would.
+ */
+import { groupDigits } from './rules'
 
 const MINUTE = 60_000
 const HOUR = 60 * MINUTE
 const DAY = 24 * HOUR
 
-const relative = new Intl.RelativeTimeFormat('en', { numeric: 'auto' })
-const dayMonth = new Intl.DateTimeFormat('en', { day: 'numeric', month: 'short' })
-const dayMonthYear = new Intl.DateTimeFormat('en', { day: 'numeric', month: 'short', year: 'numeric' })
-const full = new Intl.DateTimeFormat('en', { dateStyle: 'medium', timeStyle: 'short' })
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'] as const
+
+/** `Intl.RelativeTimeFormat('en', { numeric: 'auto' }).format(-n, unit)` for n ≥ 1. */
+const ago = (n: number, unit: 'minute' | 'hour' | 'day') => (unit === 'day' && n === 1 ? 'yesterday' : `${n} ${unit}${n === 1 ? '' : 's'} ago`)
+
+/** `Intl.DateTimeFormat('en', { day: 'numeric', month: 'short' })`: "Nov 2". */
+const dayMonth = (date: Date) => `${MONTHS[date.getMonth()] ?? ''} ${date.getDate()}`
+
+/** `Intl.DateTimeFormat('en', { day: 'numeric', month: 'short', year: 'numeric' })`: "Nov 2, 2025" (years 1–9999). */
+const dayMonthYear = (date: Date) => `${dayMonth(date)}, ${date.getFullYear()}`
 
 export function formatWhen(date: Date, now: Date = new Date()): string {
-  const ago = now.getTime() - date.getTime()
-  if (ago < MINUTE) return 'just now'
-  if (ago < HOUR) return relative.format(-Math.floor(ago / MINUTE), 'minute')
-  if (ago < DAY) return relative.format(-Math.floor(ago / HOUR), 'hour')
-  if (ago < 7 * DAY) return relative.format(-Math.floor(ago / DAY), 'day')
-  return date.getFullYear() === now.getFullYear() ? dayMonth.format(date) : dayMonthYear.format(date)
+  const elapsed = now.getTime() - date.getTime()
+  if (elapsed < MINUTE) return 'just now'
+  if (elapsed < HOUR) return ago(Math.floor(elapsed / MINUTE), 'minute')
+  if (elapsed < DAY) return ago(Math.floor(elapsed / HOUR), 'hour')
+  if (elapsed < 7 * DAY) return ago(Math.floor(elapsed / DAY), 'day')
+  return date.getFullYear() === now.getFullYear() ? dayMonth(date) : dayMonthYear(date)
 }
 
-/** The exact time, for a tooltip or a detail line: "Nov 22, 2026, 2:24 AM". */
-export const formatFull = (date: Date) => full.format(date)
+/**
+ * The exact time, for a tooltip or a detail line: "Nov 22, 2026, 2:24 PM", as
+ * `Intl.DateTimeFormat('en', { dateStyle: 'medium', timeStyle: 'short' })`.
+ */
+export function formatFull(date: Date): string {
+  const hours = date.getHours()
+  const minutes = String(date.getMinutes()).padStart(2, '0')
+  return `${dayMonthYear(date)}, ${hours % 12 || 12}:${minutes} ${hours < 12 ? 'AM' : 'PM'}`
+}
 
 /** "1 note", "245 notes". */
-export const countNotes = (n: number) => `${n.toLocaleString('en-US')} ${n === 1 ? 'note' : 'notes'}`
+export const countNotes = (n: number) => `${groupDigits(n)} ${n === 1 ? 'note' : 'notes'}`
