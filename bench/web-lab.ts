@@ -1,11 +1,14 @@
 // Lab loads of the apps/web production build in Chromium, beside a floor page of the same build (issue 13).
 //
-//   node bench/web-lab.ts [--loads 5] [--quiet 5000] [--notes 25] [--json] [--profile] [--no-viewport-hint]
+//   node bench/web-lab.ts [--loads 5] [--quiet 5000] [--notes 25] [--json] [--profile] [--no-viewport-hint] [--devtools]
 //
-// Needs a production build (`npm run build -w apps/web`) and /usr/bin/chromium (playwright-core drives it; nothing is
-// downloaded). Served as the browser tests serve it (e2e/global-setup.ts): localbase from its sources on
-// 127.0.0.1:54321 — the backend address the browser bundle embeds at build time, so run this inside a private network
-// namespace (`unshare -n`) when anything else may hold that port — with a fresh PGlite folder under test-results/, and
+// Needs a production build (`npm run build -w apps/web`) and /usr/bin/chromium, driven over the DevTools protocol on
+// its pipe (lib/cdp-pipe.ts; nothing is downloaded) with only the Page, Network and Emulation domains on in each page,
+// as a visitor's browser runs it: Playwright would enable the Runtime domain, under which V8 records a detailed stack
+// trace of every Error created, ≈ 250–350 ms of every page's boot here at 4× (ADR 059; `--devtools` measures that way).
+// Served as the browser tests serve it (e2e/global-setup.ts): localbase from its sources on 127.0.0.1:54321 — the
+// backend address the browser bundle embeds at build time, so run this inside a private network namespace
+// (`unshare -n`) when anything else may hold that port — with a fresh PGlite folder under test-results/, and
 // the app's own server (`node apps/web/server.ts`, NODE_ENV=production, the local secret key) on a free loopback port,
 // with FOYER_LAB_FLOOR=1 so its floor page answers (pages/lab-floor.tsx: 404 otherwise).
 //
@@ -38,8 +41,8 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { createServerClient } from '@supabase/ssr';
-import { chromium, type Browser, type Page } from 'playwright-core';
 import { args, argValue } from './lib/args.ts';
+import { launchOverPipe, type CdpBrowser, type CdpEvent } from './lib/cdp-pipe.ts';
 import { ANON_KEY, freePort } from './lib/local.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -63,6 +66,12 @@ const asJson = args.includes('--json');
 const VIEWPORT_HINT = !args.includes('--no-viewport-hint');
 /** `--profile`: a CPU profile of each page's first counted load; prints where the main thread's time went. */
 const PROFILE = args.includes('--profile');
+/**
+ * `--devtools`: each page with the DevTools protocol's Runtime domain enabled, as Playwright, Lighthouse and an open
+ * DevTools panel run pages. V8 then records a detailed stack trace for every Error created, which costs the boot of
+ * every page of this build ≈ 250–350 ms of main thread at 4× (ADR 059); visitors' browsers do not pay it.
+ */
+const DEVTOOLS_AGENT = args.includes('--devtools');
 const CPU_THROTTLE = 4;
 /** Give up waiting for the quiet window this long after navigation starts (the load then fails the bench). */
 const LOAD_DEADLINE_MS = 60_000;
@@ -117,7 +126,7 @@ const median = (values: number[]): number => {
 /* ---------------------------------------------------------------- servers */
 
 const children: ChildProcess[] = [];
-let browser: Browser | undefined;
+let browser: CdpBrowser | undefined;
 
 async function stopAll(): Promise<void> {
   await browser?.close().catch(() => {});
@@ -289,8 +298,6 @@ const READ_FIGURES = `(() => {
   return { fcp: paint ? paint.startTime : 0, lcp: lab.lcp, lcpElement: lab.lcpElement, loadStart, now: performance.now(), longTasks: lab.longTasks, scriptsAfterLoad: [...new Set(scriptsAfterLoad)] };
 })()`;
 
-const figuresOf = (page: Page): Promise<PageFigures> => page.evaluate<PageFigures>(READ_FIGURES);
-
 /** Lighthouse's TBT: long tasks between FCP and TTI, each counted past 50 ms, clipped to start at FCP. */
 export function totalBlockingTime(longTasks: [number, number][], fcp: number, tti: number): number {
   let total = 0;
@@ -335,58 +342,109 @@ function profileSummary(profile: CpuProfile): string {
   return `    self time per file:\n${top(perFile, 12)}\n    heaviest functions:\n${top(perFunction, 15)}`;
 }
 
+/** One page of the lab's browser: its CDP session, and commands and events scoped to it. */
+interface LabPage {
+  send<T = Record<string, unknown>>(method: string, params?: Record<string, unknown>): Promise<T>;
+  evaluate<T>(expression: string): Promise<T>;
+}
+
 async function measure(base: string, spec: PageSpec, cookies: { name: string; value: string }[], profile = false): Promise<LoadResult> {
   if (!browser) fail('no browser');
-  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  const lab = browser;
+  // A new browser context per load: cold HTTP cache, no service worker, only the cookies set here.
+  const { browserContextId } = await lab.send<{ browserContextId: string }>('Target.createBrowserContext', { disposeOnDetach: true });
+  const stopListening: (() => void)[] = [];
   try {
     if (spec.signedIn) {
       // the lab's viewport (1280 px) is wide: what the head script of an earlier page wrote
       const hint = VIEWPORT_HINT ? [{ name: 'foyer-vw', value: 'wide' }] : [];
-      await context.addCookies([...cookies, ...hint].map((c) => ({ ...c, url: base, sameSite: 'Lax' as const })));
+      await lab.send('Storage.setCookies', { browserContextId, cookies: [...cookies, ...hint].map((c) => ({ ...c, url: base, sameSite: 'Lax' })) });
     }
-    await context.addInitScript({ content: OBSERVE_IN_PAGE });
-    const page = await context.newPage();
-    const cdp = await context.newCDPSession(page);
-    await cdp.send('Emulation.setCPUThrottlingRate', { rate: CPU_THROTTLE });
+    const { targetId } = await lab.send<{ targetId: string }>('Target.createTarget', { url: 'about:blank', browserContextId });
+    const { sessionId } = await lab.send<{ sessionId: string }>('Target.attachToTarget', { targetId, flatten: true });
+    const page: LabPage = {
+      send: (method, params) => lab.send(method, params, sessionId),
+      async evaluate<T>(expression: string) {
+        const { result, exceptionDetails } = await lab.send<{ result: { value: T }; exceptionDetails?: { text: string } }>(
+          'Runtime.evaluate',
+          { expression, returnByValue: true, awaitPromise: true },
+          sessionId,
+        );
+        if (exceptionDetails) fail(`${spec.path}: evaluation failed: ${exceptionDetails.text}`);
+        return result.value;
+      },
+    };
+    const hook: { onEvent?: (event: CdpEvent) => void } = {};
+    stopListening.push(
+      lab.on((event) => {
+        if (event.sessionId !== sessionId) return;
+        hook.onEvent?.(event);
+      }),
+    );
+    await page.send('Page.enable');
+    await page.send('Network.enable');
+    await page.send('Page.addScriptToEvaluateOnNewDocument', { source: OBSERVE_IN_PAGE });
+    await page.send('Emulation.setDeviceMetricsOverride', { width: 1280, height: 800, deviceScaleFactor: 1, mobile: false });
+    await page.send('Emulation.setCPUThrottlingRate', { rate: CPU_THROTTLE });
+    // `--devtools`: the Runtime domain on, as Playwright, Lighthouse and an open DevTools have it (ADR 059)
+    if (DEVTOOLS_AGENT) await page.send('Runtime.enable');
     if (profile) {
-      await cdp.send('Profiler.enable');
-      await cdp.send('Profiler.setSamplingInterval', { interval: 200 });
-      await cdp.send('Profiler.start');
+      await page.send('Profiler.enable');
+      await page.send('Profiler.setSamplingInterval', { interval: 200 });
+      await page.send('Profiler.start');
     }
 
-    // Requests in flight (for the quiet window) and every script's body (for the bytes after load).
+    // Requests in flight (for the quiet window), the document's answer, and every script's body (for the bytes after load).
     let inFlight = 0;
     let busyUntil = Date.now();
-    const settle = () => {
-      inFlight = Math.max(0, inFlight - 1);
-      if (inFlight > 2) busyUntil = Date.now();
-    };
-    page.on('request', () => {
-      inFlight += 1;
-      if (inFlight > 2) busyUntil = Date.now();
-    });
-    page.on('requestfinished', settle);
-    page.on('requestfailed', settle);
+    let loaded = false;
+    let documentStatus = 0;
+    const scripts = new Map<string, string>();
     const bodies = new Map<string, Promise<number>>();
-    page.on('response', (response) => {
-      if (!new URL(response.url()).pathname.endsWith('.js')) return;
-      bodies.set(
-        response.url(),
-        response.body().then(
-          (body) => gzipSync(body, { level: 6 }).length,
-          () => 0,
-        ),
-      );
-    });
+    hook.onEvent = (event) => {
+      const params = event.params as { requestId?: string; type?: string; response?: { url: string; status: number }; request?: { url: string } };
+      if (event.method === 'Network.requestWillBeSent') {
+        inFlight += 1;
+        if (inFlight > 2) busyUntil = Date.now();
+        if (params.type === 'Document' && params.request) documentStatus = 0;
+      } else if (event.method === 'Network.responseReceived' && params.response) {
+        if (params.type === 'Document') documentStatus = params.response.status;
+        if (new URL(params.response.url).pathname.endsWith('.js') && params.requestId) scripts.set(params.requestId, params.response.url);
+      } else if (event.method === 'Network.loadingFinished' || event.method === 'Network.loadingFailed') {
+        inFlight = Math.max(0, inFlight - 1);
+        if (inFlight > 2) busyUntil = Date.now();
+        const url = params.requestId ? scripts.get(params.requestId) : undefined;
+        if (url && event.method === 'Network.loadingFinished') {
+          bodies.set(
+            url,
+            page.send<{ body: string; base64Encoded: boolean }>('Network.getResponseBody', { requestId: params.requestId }).then(
+              ({ body, base64Encoded }) => gzipSync(Buffer.from(body, base64Encoded ? 'base64' : 'utf8'), { level: 6 }).length,
+              () => 0,
+            ),
+          );
+        }
+      } else if (event.method === 'Page.loadEventFired') {
+        loaded = true;
+      }
+    };
 
     const started = Date.now();
-    const response = await page.goto(`${base}${spec.path}`, { waitUntil: 'load', timeout: LOAD_DEADLINE_MS });
-    if (!response || response.status() !== 200) fail(`${spec.path} answered HTTP ${response?.status()}`);
-    if (new URL(page.url()).pathname !== spec.path) fail(`${spec.path} ended on ${page.url()}`);
-    await page.waitForSelector(spec.ready, { timeout: 20_000 });
+    const until = async (what: string, done: () => boolean | Promise<boolean>, timeoutMs: number) => {
+      while (!(await done())) {
+        if (Date.now() - started > timeoutMs) fail(`${spec.path}: ${what} did not happen within ${timeoutMs} ms`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    };
+    const { errorText } = await page.send<{ errorText?: string }>('Page.navigate', { url: `${base}${spec.path}` });
+    if (errorText) fail(`${spec.path}: ${errorText}`);
+    await until('the load event', () => loaded, LOAD_DEADLINE_MS);
+    if (documentStatus !== 200) fail(`${spec.path} answered HTTP ${documentStatus}`);
+    const at = await page.evaluate<string>('location.pathname');
+    if (at !== spec.path) fail(`${spec.path} ended on ${at}`);
+    await until(`${spec.ready} on screen`, () => page.evaluate<boolean>(`document.querySelector(${JSON.stringify(spec.ready)}) !== null`), LOAD_DEADLINE_MS);
 
     // Wait for the quiet window: no long task and ≤ 2 requests in flight for QUIET_MS.
-    let figures = await figuresOf(page);
+    let figures = await page.evaluate<PageFigures>(READ_FIGURES);
     for (;;) {
       const lastTaskEnd = figures.longTasks.reduce((max, [, end]) => Math.max(max, end), figures.fcp);
       const cpuQuietFor = figures.now - lastTaskEnd;
@@ -394,12 +452,12 @@ async function measure(base: string, spec: PageSpec, cookies: { name: string; va
       if (cpuQuietFor >= QUIET_MS && netQuietFor >= QUIET_MS) break;
       if (Date.now() - started > LOAD_DEADLINE_MS) fail(`${spec.path} never became quiet for ${QUIET_MS} ms`);
       await new Promise((r) => setTimeout(r, Math.max(100, Math.min(QUIET_MS - cpuQuietFor, QUIET_MS - netQuietFor, 1000))));
-      figures = await figuresOf(page);
+      figures = await page.evaluate<PageFigures>(READ_FIGURES);
     }
     if (figures.fcp <= 0) fail(`${spec.path}: no first-contentful-paint entry`);
     const tti = figures.longTasks.reduce((max, [, end]) => Math.max(max, end), figures.fcp);
     if (profile) {
-      const { profile: cpuProfile } = (await cdp.send('Profiler.stop')) as unknown as { profile: CpuProfile };
+      const { profile: cpuProfile } = await page.send<{ profile: CpuProfile }>('Profiler.stop');
       console.log(`  CPU profile of ${spec.label} (throttled ${CPU_THROTTLE}×, navigation to quiet):\n${profileSummary(cpuProfile)}`);
     }
     const sizes = await Promise.all(figures.scriptsAfterLoad.map((url) => bodies.get(url) ?? Promise.resolve(0)));
@@ -414,7 +472,8 @@ async function measure(base: string, spec: PageSpec, cookies: { name: string; va
       jsAfterLoadFiles: sizes.length,
     };
   } finally {
-    await context.close();
+    for (const stop of stopListening) stop();
+    await lab.send('Target.disposeBrowserContext', { browserContextId }).catch(() => undefined);
   }
 }
 
@@ -457,11 +516,7 @@ async function main(): Promise<number> {
   await waitFor(`${base}/lab-floor`, 'the web server', 120_000);
   const cookies = await seedUser(NOTES);
 
-  browser = await chromium.launch({
-    executablePath: CHROMIUM_PATH,
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  browser = await launchOverPipe(CHROMIUM_PATH, ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']);
 
   const results: Record<PageKey, LoadResult[]> = { floor: [], 'sign-in': [], home: [] };
   const log = (line: string) => {
