@@ -1,6 +1,7 @@
 import superjson from 'superjson'
 import { describe, expect, it } from 'vitest'
 
+import { seededRandom } from '../lib/seeded-random'
 import { fastSuperjson, serialize } from './fast-superjson'
 
 /** The result as sent (JSON), or what was thrown. Compared with toEqual: the order of `meta.values` keys may differ. */
@@ -14,18 +15,6 @@ function outcome(fn: () => unknown): unknown {
 
 function expectSameAsSuperjson(value: unknown) {
   expect(outcome(() => serialize(value))).toEqual(outcome(() => superjson.serialize(value)))
-}
-
-/** A small deterministic PRNG (mulberry32), so a failing case can be replayed by its seed. */
-function random(seed: number) {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
 }
 
 const KEYS = ['id', 'title', 'a.b', 'back\\slash', 'x\\.y', '0', '12', 'createdAt', '', 'ü', '__proto__', 'constructor', 'toString']
@@ -157,7 +146,7 @@ describe('fast superjson serialize', () => {
 
   it('matches superjson on 3,000 generated values', () => {
     for (let seed = 1; seed <= 3000; seed++) {
-      const value = generate(random(seed), 0, [])
+      const value = generate(seededRandom(seed), 0, [])
       expect({ seed, result: outcome(() => serialize(value)) }).toEqual({ seed, result: outcome(() => superjson.serialize(value)) })
     }
   })

@@ -1,17 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest'
 
+import { seededRandom } from '../../lib/seeded-random'
 import { countNotes, formatFull, formatWhen } from './format'
 import { groupDigits } from './rules'
-
-/** A deterministic generator (mulberry32), so a failure names a date that can be made again. */
-function random(seed: number) {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 /** What the functions replace (ADR 058): `Intl` for `en`, in the runtime's zone. */
 function byIntl() {
@@ -55,7 +46,7 @@ describe('formatWhen', () => {
     for (const zone of ['UTC', 'America/Los_Angeles', 'Asia/Kolkata', 'Pacific/Chatham', 'Australia/Lord_Howe']) {
       process.env.TZ = zone
       const intl = byIntl()
-      const next = random(zone.length * 7919)
+      const next = seededRandom(zone.length * 7919)
       for (let i = 0; i < 4000; i++) {
         // now between 2000 and 2100; the date up to 3 years before it, often within the last week
         const now = new Date(Date.UTC(2000, 0, 1) + next() * 100 * 365 * 86_400_000)
@@ -84,7 +75,7 @@ describe('counts', () => {
     expect(countNotes(1245)).toBe('1,245 notes')
   })
   it('groups digits as toLocaleString("en-US") does', () => {
-    const next = random(42)
+    const next = seededRandom(42)
     const numbers = [0, 1, 12, 999, 1000, 20_000, 100_000, 1_000_000, -1, -1000, Number.MAX_SAFE_INTEGER, Number.MIN_SAFE_INTEGER]
     for (let i = 0; i < 5000; i++) numbers.push((1 + Math.floor(next() ** 4 * (Number.MAX_SAFE_INTEGER - 1))) * (next() < 0.1 ? -1 : 1))
     for (const n of numbers) expect([n, groupDigits(n)]).toEqual([n, n.toLocaleString('en-US')])

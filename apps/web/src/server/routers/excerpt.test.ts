@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 
+import { seededRandom } from '../../lib/seeded-random'
 import { EXCERPT_LENGTH, excerptOf } from './notes'
 
 /** The excerpt's definition, written the plain way: flatten the whole body, count code points. */
@@ -9,16 +10,6 @@ function byDefinition(body: string | null): string | null {
   if (flat === '') return null
   const chars = [...flat]
   return chars.length <= EXCERPT_LENGTH ? flat : `${chars.slice(0, EXCERPT_LENGTH - 1).join('').trimEnd()}…`
-}
-
-/** A deterministic generator (mulberry32), so a failure names a body that can be made again. */
-function random(seed: number) {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
 }
 
 const PIECES = ['a', 'word ', ' ', '  ', '\n', '\t\t', '\u00a0', '\ufeff', '\u3000', '\u200a', '\v', '\u1680', '\u200b', 'é', '😀', '👩‍👩‍👧', '\ud83d', '\ude00', '…', '日本', '\u2028', '.']
@@ -43,7 +34,7 @@ describe('list excerpts', () => {
   })
 
   it('equal the plain definition on 5,000 generated bodies (spaces, surrogate pairs and halves, around every cut)', () => {
-    const next = random(20261126)
+    const next = seededRandom(20261126)
     for (let n = 0; n < 5000; n++) {
       const parts: string[] = []
       const length = Math.floor(next() * 900)
