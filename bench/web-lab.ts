@@ -12,6 +12,9 @@
 // the app's own server (`node apps/web/server.ts`, NODE_ENV=production, the local secret key) on a free loopback port,
 // with FOYER_LAB_FLOOR=1 so its floor page answers (pages/lab-floor.tsx: 404 otherwise).
 //
+// Chromium runs without the omnibox popup WebUIs it would otherwise load for every new window, during the page's load
+// (ADR 060: ≈ 1 s of a core per load on this 2-core host; a visitor's window loaded them when it opened).
+//
 // Pages, each load in a new browser context (cold HTTP cache, no service worker, no cookies but the session's and,
 // signed in, the viewport hint `foyer-vw=wide` that every page the browser showed before — the sign-in page at
 // least — left (apps/web/src/lib/viewport-hint.ts; `--no-viewport-hint` loads `/` as a browser's very first page),
@@ -516,7 +519,19 @@ async function main(): Promise<number> {
   await waitFor(`${base}/lab-floor`, 'the web server', 120_000);
   const cookies = await seedUser(NOTES);
 
-  browser = await launchOverPipe(CHROMIUM_PATH, ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']);
+  browser = await launchOverPipe(CHROMIUM_PATH, [
+    '--no-sandbox',
+    '--disable-gpu',
+    '--disable-quic',
+    '--no-first-run',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+    // Each load opens a new window (its own browser context), and this Chromium loads the omnibox's two popup WebUIs
+    // (chrome://omnibox-popup.top-chrome/, its AI-mode page) in a renderer of their own for every new window: ≈ 1 s of
+    // a core during each page's load, on a 2-core host. A visitor's window did that when it opened (ADR 060).
+    '--disable-features=WebUIOmniboxPopup,WebUIOmniboxAimPopup',
+  ]);
 
   const results: Record<PageKey, LoadResult[]> = { floor: [], 'sign-in': [], home: [] };
   const log = (line: string) => {
