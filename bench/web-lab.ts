@@ -44,6 +44,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { createServerClient } from '@supabase/ssr';
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../e2e/chromium.ts';
 import { args, argValue } from './lib/args.ts';
 import { launchOverPipe, type CdpBrowser, type CdpEvent } from './lib/cdp-pipe.ts';
 import { ANON_KEY, freePort } from './lib/local.ts';
@@ -51,7 +52,6 @@ import { ANON_KEY, freePort } from './lib/local.ts';
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const WEB = join(ROOT, 'apps/web');
 const OUT = join(ROOT, 'test-results');
-const CHROMIUM_PATH = '/usr/bin/chromium';
 /** The backend address the browser bundle embeds (apps/web/src/lib/env-config.ts): localbase must listen there. */
 const BACKEND_PORT = 54321;
 const BACKEND_URL = `http://127.0.0.1:${BACKEND_PORT}`;
@@ -520,13 +520,7 @@ async function main(): Promise<number> {
   const cookies = await seedUser(NOTES);
 
   browser = await launchOverPipe(CHROMIUM_PATH, [
-    '--no-sandbox',
-    '--disable-gpu',
-    '--disable-quic',
-    '--no-first-run',
-    '--disable-background-networking',
-    '--disable-component-update',
-    '--disable-sync',
+    ...CHROMIUM_ARGS,
     // Each load opens a new window (its own browser context), and this Chromium loads the omnibox's two popup WebUIs
     // (chrome://omnibox-popup.top-chrome/, its AI-mode page) in a renderer of their own for every new window: ≈ 1 s of
     // a core during each page's load, on a 2-core host. A visitor's window did that when it opened (ADR 060).

@@ -8,6 +8,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TestProject } from 'vitest/node';
 import { launchBackend, readBackendState, stopBackend, waitForBackend, type BackendSpec } from './backend-control.ts';
+import { CHROMIUM_PATH } from './chromium.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -17,7 +18,6 @@ declare module 'vitest' {
   }
 }
 
-export const CHROMIUM_PATH = '/usr/bin/chromium';
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const WEB = join(ROOT, 'apps/web');
 const LOG_DIR = join(ROOT, 'test-results');
