@@ -44,7 +44,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { createServerClient } from '@supabase/ssr';
-import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../e2e/chromium.ts';
+import { CHROMIUM_ARGS, CHROMIUM_PATH, disableFeaturesSwitch } from '../e2e/chromium.ts';
 import { args, argValue } from './lib/args.ts';
 import { launchOverPipe, type CdpBrowser, type CdpEvent } from './lib/cdp-pipe.ts';
 import { ANON_KEY, freePort } from './lib/local.ts';
@@ -524,7 +524,7 @@ async function main(): Promise<number> {
     // Each load opens a new window (its own browser context), and this Chromium loads the omnibox's two popup WebUIs
     // (chrome://omnibox-popup.top-chrome/, its AI-mode page) in a renderer of their own for every new window: ≈ 1 s of
     // a core during each page's load, on a 2-core host. A visitor's window did that when it opened (ADR 060).
-    '--disable-features=WebUIOmniboxPopup,WebUIOmniboxAimPopup',
+    disableFeaturesSwitch(),
   ]);
 
   const results: Record<PageKey, LoadResult[]> = { floor: [], 'sign-in': [], home: [] };

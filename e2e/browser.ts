@@ -5,7 +5,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core';
 import { afterAll, beforeAll, inject, onTestFinished } from 'vitest';
-import { CHROMIUM_ARGS, CHROMIUM_PATH } from './chromium.ts';
+import { CHROMIUM_ARGS, CHROMIUM_PATH, disableFeaturesSwitch } from './chromium.ts';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const SCREENSHOT_DIR = join(ROOT, 'test-results/screenshots');
@@ -16,8 +16,16 @@ if (!injectedBaseURL) {
 }
 export const baseURL: string = injectedBaseURL;
 
+const playwrightFeatures = inject('playwrightDisableFeatures');
+
+/** Chromium with Playwright's switches, its `--disable-features` list extended by ours (e2e/chromium.ts). */
 export function launchChromium(): Promise<Browser> {
-  return chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, headless: true });
+  return chromium.launch({
+    executablePath: CHROMIUM_PATH,
+    args: [...CHROMIUM_ARGS, disableFeaturesSwitch(playwrightFeatures)],
+    ignoreDefaultArgs: playwrightFeatures ? [playwrightFeatures] : [],
+    headless: true,
+  });
 }
 
 export interface BrowserFixture {

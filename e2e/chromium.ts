@@ -11,3 +11,21 @@ export const CHROMIUM_ARGS = [
   '--disable-component-update',
   '--disable-sync',
 ];
+
+/**
+ * Every new browser context is a new window, and for every new window this Chromium loads the omnibox's two popup
+ * WebUIs (chrome://omnibox-popup.top-chrome/ and its AI-mode page) in a renderer of their own: ≈ 0.25 s of CPU per
+ * context, during the page's own load (ADR 060). The tests and the lab switch both off.
+ */
+export const DISABLED_FEATURES = ['WebUIOmniboxPopup', 'WebUIOmniboxAimPopup'];
+
+/**
+ * One `--disable-features` switch: the features of `existing` (a launcher's own switch, e.g. Playwright's) and
+ * DISABLED_FEATURES. Chromium reads only the last `--disable-features` of its command line, so a second switch
+ * would drop the launcher's list.
+ */
+export function disableFeaturesSwitch(existing?: string): string {
+  const prefix = '--disable-features=';
+  const features = existing?.startsWith(prefix) ? existing.slice(prefix.length).split(',').filter(Boolean) : [];
+  return prefix + [...new Set([...features, ...DISABLED_FEATURES])].join(',');
+}

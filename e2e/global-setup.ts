@@ -6,15 +6,18 @@ import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, writeFi
 import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
 import type { TestProject } from 'vitest/node';
 import { launchBackend, readBackendState, stopBackend, waitForBackend, type BackendSpec } from './backend-control.ts';
-import { CHROMIUM_PATH } from './chromium.ts';
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from './chromium.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
     baseURL: string;
     /** The backend (localbase) the app talks to, e.g. http://127.0.0.1:54321. */
     supabaseURL: string;
+    /** Playwright's own `--disable-features` switch for this Chromium (see playwrightDisableFeatures) */
+    playwrightDisableFeatures: string;
   }
 }
 
@@ -196,8 +199,24 @@ async function waitUntilReady(url: string, child: ChildProcess, timeoutMs: numbe
   throw new Error(`[e2e] ${url} was not ready after ${timeoutMs} ms (last: ${lastError}); log: ${SERVER_LOG}`);
 }
 
+/**
+ * The `--disable-features` switch Playwright puts on Chromium's command line, read from a launch. The tests add
+ * their own features to it (e2e/chromium.ts): Chromium honours only the last such switch, so appending a second
+ * one would switch Playwright's features back on.
+ */
+async function playwrightDisableFeatures(): Promise<string> {
+  const server = await chromium.launchServer({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, headless: true });
+  try {
+    const found = server.process().spawnargs.find((arg) => arg.startsWith('--disable-features='));
+    return found ?? '';
+  } finally {
+    await server.close();
+  }
+}
+
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   ensureChromium();
+  project.provide('playwrightDisableFeatures', await playwrightDisableFeatures());
 
   // E2E_BASE_URL: test an app that is already running (e.g. `npm run dev`) instead of building and starting one.
   const external = process.env.E2E_BASE_URL;
