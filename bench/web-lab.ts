@@ -25,7 +25,8 @@
 //   /            signed in as a user with --notes notes (a full first page of 20), session cookie from @supabase/ssr
 // One warm-up round (not counted: the server's first renders), then --loads rounds, the three pages one after another
 // in an order that rotates each round (interleaved, so whatever else the machine does hits each alike); medians.
-// Per load, from the page's own performance entries (observers registered before the first byte of the document):
+// Per load, from the page's own performance entries (buffered observers registered once `load` has fired, so that no
+// code of the lab's runs in the page before its first paint; script bodies are read once the page is quiet):
 //   FCP   first-contentful-paint
 //   LCP   the last largest-contentful-paint entry
 //   TBT   as Lighthouse defines it: the long tasks (> 50 ms, PerformanceObserver 'longtask') between FCP and TTI, each
@@ -255,8 +256,13 @@ async function seedUser(count: number): Promise<{ name: string; value: string }[
 
 /* ---------------------------------------------------------------- one load */
 
-/** Registered before the document's first byte: LCP candidates and long tasks, kept on `window.__lab` (page code). */
+/**
+ * LCP candidates and long tasks, kept on `window.__lab` (page code). Registered once the load event has fired, with
+ * `buffered: true`: the entries from the document's start are handed over then (takeRecords), later ones as they come.
+ * Nothing of the lab's runs in the page before its first paint.
+ */
 const OBSERVE_IN_PAGE = `(() => {
+  if (window.__lab) return;
   const lab = { lcp: 0, lcpElement: '', longTasks: [] };
   window.__lab = lab;
   const describe = (el) => {
@@ -265,15 +271,21 @@ const OBSERVE_IN_PAGE = `(() => {
     const text = (el.textContent || '').trim().slice(0, 24);
     return el.tagName.toLowerCase() + cls + (text ? ' "' + text + '"' : '');
   };
-  new PerformanceObserver((list) => {
-    for (const entry of list.getEntries()) {
+  const onLcp = (entries) => {
+    for (const entry of entries) {
       lab.lcp = entry.startTime;
       lab.lcpElement = describe(entry.element);
     }
-  }).observe({ type: 'largest-contentful-paint', buffered: true });
-  new PerformanceObserver((list) => {
-    for (const entry of list.getEntries()) lab.longTasks.push([entry.startTime, entry.startTime + entry.duration]);
-  }).observe({ type: 'longtask', buffered: true });
+  };
+  const onLongTasks = (entries) => {
+    for (const entry of entries) lab.longTasks.push([entry.startTime, entry.startTime + entry.duration]);
+  };
+  const lcp = new PerformanceObserver((list) => onLcp(list.getEntries()));
+  lcp.observe({ type: 'largest-contentful-paint', buffered: true });
+  onLcp(lcp.takeRecords());
+  const longTasks = new PerformanceObserver((list) => onLongTasks(list.getEntries()));
+  longTasks.observe({ type: 'longtask', buffered: true });
+  onLongTasks(longTasks.takeRecords());
 })()`;
 
 interface PageFigures {
@@ -386,7 +398,6 @@ async function measure(base: string, spec: PageSpec, cookies: { name: string; va
     );
     await page.send('Page.enable');
     await page.send('Network.enable');
-    await page.send('Page.addScriptToEvaluateOnNewDocument', { source: OBSERVE_IN_PAGE });
     await page.send('Emulation.setDeviceMetricsOverride', { width: 1280, height: 800, deviceScaleFactor: 1, mobile: false });
     await page.send('Emulation.setCPUThrottlingRate', { rate: CPU_THROTTLE });
     // `--devtools`: the Runtime domain on, as Playwright, Lighthouse and an open DevTools have it (ADR 059)
@@ -403,7 +414,8 @@ async function measure(base: string, spec: PageSpec, cookies: { name: string; va
     let loaded = false;
     let documentStatus = 0;
     const scripts = new Map<string, string>();
-    const bodies = new Map<string, Promise<number>>();
+    /** script URL → the request that loaded it; its body is read once the page is quiet (no lab work during the load) */
+    const finished = new Map<string, string>();
     hook.onEvent = (event) => {
       const params = event.params as { requestId?: string; type?: string; response?: { url: string; status: number }; request?: { url: string } };
       if (event.method === 'Network.requestWillBeSent') {
@@ -417,15 +429,7 @@ async function measure(base: string, spec: PageSpec, cookies: { name: string; va
         inFlight = Math.max(0, inFlight - 1);
         if (inFlight > 2) busyUntil = Date.now();
         const url = params.requestId ? scripts.get(params.requestId) : undefined;
-        if (url && event.method === 'Network.loadingFinished') {
-          bodies.set(
-            url,
-            page.send<{ body: string; base64Encoded: boolean }>('Network.getResponseBody', { requestId: params.requestId }).then(
-              ({ body, base64Encoded }) => gzipSync(Buffer.from(body, base64Encoded ? 'base64' : 'utf8'), { level: 6 }).length,
-              () => 0,
-            ),
-          );
-        }
+        if (url && params.requestId && event.method === 'Network.loadingFinished') finished.set(url, params.requestId);
       } else if (event.method === 'Page.loadEventFired') {
         loaded = true;
       }
@@ -441,6 +445,7 @@ async function measure(base: string, spec: PageSpec, cookies: { name: string; va
     const { errorText } = await page.send<{ errorText?: string }>('Page.navigate', { url: `${base}${spec.path}` });
     if (errorText) fail(`${spec.path}: ${errorText}`);
     await until('the load event', () => loaded, LOAD_DEADLINE_MS);
+    await page.evaluate(OBSERVE_IN_PAGE);
     if (documentStatus !== 200) fail(`${spec.path} answered HTTP ${documentStatus}`);
     const at = await page.evaluate<string>('location.pathname');
     if (at !== spec.path) fail(`${spec.path} ended on ${at}`);
@@ -463,7 +468,14 @@ async function measure(base: string, spec: PageSpec, cookies: { name: string; va
       const { profile: cpuProfile } = await page.send<{ profile: CpuProfile }>('Profiler.stop');
       console.log(`  CPU profile of ${spec.label} (throttled ${CPU_THROTTLE}×, navigation to quiet):\n${profileSummary(cpuProfile)}`);
     }
-    const sizes = await Promise.all(figures.scriptsAfterLoad.map((url) => bodies.get(url) ?? Promise.resolve(0)));
+    const sizes = await Promise.all(
+      figures.scriptsAfterLoad.map(async (url) => {
+        const requestId = finished.get(url);
+        if (!requestId) return 0;
+        const { body, base64Encoded } = await page.send<{ body: string; base64Encoded: boolean }>('Network.getResponseBody', { requestId });
+        return gzipSync(Buffer.from(body, base64Encoded ? 'base64' : 'utf8'), { level: 6 }).length;
+      }),
+    );
     return {
       fcp: figures.fcp,
       lcp: figures.lcp,
