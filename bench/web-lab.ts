@@ -1,6 +1,7 @@
 // Lab loads of the apps/web production build in Chromium, beside a floor page of the same build (issue 13).
 //
-//   node bench/web-lab.ts [--loads 5] [--quiet 5000] [--notes 25] [--json] [--profile] [--no-viewport-hint] [--devtools]
+//   node bench/web-lab.ts [--loads 5] [--quiet 5000] [--notes 25] [--renders 250] [--json] [--profile] [--no-viewport-hint]
+//                         [--devtools]
 //
 // Needs a production build (`npm run build -w apps/web`) and /usr/bin/chromium, driven over the DevTools protocol on
 // its pipe (lib/cdp-pipe.ts; nothing is downloaded) with only the Page, Network and Emulation domains on in each page,
@@ -35,10 +36,16 @@
 //         requests in flight, or FCP when there is none
 //   JS after load   gzipped bytes (zlib level 6, each file on its own, as e2e/downloads.test.ts) of the .js files whose
 //         requests started after the `load` event (lazy chunks, prefetches), until the quiet window
+// Before the browser loads, the server alone: each page rendered --renders times (blocks of 50 a page, the pages'
+// order rotating, the first block a warm-up), one request at a time over a keep-alive connection, gzip accepted as a
+// browser accepts it, unthrottled: p50 of the time to the answer's last byte, and the web server's CPU time per render
+// (its process's utime + stime from /proc over each block), each beside the floor page's. No target: it tells how much
+// of a page's time to first byte is the server's own work (ADR 061).
 // Targets (issue 13): TBT ≤ 200 ms on /sign-in and on / signed in; FCP ≤ 1.5 × the floor's FCP on both; on / signed
 // in LCP ≤ 1.2 × its FCP. Exit 1 when one is missed (as web-size.ts), 2 when the bench itself cannot run.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, existsSync, mkdirSync, rmSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { Agent, request } from 'node:http';
 import { createServer } from 'node:net';
 import { loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -65,6 +72,9 @@ const PASSWORD = 'correct-horse-battery-staple';
 const LOADS = Number(argValue('--loads') ?? 5);
 const QUIET_MS = Number(argValue('--quiet') ?? 5000);
 const NOTES = Number(argValue('--notes') ?? 25);
+/** Server renders per page before the browser loads (blocks of RENDER_BLOCK, the first block a warm-up). */
+const RENDERS = Number(argValue('--renders') ?? 250);
+const RENDER_BLOCK = 50;
 const asJson = args.includes('--json');
 /** Without the viewport hint cookie: `/` rendered for a browser that never showed a page of the app (both list shapes). */
 const VIEWPORT_HINT = !args.includes('--no-viewport-hint');
@@ -252,6 +262,68 @@ async function seedUser(count: number): Promise<{ name: string; value: string }[
   await new Promise((r) => setTimeout(r, 50)); // setAll runs from the auth state listener
   if (!jar.some((c) => /^sb-[a-z0-9-]+-auth-token(\.\d+)?$/.test(c.name))) fail('no session cookie was written');
   return jar;
+}
+
+/* ---------------------------------------------------------------- the server alone */
+
+interface ServerRender {
+  /** p50 of the time to the answer's last byte, ms */
+  p50: number;
+  /** the web server's CPU time per render, ms (NaN where /proc is not there) */
+  cpu: number;
+}
+
+/** The CPU time (user + system) a process has used so far, in ms, from /proc (Linux); NaN elsewhere. */
+function cpuTimeMs(pid: number | undefined): number {
+  if (pid === undefined) return Number.NaN;
+  try {
+    // the fields after the command name (which may hold spaces) start at the state, field 3; utime and stime are 14, 15
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // clock ticks of 1/100 s (USER_HZ on Linux)
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** One GET over the keep-alive agent: the time to the answer's last byte (the body gzipped, as a browser asks). */
+function timedGet(agent: Agent, url: string, cookie: string | undefined): Promise<number> {
+  return new Promise((resolvePromise, reject) => {
+    const started = performance.now();
+    const req = request(url, { agent, headers: { 'accept-encoding': 'gzip', ...(cookie ? { cookie } : {}) } }, (res) => {
+      res.on('data', () => undefined);
+      res.on('end', () => (res.statusCode === 200 ? resolvePromise(performance.now() - started) : reject(new Error(`${url} answered HTTP ${res.statusCode}`))));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** Each page rendered RENDERS times by the server alone (see the header); before any browser runs. */
+async function timeServerRenders(base: string, cookies: { name: string; value: string }[], serverPid: number | undefined): Promise<Record<PageKey, ServerRender>> {
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const hint = VIEWPORT_HINT ? [{ name: 'foyer-vw', value: 'wide' }] : [];
+  const signedIn = [...cookies, ...hint].map((c) => `${c.name}=${c.value}`).join('; ');
+  const times: Record<PageKey, number[]> = { floor: [], 'sign-in': [], home: [] };
+  const cpu: Record<PageKey, number[]> = { floor: [], 'sign-in': [], home: [] };
+  try {
+    const blocks = Math.max(2, Math.ceil(RENDERS / RENDER_BLOCK) + 1);
+    for (let block = 0; block < blocks; block += 1) {
+      for (const spec of PAGES.map((_, i) => PAGES[(i + block) % PAGES.length]!)) {
+        const cpuBefore = cpuTimeMs(serverPid);
+        const blockTimes: number[] = [];
+        for (let i = 0; i < RENDER_BLOCK; i += 1) blockTimes.push(await timedGet(agent, `${base}${spec.path}`, spec.signedIn ? signedIn : undefined));
+        if (block === 0) continue; // warm-up
+        times[spec.key].push(...blockTimes);
+        cpu[spec.key].push((cpuTimeMs(serverPid) - cpuBefore) / RENDER_BLOCK);
+      }
+    }
+  } finally {
+    agent.destroy();
+  }
+  const result = {} as Record<PageKey, ServerRender>;
+  for (const spec of PAGES) result[spec.key] = { p50: median(times[spec.key]), cpu: median(cpu[spec.key]) };
+  return result;
 }
 
 /* ---------------------------------------------------------------- one load */
@@ -520,7 +592,7 @@ async function main(): Promise<number> {
     join(OUT, 'web-lab-localbase.log'),
   );
   await waitFor(`${BACKEND_URL}/auth/v1/health`, 'localbase', 120_000, (status) => status < 500);
-  startChild(
+  const webServer = startChild(
     'the web server',
     [join(WEB, 'server.ts')],
     { NODE_ENV: 'production', PORT: String(port), HOST: '127.0.0.1', SUPABASE_SECRET_KEY: LOCAL_SECRET_KEY, FOYER_LAB_FLOOR: '1' },
@@ -529,6 +601,7 @@ async function main(): Promise<number> {
   );
   await waitFor(`${base}/lab-floor`, 'the web server', 120_000);
   const cookies = await seedUser(NOTES);
+  const serverRender = await timeServerRenders(base, cookies, webServer.pid);
 
   browser = await launchOverPipe(CHROMIUM_PATH, [
     ...CHROMIUM_ARGS,
@@ -584,7 +657,7 @@ async function main(): Promise<number> {
   const missed = checks.filter((c) => c.value > c.target);
 
   if (asJson) {
-    console.log(JSON.stringify({ loads: LOADS, quietMs: QUIET_MS, cpuThrottle: CPU_THROTTLE, loadBefore, loadAfter, summary, results, checks, missed: missed.length }, null, 2));
+    console.log(JSON.stringify({ loads: LOADS, quietMs: QUIET_MS, cpuThrottle: CPU_THROTTLE, loadBefore, loadAfter, summary, serverRender, results, checks, missed: missed.length }, null, 2));
   } else {
     console.log(`\nmedians of ${LOADS} loads (ms; kB gz), load average after ${loadAfter.map((l) => l.toFixed(1)).join(' ')}`);
     console.log(`  ${'page'.padEnd(20)} ${'FCP'.padStart(6)} ${'×floor'.padStart(7)} ${'LCP'.padStart(6)} ${'LCP/FCP'.padStart(8)} ${'TBT'.padStart(5)} ${'TBT range'.padStart(11)} ${'×floor'.padStart(7)} ${'TTI'.padStart(6)} ${'JS after load'.padStart(14)}`);
@@ -594,6 +667,15 @@ async function main(): Promise<number> {
         `  ${s.label.padEnd(20)} ${s.fcp.toFixed(0).padStart(6)} ${(s.fcp / floor.fcp).toFixed(2).padStart(7)} ${s.lcp.toFixed(0).padStart(6)} ${(s.lcp / s.fcp).toFixed(2).padStart(8)} ${s.tbt.toFixed(0).padStart(5)} ${`${s.tbtRange[0]!.toFixed(0)}–${s.tbtRange[1]!.toFixed(0)}`.padStart(11)} ${(floor.tbt > 0 ? `${(s.tbt / floor.tbt).toFixed(1)}` : '—').padStart(7)} ${s.tti.toFixed(0).padStart(6)} ${(s.jsAfterLoadGz / 1000).toFixed(1).padStart(14)}`,
       );
     }
+    const overFloor = PAGES.filter((spec) => spec.key !== 'floor')
+      .map((spec) => `${spec.label} ${(serverRender[spec.key].p50 / serverRender.floor.p50).toFixed(2)} (CPU ${(serverRender[spec.key].cpu / serverRender.floor.cpu).toFixed(2)})`)
+      .join(', ');
+    console.log(`\nthe server alone (p50 of ${RENDERS} renders a page, unthrottled; ms to the last byte, CPU ms a render):`);
+    for (const spec of PAGES) {
+      const r = serverRender[spec.key];
+      console.log(`  ${spec.label.padEnd(20)} ${r.p50.toFixed(2).padStart(6)} ms   CPU ${Number.isNaN(r.cpu) ? '—' : r.cpu.toFixed(2)} ms`);
+    }
+    console.log(`  × the floor's: ${overFloor}`);
     console.log('\ntargets (issue 13):');
     for (const c of checks) {
       const shown = c.unit === 'ms' ? `${c.value.toFixed(0)} ms` : `${c.value.toFixed(2)}×`;

@@ -2,7 +2,7 @@
 // as a browser (and an attacker's page on another origin) meets them. Every other browser test also fails on any CSP
 // violation (browser.ts), so the policy is proved to let every page and flow of the app work.
 import { readdirSync, readFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import { createServer, get, type Server } from 'node:http';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { BrowserContext } from 'playwright-core';
@@ -80,6 +80,30 @@ describe('security headers', () => {
     expect(directives.get('object-src')).toEqual(["'none'"]);
     expect(directives.get('base-uri')).toEqual(["'none'"]);
     expect(directives.get('connect-src')).toContain('http://127.0.0.1:54321');
+  });
+
+  test('rendered pages are never stored (so carry no ETag to revalidate); the public stylesheet and icon revalidate to 304', async () => {
+    for (const path of ['/', '/sign-in', '/no-such-page']) {
+      const res = await fetch(`${baseURL}${path}`);
+      await res.arrayBuffer();
+      expect(res.headers.get('cache-control'), path).toMatch(/\bno-store\b/);
+      expect(res.headers.get('etag'), path).toBeNull();
+    }
+    // node:http, not fetch: fetch adds `Cache-Control: no-cache` to a conditional request, which a browser's
+    // ordinary revalidation of a stored file does not send
+    const status = (path: string, headers: Record<string, string>) =>
+      new Promise<{ status: number; lastModified: string | undefined }>((resolve, reject) => {
+        get(`${baseURL}${path}`, { headers }, (res) => {
+          res.resume();
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, lastModified: res.headers['last-modified'] }));
+        }).on('error', reject);
+      });
+    for (const path of ['/styles/base.css', '/favicon.ico']) {
+      const first = await status(path, {});
+      expect(first.status, path).toBe(200);
+      expect(first.lastModified, path).toBeTruthy();
+      expect((await status(path, { 'if-modified-since': first.lastModified! })).status, path).toBe(304);
+    }
   });
 
   test('HSTS is sent when the app is served over https (a TLS proxy in front says so)', async () => {

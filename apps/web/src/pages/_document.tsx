@@ -3,6 +3,7 @@ import NextDocument, { Head, Html, Main, NextScript, type DocumentContext } from
 import { headScripts } from '../lib/head-scripts'
 import { SITE_DESCRIPTION } from '../lib/site'
 import { config } from '../ui/config'
+import { tamaguiCSS } from '../ui/server-css'
 
 export default class Document extends NextDocument {
   static override async getInitialProps(ctx: DocumentContext) {
@@ -22,7 +23,7 @@ export default class Document extends NextDocument {
           <meta name="color-scheme" content="light dark" />
           <link rel="icon" href="/favicon.ico" sizes="32x32" />
           <link rel="stylesheet" href="/styles/base.css" />
-          <style id="tamagui-css" dangerouslySetInnerHTML={{ __html: config.getCSS() }} />
+          <style id="tamagui-css" dangerouslySetInnerHTML={{ __html: tamaguiCSS() }} />
         </Head>
         {/* Tamagui's default-font class (font_body): its font variables (--f-size-*, --f-lineHeight-*, --f-family) and
             line height reach every element, the plain ones (frame, auth pages, toasts: ADR 053) as the Tamagui ones. */}
