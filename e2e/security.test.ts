@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createAccount, signInViaUI, uniqueEmail } from './auth-helpers.ts';
 import { DEFAULT_SERVICE_ROLE_KEY } from './backend-control.ts';
 import { baseURL, cspViolationsOf, gotoHydrated, ROOT, useBrowser } from './browser.ts';
-import { createUser, listSettled } from './notes-helpers.ts';
+import { createUser, listSettled, seedNotes } from './notes-helpers.ts';
 
 const fixture = useBrowser();
 
@@ -109,6 +109,30 @@ describe('security headers', () => {
   test('HSTS is sent when the app is served over https (a TLS proxy in front says so)', async () => {
     const res = await fetch(`${baseURL}/sign-in`, { headers: { 'x-forwarded-proto': 'https' } });
     expect(res.headers.get('strict-transport-security')).toMatch(/^max-age=\d{8,}; includeSubDomains$/);
+  });
+});
+
+describe('the browser console', () => {
+  test('no page logs a warning or an error, signed out or in (a header the browser does not understand among them)', async () => {
+    const email = uniqueEmail('console');
+    const [note] = await seedNotes(await createUser(email), [{ title: 'A note for the console check', body: 'Its page is visited too.' }]);
+    const context = await fixture.newContext();
+    const page = await context.newPage();
+    const logged: string[] = [];
+    page.on('console', (message) => {
+      if (message.type() === 'warning' || message.type() === 'error') logged.push(`${message.location().url || page.url()} console.${message.type()}: ${message.text()}`);
+    });
+    page.on('pageerror', (error) => logged.push(`${page.url()} uncaught: ${error.message}`));
+    for (const path of ['/sign-in', '/sign-up', '/forgot-password']) await gotoHydrated(page, path);
+    await gotoHydrated(page, '/sign-in');
+    await signInViaUI(page, email);
+    await page.waitForURL((url) => url.pathname === '/', { timeout: 20_000 });
+    await listSettled(page);
+    for (const path of [`/notes/${note!.id}`, '/settings/account', '/settings/security', '/']) {
+      await gotoHydrated(page, path);
+      await page.waitForLoadState('networkidle');
+    }
+    expect(logged).toEqual([]);
   });
 });
 

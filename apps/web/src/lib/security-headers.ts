@@ -97,9 +97,11 @@ export function securityHeaders(options: SecurityHeaderOptions): Header[] {
     // `next dev` serves a script (_clientMiddlewareManifest.js) as application/json, which nosniff would block.
     ...(options.dev ? [] : [{ key: 'X-Content-Type-Options', value: 'nosniff' }]),
     { key: 'Referrer-Policy', value: 'strict-origin-when-cross-origin' },
+    // Only features browsers recognise: Chromium logs a warning on every page for an unknown one (it knew no
+    // `bluetooth` feature; no other browser has Web Bluetooth), and e2e/security.test.ts fails on any console warning.
     {
       key: 'Permissions-Policy',
-      value: 'camera=(), microphone=(), geolocation=(), payment=(), usb=(), serial=(), hid=(), bluetooth=(), browsing-topics=()',
+      value: 'camera=(), microphone=(), geolocation=(), payment=(), usb=(), serial=(), hid=(), browsing-topics=()',
     },
     { key: 'Cross-Origin-Opener-Policy', value: 'same-origin' },
     { key: 'Cross-Origin-Resource-Policy', value: 'same-origin' },
