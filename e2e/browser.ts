@@ -131,6 +131,20 @@ export async function gotoHydrated(page: Page, path = '/'): Promise<void> {
   await page.getByRole('button', { name: MOUNTED_TOGGLE_NAME }).waitFor({ state: 'visible', timeout: 30_000 });
 }
 
+/**
+ * Console errors (and warnings with `{ warnings: true }`) and uncaught exceptions of the page from now on, each as
+ * "<where> <kind>: <text>" (a hydration mismatch is reported as a console error).
+ */
+export function recordConsoleProblems(page: Page, options: { warnings?: boolean } = {}): string[] {
+  const problems: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error' || (options.warnings && message.type() === 'warning'))
+      problems.push(`${message.location().url || page.url()} console.${message.type()}: ${message.text()}`);
+  });
+  page.on('pageerror', (error) => problems.push(`${page.url()} uncaught: ${error.message}`));
+  return problems;
+}
+
 export function htmlThemeClasses(page: Page): Promise<string[]> {
   return page.evaluate(() =>
     Array.from(document.documentElement.classList).filter((name) => name === 't_light' || name === 't_dark'),

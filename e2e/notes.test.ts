@@ -4,7 +4,7 @@
 import type { Page, Request } from 'playwright-core';
 import { describe, expect, test } from 'vitest';
 import { backendControllable, startBackend, stopBackend } from './backend-control.ts';
-import { gotoHydrated, sleep, useBrowser } from './browser.ts';
+import { gotoHydrated, recordConsoleProblems, sleep, useBrowser } from './browser.ts';
 import { listedTitles, listSettled, numberedNotes, pageRangeText, seedNotes, signedInUser } from './notes-helpers.ts';
 
 const fixture = useBrowser();
@@ -24,15 +24,6 @@ const shapeOf = async (page: Page) => ({
   table: await page.getByRole('table').isVisible(),
   list: await page.getByRole('list', { name: 'Your notes' }).isVisible(),
 });
-/** Console errors and uncaught exceptions from now on (a hydration mismatch is reported as one). */
-function recordProblems(page: Page): string[] {
-  const problems: string[] = [];
-  page.on('console', (message) => {
-    if (message.type() === 'error') problems.push(message.text());
-  });
-  page.on('pageerror', (error) => problems.push(`uncaught: ${error.message}`));
-  return problems;
-}
 
 describe('create a note in the global modal', () => {
   test('the New button opens the form (title focused); create closes it, toasts and lists the note without a reload', async () => {
@@ -385,7 +376,7 @@ describe('the list', () => {
       const listEnd = html.indexOf('id="notes-list-end"');
       expect(listEnd).toBeGreaterThan(0);
       for (const title of ['Alpha', 'Beta']) expect(html.slice(0, listEnd)).toContain(title);
-      const problems = recordProblems(page);
+      const problems = recordConsoleProblems(page);
       await page.reload();
       await listSettled(page);
       expect(await shapeOf(page)).toEqual({ [shape]: true, [other]: false });
@@ -406,7 +397,7 @@ describe('the list', () => {
     const html = await (await page.request.get('/')).text();
     expect(html).not.toContain('<table');
     expect(html).toContain('aria-label="Your notes"');
-    const problems = recordProblems(page);
+    const problems = recordConsoleProblems(page);
     await stale();
     await page.reload();
     await listSettled(page);

@@ -9,7 +9,7 @@ import type { BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createAccount, signInViaUI, uniqueEmail } from './auth-helpers.ts';
 import { DEFAULT_SERVICE_ROLE_KEY } from './backend-control.ts';
-import { baseURL, cspViolationsOf, gotoHydrated, ROOT, useBrowser } from './browser.ts';
+import { baseURL, cspViolationsOf, gotoHydrated, recordConsoleProblems, ROOT, useBrowser } from './browser.ts';
 import { createUser, listSettled, seedNotes } from './notes-helpers.ts';
 
 const fixture = useBrowser();
@@ -118,13 +118,8 @@ describe('the browser console', () => {
     const [note] = await seedNotes(await createUser(email), [{ title: 'A note for the console check', body: 'Its page is visited too.' }]);
     const context = await fixture.newContext();
     const page = await context.newPage();
-    const logged: string[] = [];
-    page.on('console', (message) => {
-      if (message.type() === 'warning' || message.type() === 'error') logged.push(`${message.location().url || page.url()} console.${message.type()}: ${message.text()}`);
-    });
-    page.on('pageerror', (error) => logged.push(`${page.url()} uncaught: ${error.message}`));
-    for (const path of ['/sign-in', '/sign-up', '/forgot-password']) await gotoHydrated(page, path);
-    await gotoHydrated(page, '/sign-in');
+    const logged = recordConsoleProblems(page, { warnings: true });
+    for (const path of ['/sign-up', '/forgot-password', '/sign-in']) await gotoHydrated(page, path);
     await signInViaUI(page, email);
     await page.waitForURL((url) => url.pathname === '/', { timeout: 20_000 });
     await listSettled(page);
