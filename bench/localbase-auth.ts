@@ -363,7 +363,8 @@ async function main(): Promise<void> {
     if (checks.some((c) => !c.ok)) process.exitCode = 1;
   } finally {
     for (const c of children) await stopChild(c);
-    rmSync(dataDir, { recursive: true, force: true });
+    // the folder and what localbase keeps beside it: storage bytes, signing keys, lock
+    for (const entry of [dataDir, `${dataDir}.storage`, `${dataDir}.signing_keys.json`, `${dataDir}.lock`]) rmSync(entry, { recursive: true, force: true });
   }
 }
 

@@ -8,7 +8,8 @@
 //   FOYER_TEST_ONLY=a,b         run only these suites (names below), for local iteration
 //   LOCALBASE_TEST_DATABASE_URL use this PostgreSQL server instead of starting a throwaway one
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureChromium, ensurePostgres, startThrowawayPostgres } from './lib/system.ts';
 import { repoRoot } from './lib/paths.ts';
@@ -91,11 +92,18 @@ async function runSuite(suite: Suite): Promise<Tally> {
   rmSync(out, { force: true });
   const args = ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${out}`];
   if (suite.config) args.push('--config', suite.config);
+  // The suite's temporary files (data folders, storage folders, key files, browser profiles) go to a folder of its
+  // own, removed afterwards: a run never leaves anything in the machine's temp folder, even when a test is killed.
+  // Whatever a suite did not clean up itself is a defect of that suite, named and counted as one failure.
+  const temp = mkdtempSync(join(tmpdir(), `foyer-test-${suite.name}-`));
   const run = spawnSync('npx', args, {
     cwd: suite.cwd,
     stdio: 'inherit',
-    env: { ...process.env, ...suite.env, CI: process.env.CI ?? '' },
+    env: { ...process.env, ...suite.env, CI: process.env.CI ?? '', TMPDIR: temp },
   });
+  // node-compile-cache: the V8 code cache Node keeps in the temp folder for tools that ask for it (a cache, not a leak)
+  const leftBehind = readdirSync(temp).filter((name) => name !== 'node-compile-cache');
+  rmSync(temp, { recursive: true, force: true });
   if (!existsSync(out)) {
     console.error(`[test] ${suite.name}: vitest wrote no report (exit ${run.status}); counted as one failure`);
     return { passed: 0, failed: 1, skipped: 0 };
@@ -112,6 +120,10 @@ async function runSuite(suite: Suite): Promise<Tally> {
     if (file.status === 'failed' && failedTests === 0) tally.failed += 1;
   }
   if (run.status !== 0 && tally.failed === 0) tally.failed = 1;
+  if (leftBehind.length > 0) {
+    console.error(`[test] ${suite.name}: left in its temporary folder after the run: ${leftBehind.join(', ')}; counted as one failure`);
+    tally.failed += 1;
+  }
   if (tally.passed + tally.failed === 0) {
     console.error(`[test] ${suite.name}: ran no test; counted as one failure`);
     tally.failed = 1;

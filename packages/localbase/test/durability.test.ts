@@ -1,6 +1,6 @@
 // Durability of the file-backed database: write users in a loop, SIGKILL the CLI mid-loop, restart on the same
 // folder and find every acknowledged write. Also: a second start on a running folder is refused naming the pid.
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,6 +13,7 @@ import {
   waitReady,
   type CliProcess,
 } from './cli.ts';
+import { removeDataFolder } from './helpers.ts';
 
 const PASSWORD = 'durable-password-1';
 let dataDir: string;
@@ -24,8 +25,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const proc of running) await stopCli(proc, 'SIGKILL');
-  await rm(dataDir, { recursive: true, force: true });
-  await rm(`${dataDir}.signing_keys.json`, { force: true }); // the key file kept beside the folder (ADR 029)
+  removeDataFolder(dataDir);
 });
 
 async function start(): Promise<CliProcess> {

@@ -45,21 +45,35 @@ export async function ownDatabase(): Promise<{ options: LocalbaseOptions; drop: 
   return { options: { databaseUrl: scratch.url }, drop: scratch.drop };
 }
 
+/**
+ * Removes a data folder and what localbase keeps beside it (never inside it, as `db reset` empties the folder): the
+ * storage bytes `<dir>.storage`, the signing keys `<dir>.signing_keys.json` and the lock `<dir>.lock`.
+ */
+export function removeDataFolder(dir: string): void {
+  for (const entry of [dir, `${dir}.storage`, `${dir}.signing_keys.json`, `${dir}.lock`]) rmSync(entry, { recursive: true, force: true });
+}
+
 /** Starts a server for one test file. Memory PGlite by default, a real PostgreSQL when LOCALBASE_TEST_DATABASE_URL is set. */
 export async function startTestServer(overrides: LocalbaseOptions = {}): Promise<Localbase> {
   // On PostgreSQL each server keeps its storage bytes in its own throwaway folder (several test files run at once).
   const storageDir = testDatabaseUrl && !overrides.storageDir ? mkdtempSync(path.join(tmpdir(), 'localbase-test-storage-')) : undefined;
   const dbOptions: LocalbaseOptions = testDatabaseUrl ? { databaseUrl: testDatabaseUrl, storageDir } : { memory: true };
-  const lb = await startLocalbase({
-    ...dbOptions,
-    port: 0,
-    quiet: true,
-    migrationsDir: emptyMigrationsDir,
-    seedFile: emptySeedFile,
-    ...overrides,
-    // A test file signs in far more than 30 times in 5 minutes: raise the limits unless the file tests them.
-    rateLimits: { ...GENEROUS_RATE_LIMITS, ...overrides.rateLimits },
-  });
+  let lb: Localbase;
+  try {
+    lb = await startLocalbase({
+      ...dbOptions,
+      port: 0,
+      quiet: true,
+      migrationsDir: emptyMigrationsDir,
+      seedFile: emptySeedFile,
+      ...overrides,
+      // A test file signs in far more than 30 times in 5 minutes: raise the limits unless the file tests them.
+      rateLimits: { ...GENEROUS_RATE_LIMITS, ...overrides.rateLimits },
+    });
+  } catch (error) {
+    if (storageDir) rmSync(storageDir, { recursive: true, force: true }); // a server refused at start keeps nothing
+    throw error;
+  }
   if (storageDir) {
     const stop = lb.stop.bind(lb);
     lb.stop = async () => {

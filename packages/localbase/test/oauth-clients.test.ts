@@ -2,13 +2,13 @@
 // updated, deleted and given a new secret by the service_role; validation errors with GoTrue's codes and messages;
 // other callers refused; with the feature off (the default) 404 feature_disabled. Decision 035.
 import { createHash, randomUUID } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SupabaseClient } from '@supabase/supabase-js';
 import { createScratchDatabase } from './cli.ts';
-import { raw, serviceClient, signedInClient, startTestServer, testDatabaseUrl, type Localbase } from './helpers.ts';
+import { raw, removeDataFolder, serviceClient, signedInClient, startTestServer, testDatabaseUrl, type Localbase } from './helpers.ts';
 
 let on: Localbase;
 let off: Localbase;
@@ -448,10 +448,7 @@ describe('a database made by an older localbase', () => {
         await lb.stop();
       }
     } finally {
-      if (dir) {
-        await rm(dir, { recursive: true, force: true });
-        await rm(`${dir}.signing_keys.json`, { force: true });
-      }
+      if (dir) removeDataFolder(dir);
       await scratch?.drop();
     }
   });

@@ -1,12 +1,12 @@
 // Start-up with migrations and a seed on a file-backed folder: applied once each, recorded; a failing migration
 // stops start-up naming the file and PostgreSQL's message, and leaves the database as it was.
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalbase } from '../src/index.ts';
-import { anonClient, testDatabaseUrl, uniqueEmail, PASSWORD } from './helpers.ts';
+import { anonClient, removeDataFolder, testDatabaseUrl, uniqueEmail, PASSWORD } from './helpers.ts';
 
 const fixture = (p: string): string => fileURLToPath(new URL(`./fixtures/${p}`, import.meta.url));
 const good = fixture('migrations-good');
@@ -19,8 +19,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await rm(dataDir, { recursive: true, force: true });
-  await rm(`${dataDir}.signing_keys.json`, { force: true }); // the key file kept beside the folder (ADR 029)
+  removeDataFolder(dataDir);
 });
 
 function open(migrationsDir: string) {

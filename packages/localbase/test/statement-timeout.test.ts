@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PGliteWorkerDatabase } from '../src/db/pglite-worker-client.ts';
-import { anonClient, PASSWORD, testDatabaseUrl } from './helpers.ts';
+import { anonClient, PASSWORD, removeDataFolder, testDatabaseUrl } from './helpers.ts';
 import { codeOfBody, restFixture, restRaw, restUser, runTag, startRestServer, type RestFixture } from './rest-helpers.ts';
 import type { Localbase } from './helpers.ts';
 
@@ -105,8 +105,7 @@ describe.skipIf(testDatabaseUrl)('PGlite worker (file-backed data folder)', () =
   });
   afterAll(async () => {
     await lb?.stop();
-    fs.rmSync(dataDir, { recursive: true, force: true });
-    fs.rmSync(`${dataDir}.signing_keys.json`, { force: true }); // the key file kept beside the folder (ADR 029)
+    removeDataFolder(dataDir);
   });
 
   it('committed data survives the cancel and a restart of the server on the same folder', async () => {
