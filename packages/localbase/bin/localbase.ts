@@ -77,8 +77,10 @@ Options (environment variable in brackets; each command reads the ones it needs)
   --service-role-key K          [LOCALBASE_SERVICE_ROLE_KEY]
   --jwt-expiry SECONDS          default 3600 [LOCALBASE_JWT_EXPIRY]
   --min-password-length N       default 6 [LOCALBASE_MIN_PASSWORD_LENGTH]
-  --rate-limit-sign-in N        per IP per window, default 30 [LOCALBASE_RATE_LIMIT_SIGN_IN]
-  --rate-limit-refresh N        default 150 [LOCALBASE_RATE_LIMIT_REFRESH]
+  --rate-limit-sign-in N        sign-ups per IP per window, default 30, as the CLI's sign_in_sign_ups (GoTrue's
+                                OTP limit) [LOCALBASE_RATE_LIMIT_SIGN_IN]
+  --rate-limit-refresh N        token grants per IP per window, password sign-ins and refreshes together, default
+                                150, as the CLI's token_refresh [LOCALBASE_RATE_LIMIT_REFRESH]
   --rate-limit-verify N         default 30 [LOCALBASE_RATE_LIMIT_VERIFY]
   --rate-limit-email N          default 1000 [LOCALBASE_RATE_LIMIT_EMAIL]
   --rate-limit-sms N            SMS per IP and per phone number per hour, default 30 [LOCALBASE_RATE_LIMIT_SMS]

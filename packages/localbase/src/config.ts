@@ -13,9 +13,16 @@ export const DEFAULT_PUBLISHABLE_KEY = 'sb_publishable_ACJWlzQHlZjBrEguHvfOxg_3B
 export const DEFAULT_SECRET_KEY = 'sb_secret_N7UND0UgjKTVK-Uodkm0Hg_xSvEMPvz';
 
 export interface RateLimits {
-  /** sign-up and password sign-in requests per IP per window */
+  /**
+   * email and phone sign-ups per IP per window: the CLI's `sign_in_sign_ups`, which it passes to GoTrue as
+   * GOTRUE_RATE_LIMIT_OTP, the limit of `/signup` (GoTrue's "sign-ins" here are its OTP ones; a password sign-in is
+   * a token grant, counted in tokenRefresh)
+   */
   signInSignUps: number;
-  /** refresh-token grants per IP per window */
+  /**
+   * token grants per IP per window, password sign-ins and refreshes together: GoTrue's Token limiter
+   * (GOTRUE_RATE_LIMIT_TOKEN_REFRESH, the CLI's `token_refresh`)
+   */
   tokenRefresh: number;
   /** /verify requests per IP per window */
   tokenVerifications: number;

@@ -107,12 +107,13 @@ describe('localbase start', () => {
     };
     // One refresh per client address, read from X-Real-IP of the trusted proxy.
     expect([await refresh('198.51.100.1'), await refresh('198.51.100.1'), await refresh('198.51.100.2')]).toEqual([200, 429, 200]);
-    // LOCALBASE_ACCOUNT_MAX_DELAY=0: no per-account delays.
+    // LOCALBASE_ACCOUNT_MAX_DELAY=0: no per-account delays. (Each attempt from its own address: a password sign-in is
+    // a token grant, and LOCALBASE_RATE_LIMIT_REFRESH=1 allows one per address.)
     const statuses: number[] = [];
     for (let i = 0; i < 7; i++) {
-      const res = await fetch(`${configured.url}/auth/v1/token?grant_type=password`, {
+      const res = await proxy(`${configured.url}/auth/v1/token?grant_type=password`, {
         method: 'POST',
-        headers,
+        headers: { ...headers, 'x-real-ip': `198.51.100.${10 + i}` },
         body: JSON.stringify({ email, password: `wrong-${i}` }),
       });
       statuses.push(res.status);

@@ -248,7 +248,7 @@ export async function phoneSignup(svc: AuthService, c: Context, body: Body): Pro
   const phone = validatePhone(optString(body, 'phone') ?? '');
   const data = optObject(body, 'data') ?? {};
   const ip = clientIp(c);
-  svc.limit('signIn', ip);
+  svc.limit('signUp', ip);
   const hash = await svc.hashPassword(password);
   return svc.db.transaction(async (tx): Promise<TokenResponse | Record<string, unknown>> => {
     const existing = await findUserByPhone(tx, phone);
@@ -293,7 +293,7 @@ export async function phonePasswordGrant(svc: AuthService, c: Context, body: Bod
   const password = optString(body, 'password');
   if (password === undefined) throw validationFailed('Please provide a password');
   const ip = clientIp(c);
-  svc.limit('signIn', ip);
+  svc.limit('token', ip); // a password grant: GoTrue's Token limiter
   const phone = formatPhoneNumber(optString(body, 'phone') ?? '');
   const user = await svc.checkPasswordSignIn(await findUserByPhone(svc.db, phone), phone, password, ip);
   if (!isPhoneConfirmed(user)) throw new ApiError(400, 'phone_not_confirmed', 'Phone not confirmed');

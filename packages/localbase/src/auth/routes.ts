@@ -219,7 +219,7 @@ export function authRoutes(svc: AuthService): Hono {
     const email = validateEmail(rawEmail);
     if (!password) throw validationFailed('Signup requires a valid password');
     checkPassword(password, cfg.minPasswordLength);
-    svc.limit('signIn', ip);
+    svc.limit('signUp', ip);
     const redirectTo = c.req.query('redirect_to');
     const pkce = readPkce(body);
     const hash = await svc.hashPassword(password);
@@ -299,7 +299,7 @@ export function authRoutes(svc: AuthService): Hono {
       if (optString(body, 'phone')) return c.json(await phonePasswordGrant(svc, c, body)); // src/auth/phone.ts
       if (!rawEmail) throw validationFailed('Please provide an email address');
       if (password === undefined) throw validationFailed('Please provide a password');
-      svc.limit('signIn', ip);
+      svc.limit('token', ip); // as GoTrue: a password grant counts with the refreshes (token_refresh), not the sign-ups
       const email = rawEmail.trim().toLowerCase();
       const user = await svc.checkPasswordSignIn(await svc.findUserByEmail(svc.db, email), email, password, ip);
       // As GoTrue: an unconfirmed address cannot sign in with a password, whatever the confirmation setting
@@ -320,7 +320,7 @@ export function authRoutes(svc: AuthService): Hono {
           },
           400,
         );
-      svc.limit('refresh', ip);
+      svc.limit('token', ip);
       return c.json(await svc.refresh(rt));
     }
     if (grantType === 'pkce') {

@@ -114,8 +114,10 @@ export class AuthService {
   /** bcrypt off the HTTP thread (libuv's thread pool), at most cfg.passwordHashConcurrency at once. */
   readonly passwords: PasswordHasher;
   readonly limits: {
-    signIn: RateLimiter;
-    refresh: RateLimiter;
+    /** email and phone sign-ups (GoTrue's Signups limiter, GOTRUE_RATE_LIMIT_OTP: the CLI's sign_in_sign_ups) */
+    signUp: RateLimiter;
+    /** token grants: password sign-ins and refreshes (GoTrue's Token limiter, the CLI's token_refresh) */
+    token: RateLimiter;
     verify: RateLimiter;
     email: RateLimiter;
     /** anonymous sign-ins per client address per hour (GoTrue's own limiter for them) */
@@ -138,8 +140,9 @@ export class AuthService {
     this.passwords = new PasswordHasher(cfg.passwordHashConcurrency);
     const w = cfg.rateLimits.windowSeconds;
     this.limits = {
-      signIn: new RateLimiter(cfg.rateLimits.signInSignUps, w),
-      refresh: new RateLimiter(cfg.rateLimits.tokenRefresh, w),
+      signUp: new RateLimiter(cfg.rateLimits.signInSignUps, w),
+      // GoTrue's Token limiter: every password sign-in and refresh of an address, one budget (token_refresh)
+      token: new RateLimiter(cfg.rateLimits.tokenRefresh, w),
       verify: new RateLimiter(cfg.rateLimits.tokenVerifications, w),
       email: new RateLimiter(cfg.rateLimits.emailSent, w),
       anonymous: new RateLimiter(cfg.rateLimits.anonymousUsers, 3600),
@@ -151,7 +154,7 @@ export class AuthService {
   // ---------- rate limits ----------
 
   /** Counts one request of the client address `ip` (IPv6 clients by their /64). */
-  limit(kind: 'signIn' | 'refresh' | 'verify' | 'anonymous', ip: string): void {
+  limit(kind: 'signUp' | 'token' | 'verify' | 'anonymous', ip: string): void {
     const key = rateLimitKey(ip);
     if (!this.limits[kind].take(key)) {
       const err = new ApiError(429, 'over_request_rate_limit', 'Request rate limit reached');
