@@ -118,7 +118,8 @@ Options (environment variable in brackets; each command reads the ones it needs)
                                 rest wait in line; default: CPU cores - 1, between 1 and 3
                                 [LOCALBASE_PASSWORD_HASH_CONCURRENCY]
   --storage-dir DIR             /storage/v1: the folder of the objects' bytes, default <data-dir>.storage (beside the
-                                data folder), with --memory a throwaway folder deleted on stop [LOCALBASE_STORAGE_DIR]
+                                data folder), with --memory a throwaway folder deleted on stop (or by the next
+                                --memory start, if this one was killed) [LOCALBASE_STORAGE_DIR]
   --storage-file-size-limit SIZE
                                 /storage/v1: the largest object, e.g. 50MiB, 20MB or bytes; a bucket's
                                 file_size_limit may only lower it; default 50MiB as the Supabase CLI

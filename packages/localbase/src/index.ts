@@ -1,5 +1,4 @@
 import fs from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import http from 'node:http';
@@ -19,6 +18,7 @@ import { DEFAULT_CLIENT_IP_HEADER, isHeaderName, parseTrustedProxies } from './h
 import type { Database } from './db/types.ts';
 import { isInitialisedDataDir, loadOrBuildTemplate, openPGlite } from './db/pglite.ts';
 import { openPGliteWorker, PGliteWorkerDatabase } from './db/pglite-worker-client.ts';
+import { makeThrowawayFolder, sweepStaleThrowawayFolders } from './throwaway-folders.ts';
 import { openPg, redactDatabaseUrl } from './db/pg.ts';
 import { lockDataDir } from './db/lock.ts';
 import type { DirLock } from './db/lock.ts';
@@ -130,7 +130,8 @@ export interface LocalbaseOptions {
   passwordHashConcurrency?: number;
   /**
    * /storage/v1: where the objects' bytes are kept (default: beside the data folder, `<data-dir>.storage`; with
-   * memory, a throwaway folder deleted on stop). Never inside the data folder: `db reset` empties that.
+   * memory, a throwaway folder deleted on stop, or by the next memory-mode start if this one was killed: see
+   * throwaway-folders.ts). Never inside the data folder: `db reset` empties that.
    */
   storageDir?: string;
   /** /storage/v1: the largest object in bytes (default 50 MiB, as the Supabase CLI's storage.file_size_limit). */
@@ -337,6 +338,8 @@ export async function startLocalbase(opts: LocalbaseOptions = {}): Promise<Local
   const t1 = performance.now();
   let server: Server | undefined;
   let stopRealtime: (() => Promise<void>) | undefined;
+  /** memory mode's storage folder, made below: removed again when the start fails */
+  let throwawayStorage: string | undefined;
   try {
     await bootstrap(db, opened.fromTemplate);
     await runMigrations(db, { migrationsDir: cfg.migrationsDir, seedFile: cfg.seedFile, log });
@@ -352,7 +355,9 @@ export async function startLocalbase(opts: LocalbaseOptions = {}): Promise<Local
       verifyJwt: async (token) => (await jwt.verify(token)) as Record<string, unknown>,
     });
     // /storage/v1: the bytes' folder; files a crash left behind (no row names them) are deleted before serving.
-    const storageDir = cfg.storageDir ?? (await fs.mkdtemp(path.join(os.tmpdir(), 'localbase-storage-')));
+    if (!cfg.storageDir) sweepStaleThrowawayFolders();
+    const storageDir = cfg.storageDir ?? makeThrowawayFolder('storage');
+    throwawayStorage = cfg.storageDir ? undefined : storageDir;
     const files = new ObjectFiles(storageDir);
     await files.init();
     const storage = createStorageService({
@@ -469,6 +474,8 @@ export async function startLocalbase(opts: LocalbaseOptions = {}): Promise<Local
     server?.close();
     await db.close().catch(() => {});
     lock?.release();
+    // a server that did not start keeps nothing (a port in use, a bad setting found late)
+    if (throwawayStorage) await fs.rm(throwawayStorage, { recursive: true, force: true });
     throw err;
   }
 }

@@ -10,11 +10,10 @@
 // One statement is in flight at a time (the mutex), so requests queue and no request's statements can run inside
 // another request's transaction. One postMessage per statement each way.
 import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { Database, Notifications, Queryable, QueryResult, Row } from './types.ts';
 import { Mutex } from './mutex.ts';
+import { makeThrowawayFolder, sweepStaleThrowawayFolders } from '../throwaway-folders.ts';
 
 /** Operations understood by pglite-worker.ts. */
 const Op = { query: 0, exec: 1, beginQuery: 2, beginExec: 3, listen: 5, close: 9, crash: 99 } as const;
@@ -79,35 +78,11 @@ interface Pending {
 }
 
 const WORKER_URL = new URL('./pglite-worker.ts', import.meta.url);
-const MEMORY_PREFIX = 'localbase-mem-';
 /**
  * The worker inherits Node's flags, except those that only make sense for the main entry point: `node
  * --input-type=module -e "…"` would otherwise make the worker refuse its file (ERR_INPUT_TYPE_NOT_ALLOWED).
  */
 export const WORKER_EXEC_ARGV = process.execArgv.filter((a, i, all) => !a.startsWith('--input-type') && !(a === '--eval' || a === '-e' || all[i - 1] === '--eval' || all[i - 1] === '-e'));
-
-/** Deletes the throwaway folders of memory-mode processes that no longer run. */
-function sweepStaleMemoryDirs(): void {
-  let entries: string[];
-  try {
-    entries = fs.readdirSync(os.tmpdir());
-  } catch {
-    return;
-  }
-  for (const name of entries) {
-    const m = /^localbase-mem-(\d+)-/.exec(name);
-    if (!m) continue;
-    const pid = Number(m[1]);
-    if (pid === process.pid) continue;
-    try {
-      process.kill(pid, 0);
-      continue; // still running
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'EPERM') continue;
-    }
-    fs.rmSync(path.join(os.tmpdir(), name), { recursive: true, force: true });
-  }
-}
 
 export class PGliteWorkerDatabase implements Database, Notifications {
   readonly kind = 'pglite' as const;
@@ -145,8 +120,8 @@ export class PGliteWorkerDatabase implements Database, Notifications {
   static async open(opts: OpenPGliteWorkerOptions): Promise<PGliteWorkerDatabase> {
     let dataDir = opts.dataDir;
     if (opts.memory) {
-      sweepStaleMemoryDirs();
-      dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `${MEMORY_PREFIX}${process.pid}-`));
+      sweepStaleThrowawayFolders();
+      dataDir = makeThrowawayFolder('pglite');
     }
     if (!dataDir) throw new Error('openPGliteWorker: dataDir or memory is required');
     const db = new PGliteWorkerDatabase(opts, dataDir);
