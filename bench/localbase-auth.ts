@@ -29,6 +29,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon, { type AutocannonOptions, type AutocannonResult } from 'autocannon';
+import { dataFolderEntries } from '../packages/localbase/src/data-folder.ts';
 import { args, argValue } from './lib/args.ts';
 import { ANON_KEY, API_VERSION, freePort, localbaseChildCode } from './lib/local.ts';
 
@@ -364,7 +365,7 @@ async function main(): Promise<void> {
   } finally {
     for (const c of children) await stopChild(c);
     // the folder and what localbase keeps beside it: storage bytes, signing keys, lock
-    for (const entry of [dataDir, `${dataDir}.storage`, `${dataDir}.signing_keys.json`, `${dataDir}.lock`]) rmSync(entry, { recursive: true, force: true });
+    for (const entry of dataFolderEntries(dataDir)) rmSync(entry, { recursive: true, force: true });
   }
 }
 

@@ -18,7 +18,8 @@ import { DEFAULT_CLIENT_IP_HEADER, isHeaderName, parseTrustedProxies } from './h
 import type { Database } from './db/types.ts';
 import { isInitialisedDataDir, loadOrBuildTemplate, openPGlite } from './db/pglite.ts';
 import { openPGliteWorker, PGliteWorkerDatabase } from './db/pglite-worker-client.ts';
-import { makeThrowawayFolder, sweepStaleThrowawayFolders } from './throwaway-folders.ts';
+import { makeThrowawayFolder } from './throwaway-folders.ts';
+import { besideDataFolder } from './data-folder.ts';
 import { openPg, redactDatabaseUrl } from './db/pg.ts';
 import { lockDataDir } from './db/lock.ts';
 import type { DirLock } from './db/lock.ts';
@@ -315,14 +316,14 @@ export const DEFAULT_STORAGE_FILE_SIZE_LIMIT = 50 * 1024 * 1024;
 function defaultStorageDir(opts: LocalbaseOptions): string | undefined {
   if (opts.storageDir) return path.resolve(opts.storageDir);
   if (opts.memory) return undefined;
-  return path.resolve(opts.dataDir ?? path.join(findRepoRoot(), '.localbase', 'data')) + '.storage';
+  return besideDataFolder(opts.dataDir ?? path.join(findRepoRoot(), '.localbase', 'data')).storage;
 }
 
 /** Where the signing keys are kept: the given file, else beside the data folder (never inside it: db reset empties it). */
 function defaultSigningKeysPath(opts: LocalbaseOptions): string | undefined {
   if (opts.signingKeysPath) return path.resolve(opts.signingKeysPath);
   if (opts.signingKeys || opts.memory) return undefined;
-  return path.resolve(opts.dataDir ?? path.join(findRepoRoot(), '.localbase', 'data')) + '.signing_keys.json';
+  return besideDataFolder(opts.dataDir ?? path.join(findRepoRoot(), '.localbase', 'data')).signingKeys;
 }
 
 export async function startLocalbase(opts: LocalbaseOptions = {}): Promise<Localbase> {
@@ -355,7 +356,6 @@ export async function startLocalbase(opts: LocalbaseOptions = {}): Promise<Local
       verifyJwt: async (token) => (await jwt.verify(token)) as Record<string, unknown>,
     });
     // /storage/v1: the bytes' folder; files a crash left behind (no row names them) are deleted before serving.
-    if (!cfg.storageDir) sweepStaleThrowawayFolders();
     const storageDir = cfg.storageDir ?? makeThrowawayFolder('storage');
     throwawayStorage = cfg.storageDir ? undefined : storageDir;
     const files = new ObjectFiles(storageDir);

@@ -11,13 +11,22 @@ export type ThrowawayKind = keyof typeof THROWAWAY_PREFIXES;
 
 const OWNED = new RegExp(`^(?:${Object.values(THROWAWAY_PREFIXES).join('|')})(\\d+)-`);
 
-/** A new throwaway folder of this process: `<tmp>/<prefix><pid>-XXXXXX`. */
+let swept = false;
+
+/**
+ * A new throwaway folder of this process: `<tmp>/<prefix><pid>-XXXXXX`. The first one a process makes deletes those of
+ * processes that no longer run, first.
+ */
 export function makeThrowawayFolder(kind: ThrowawayKind): string {
+  if (!swept) {
+    swept = true;
+    sweepStaleThrowawayFolders();
+  }
   return fs.mkdtempSync(path.join(os.tmpdir(), `${THROWAWAY_PREFIXES[kind]}${process.pid}-`));
 }
 
 /** Deletes the throwaway folders (of every kind) of processes that no longer run. */
-export function sweepStaleThrowawayFolders(): void {
+function sweepStaleThrowawayFolders(): void {
   let entries: string[];
   try {
     entries = fs.readdirSync(os.tmpdir());

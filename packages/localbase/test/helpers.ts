@@ -9,6 +9,7 @@ import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { createClient, type SupabaseClient } from '@supabase/supabase-js';
 import * as OTPAuth from 'otpauth';
+import { dataFolderEntries } from '../src/data-folder.ts';
 import { startLocalbase, type Localbase, type LocalbaseOptions } from '../src/index.ts';
 import { createScratchDatabase } from './cli.ts';
 
@@ -45,12 +46,9 @@ export async function ownDatabase(): Promise<{ options: LocalbaseOptions; drop: 
   return { options: { databaseUrl: scratch.url }, drop: scratch.drop };
 }
 
-/**
- * Removes a data folder and what localbase keeps beside it (never inside it, as `db reset` empties the folder): the
- * storage bytes `<dir>.storage`, the signing keys `<dir>.signing_keys.json` and the lock `<dir>.lock`.
- */
+/** Removes a data folder and what localbase keeps beside it (storage bytes, signing keys, lock). */
 export function removeDataFolder(dir: string): void {
-  for (const entry of [dir, `${dir}.storage`, `${dir}.signing_keys.json`, `${dir}.lock`]) rmSync(entry, { recursive: true, force: true });
+  for (const entry of dataFolderEntries(dir)) rmSync(entry, { recursive: true, force: true });
 }
 
 /** Starts a server for one test file. Memory PGlite by default, a real PostgreSQL when LOCALBASE_TEST_DATABASE_URL is set. */

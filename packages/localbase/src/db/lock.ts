@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { besideDataFolder } from '../data-folder.ts';
 
 export class DataDirLockedError extends Error {
   readonly pid: number;
@@ -39,7 +40,7 @@ export interface DirLock {
  * A lock whose pid is no longer alive is stale and is taken over. Throws DataDirLockedError otherwise.
  */
 export function lockDataDir(dataDir: string): DirLock {
-  const file = path.resolve(dataDir) + '.lock';
+  const file = besideDataFolder(dataDir).lock;
   fs.mkdirSync(path.dirname(file), { recursive: true });
   for (let attempt = 0; attempt < 3; attempt++) {
     try {

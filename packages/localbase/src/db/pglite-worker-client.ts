@@ -13,7 +13,7 @@ import fs from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import type { Database, Notifications, Queryable, QueryResult, Row } from './types.ts';
 import { Mutex } from './mutex.ts';
-import { makeThrowawayFolder, sweepStaleThrowawayFolders } from '../throwaway-folders.ts';
+import { makeThrowawayFolder } from '../throwaway-folders.ts';
 
 /** Operations understood by pglite-worker.ts. */
 const Op = { query: 0, exec: 1, beginQuery: 2, beginExec: 3, listen: 5, close: 9, crash: 99 } as const;
@@ -120,7 +120,6 @@ export class PGliteWorkerDatabase implements Database, Notifications {
   static async open(opts: OpenPGliteWorkerOptions): Promise<PGliteWorkerDatabase> {
     let dataDir = opts.dataDir;
     if (opts.memory) {
-      sweepStaleThrowawayFolders();
       dataDir = makeThrowawayFolder('pglite');
     }
     if (!dataDir) throw new Error('openPGliteWorker: dataDir or memory is required');
