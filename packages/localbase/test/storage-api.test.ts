@@ -288,6 +288,30 @@ describe('downloads', () => {
     await admin.storage.from(B).upload('page.html', '<script>alert(1)</script>', { contentType: 'text/html' });
     expect((await get('page.html')).headers.get('content-type')).toBe('text/plain');
   });
+
+  it('a stored file never runs as localbase\'s origin (the mailbox\'s): sandboxed and nosniff, by every download path', async () => {
+    const svg = '<svg xmlns="http://www.w3.org/2000/svg"><script>fetch("/mailbox/api/messages")</script></svg>';
+    await admin.storage.from(PUB).upload('x.svg', svg, { contentType: 'image/svg+xml' });
+    await admin.storage.from(B).upload('x.xhtml', svg, { contentType: 'application/xhtml+xml' });
+    await admin.storage.from(B).upload('doc.pdf', '%PDF-1.4', { contentType: 'application/pdf' });
+    const signed = await admin.storage.from(B).createSignedUrl('x.xhtml', 60);
+    const answers = [
+      await get('x.xhtml'),
+      await fetch(signed.data?.signedUrl ?? ''),
+      await fetch(admin.storage.from(PUB).getPublicUrl('x.svg').data.publicUrl),
+      await fetch(`${lb.url}/storage/v1/object/public/${PUB}/x.svg`, { method: 'HEAD' }),
+    ];
+    for (const res of answers) {
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-security-policy')).toBe('sandbox');
+      expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+    }
+    expect(answers[2]?.headers.get('content-type')).toBe('image/svg+xml'); // the stored type, as Storage serves it
+    // Chromium shows no sandboxed PDF; its viewer runs in an origin of its own
+    const pdf = await get('doc.pdf');
+    expect(pdf.headers.get('content-security-policy')).toBeNull();
+    expect(pdf.headers.get('x-content-type-options')).toBe('nosniff');
+  });
 });
 
 describe('list, move, copy, remove', () => {

@@ -63,6 +63,19 @@ export function checkMimeType(contentType: string, allowed: readonly string[] | 
 }
 
 /** Content-Disposition for `?download` (absent: none; empty: attachment; a name: attachment with that file name). */
+/**
+ * Headers that keep a stored file inert when a browser opens it at the top level (ADR 063). Every stored file is
+ * served from localbase's own origin, the origin of its mailbox (sign-in links, codes): an SVG or XHTML file with a
+ * script would otherwise run as that origin and read them. `sandbox` gives such a document an opaque origin and no
+ * scripts; `nosniff` stops a browser from guessing a runnable type. Images in `<img>`, media and downloads are not
+ * affected. PDF is left out: Chromium refuses to show a sandboxed PDF, and its viewer runs in an origin of its own.
+ */
+export function inertHeaders(contentType: string): Record<string, string> {
+  const inert: Record<string, string> = { 'x-content-type-options': 'nosniff' };
+  if (!/^application\/pdf\b/i.test(contentType)) inert['content-security-policy'] = 'sandbox';
+  return inert;
+}
+
 export function contentDisposition(download: string | undefined): string | undefined {
   if (download === undefined) return undefined;
   if (download === '') return 'attachment;';

@@ -27,6 +27,7 @@ import { consume, type ObjectFiles, type WrittenFile } from './files.ts';
 import {
   checkMimeType,
   contentDisposition,
+  inertHeaders,
   mustBeValidBucketName,
   mustBeValidKey,
   parseAllowedMimeTypes,
@@ -399,6 +400,7 @@ export function createStorageService(opts: StorageOptions): StorageService {
       'last-modified': new Date(row.updated_at).toUTCString(),
       'accept-ranges': 'bytes',
       'x-robots-tag': 'none',
+      ...inertHeaders(contentType),
       ...extra,
     };
     if (etag) headers.etag = etag;
@@ -526,6 +528,7 @@ export function createStorageService(opts: StorageOptions): StorageService {
       return new Response(null, { status: 304, headers });
     const image = await r.render(files.pathOf(row.id, row.version), stat.size, t, req.headers.get('accept'));
     headers['content-type'] = image.contentType;
+    Object.assign(headers, inertHeaders(image.contentType));
     headers['content-length'] = String(image.body.byteLength);
     if (image.transformations.length > 0) headers['x-transformations'] = image.transformations.join(',');
     return new Response(req.method === 'HEAD' ? null : new Uint8Array(image.body.buffer as ArrayBuffer, image.body.byteOffset, image.body.byteLength), {
