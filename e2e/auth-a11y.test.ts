@@ -66,7 +66,7 @@ const screens: Screen[] = [
     open: async (page) => {
       await gotoHydrated(page, '/');
       await page.getByRole('button', { name: /^Account: / }).click();
-      await page.getByRole('button', { name: 'Sign out' }).waitFor();
+      await page.getByRole('button', { name: 'Sign out', exact: true }).waitFor();
     },
   },
 ];

@@ -15,7 +15,7 @@ async function openAccount(page: Page): Promise<void> {
 
 async function signOut(page: Page): Promise<void> {
   await page.getByRole('button', { name: /^Account: / }).click();
-  await page.getByRole('button', { name: 'Sign out' }).click();
+  await page.getByRole('button', { name: 'Sign out', exact: true }).click();
   await page.waitForURL((url) => url.pathname === '/sign-in', { timeout: 20_000 });
   await page.getByRole('heading', { name: 'Sign in', level: 1 }).waitFor();
 }

@@ -73,7 +73,7 @@ describe('email links', () => {
 
     // sign out, then the old password is refused and the new one works
     await page.getByRole('button', { name: /^Account: / }).click();
-    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('button', { name: 'Sign out', exact: true }).click();
     await page.waitForURL((url) => url.pathname === '/sign-in');
     await page.getByRole('heading', { name: 'Sign in', level: 1 }).waitFor();
     await signInViaUI(page, email, 'old-password-123');

@@ -59,7 +59,7 @@ function wrongCode(secret: string): string {
 
 async function signOutViaMenu(page: Page): Promise<void> {
   await page.getByRole('button', { name: /^Account: / }).click();
-  await page.getByRole('button', { name: 'Sign out' }).click();
+  await page.getByRole('button', { name: 'Sign out', exact: true }).click();
   await page.waitForURL((url) => url.pathname === '/sign-in', { timeout: 20_000 });
   await page.getByRole('heading', { name: 'Sign in', level: 1 }).waitFor();
 }
@@ -245,7 +245,7 @@ describe('two-factor sign-in (TOTP)', () => {
     await gotoHydrated(page, '/sign-in');
     await signInViaUI(page, email);
     await page.waitForURL((url) => url.pathname === '/mfa', { timeout: 20_000 });
-    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('button', { name: 'Sign out', exact: true }).click();
     await page.waitForURL((url) => url.pathname === '/sign-in', { timeout: 20_000 });
     await page.goto('/mfa');
     expect(new URL(page.url()).pathname).toBe('/sign-in');

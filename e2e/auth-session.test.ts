@@ -1,5 +1,6 @@
 // Cookie sessions end to end: sign-up lands signed in, the session survives a reload in an `sb-…-auth-token`
-// cookie (path /, SameSite Lax), sign-out goes to /sign-in for good (also from another tab), protected pages
+// cookie (path /, SameSite Lax), sign-out goes to /sign-in for good (also from another tab) and ends this browser's
+// session only (other devices are signed out from /settings/security), protected pages
 // send signed-out visitors to /sign-in?next=… and back after signing in, a hostile next is ignored, and the
 // protected tRPC procedure auth.me answers only to a signed-in caller.
 import type { Page } from 'playwright-core';
@@ -52,7 +53,7 @@ describe('cookie session', () => {
     await gotoHydrated(page, '/settings/account');
     await page.getByRole('heading', { name: 'Account', level: 1 }).waitFor();
     await page.getByRole('button', { name: 'Account: Ada Lovelace' }).click();
-    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('button', { name: 'Sign out', exact: true }).click();
     await waitForPath(page, '/sign-in');
     await page.getByRole('heading', { name: 'Sign in', level: 1 }).waitFor();
     expect(await sessionCookies(context)).toEqual([]);
@@ -89,7 +90,7 @@ describe('cookie session', () => {
     await page.goto('/settings/account');
     await page.getByRole('heading', { name: 'Account', level: 1 }).waitFor({ timeout: 20_000 });
     await page.getByRole('button', { name: 'Account: Chunky' }).click();
-    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('button', { name: 'Sign out', exact: true }).click();
     await waitForPath(page, '/sign-in');
     expect(await sessionCookies(context)).toEqual([]);
   });
@@ -197,7 +198,7 @@ describe('cookie session', () => {
     expect(log[log.length - 1]).toEqual(['/', true]);
 
     await page.getByRole('button', { name: /^Account: / }).click();
-    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('button', { name: 'Sign out', exact: true }).click();
     await waitForPath(page, '/sign-in');
     await gotoHydrated(page, '/sign-in');
     await signInViaUI(page, email);
@@ -248,10 +249,47 @@ describe('cookie session', () => {
 
     await first.bringToFront();
     await first.getByRole('button', { name: /^Account: / }).click();
-    await first.getByRole('button', { name: 'Sign out' }).click();
+    await first.getByRole('button', { name: 'Sign out', exact: true }).click();
     await waitForPath(first, '/sign-in');
     await waitForPath(second, '/sign-in');
     await second.getByRole('heading', { name: 'Sign in', level: 1 }).waitFor();
+  });
+
+  test('Sign out in the menu ends this browser\'s session only; "Sign out other devices" ends the others\' and keeps this one', async () => {
+    const email = uniqueEmail('devices');
+    await createAccount(email);
+    const signedInDevice = async () => {
+      const page = await (await fixture.newContext()).newPage();
+      await gotoHydrated(page, '/sign-in?next=/settings/security');
+      await signInViaUI(page, email);
+      await waitForPath(page, '/settings/security');
+      await page.getByRole('heading', { name: 'Security', level: 1 }).waitFor();
+      return page;
+    };
+    // /settings/security asks the auth server about the session on every visit (ADR 031), so a reload tells.
+    const stillSignedIn = async (page: Page) => {
+      await gotoHydrated(page, '/settings/security');
+      return new URL(page.url()).pathname === '/settings/security';
+    };
+    const laptop = await signedInDevice();
+    const phone = await signedInDevice();
+    const tablet = await signedInDevice();
+
+    await laptop.getByRole('button', { name: /^Account: / }).click();
+    await laptop.getByRole('button', { name: 'Sign out', exact: true }).click();
+    await waitForPath(laptop, '/sign-in');
+    expect(await stillSignedIn(phone)).toBe(true);
+    expect(await stillSignedIn(tablet)).toBe(true);
+
+    await phone.getByRole('button', { name: 'Sign out other devices' }).click();
+    const yes = phone.getByRole('button', { name: 'Yes, sign them out' });
+    await expect.poll(() => yes.evaluate((el) => el === document.activeElement)).toBe(true);
+    await yes.click();
+    await phone.getByText('Other devices signed out').waitFor();
+    await expect.poll(() => phone.getByRole('button', { name: 'Sign out other devices' }).evaluate((el) => el === document.activeElement)).toBe(true);
+    expect(await stillSignedIn(phone)).toBe(true);
+    expect(await stillSignedIn(tablet)).toBe(false);
+    expect(new URL(tablet.url()).pathname).toBe('/sign-in');
   });
 
   test('auth.me is UNAUTHORIZED signed out and returns the user signed in', async () => {

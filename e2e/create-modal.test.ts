@@ -4,7 +4,8 @@
 import type { Locator, Page } from 'playwright-core';
 import { describe, expect, test } from 'vitest';
 import { gotoHydrated, sleep, useBrowser } from './browser.ts';
-import { signedInUser } from './notes-helpers.ts';
+import { signInViaUI, uniqueEmail } from './auth-helpers.ts';
+import { createUser, signedInUser } from './notes-helpers.ts';
 
 const fixture = useBrowser();
 
@@ -29,6 +30,33 @@ describe('create modal', () => {
     await page.keyboard.press('Escape');
     await dialog(page).waitFor({ state: 'hidden', timeout: 3000 });
     await expect.poll(() => isFocused(newButton(page)), { timeout: 2000 }).toBe(true);
+  });
+
+  test('a draft is its writer\'s: after a sign-out, the next user signing in in the same tab finds an empty form', async () => {
+    const { page } = await signedInUser(fixture);
+    await page.keyboard.press('n');
+    await dialog(page).waitFor({ state: 'visible', timeout: 5000 });
+    await dialog(page).getByLabel('Title', { exact: true }).fill('My private draft');
+    await dialog(page).getByLabel('Note', { exact: true }).fill('Not for anyone else');
+    await page.keyboard.press('Escape');
+    await dialog(page).waitFor({ state: 'hidden', timeout: 3000 });
+    // still the writer's while signed in: closing keeps it
+    await newButton(page).click();
+    expect(await dialog(page).getByLabel('Title', { exact: true }).inputValue()).toBe('My private draft');
+    await page.keyboard.press('Escape');
+    await dialog(page).waitFor({ state: 'hidden', timeout: 3000 });
+
+    await page.getByRole('button', { name: /^Account: / }).click();
+    await page.getByRole('button', { name: 'Sign out', exact: true }).click();
+    await page.waitForURL((url) => url.pathname === '/sign-in', { timeout: 20_000 });
+    const next = uniqueEmail('next-user');
+    await createUser(next);
+    await signInViaUI(page, next);
+    await page.waitForURL((url) => url.pathname === '/', { timeout: 20_000 });
+    await newButton(page).click();
+    await dialog(page).waitFor({ state: 'visible', timeout: 5000 });
+    expect(await dialog(page).getByLabel('Title', { exact: true }).inputValue()).toBe('');
+    expect(await dialog(page).getByLabel('Note', { exact: true }).inputValue()).toBe('');
   });
 
   test('the key n opens it and the "Close" button closes it', async () => {

@@ -127,7 +127,7 @@ describe('a guest keeps their notes by adding an email and password (confirmatio
 
     // A permanent account: signing out needs no warning, and the email and password sign in to the same notes.
     await page.getByRole('button', { name: `Account: ${email}` }).click();
-    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('button', { name: 'Sign out', exact: true }).click();
     await page.waitForURL((url) => url.pathname === '/sign-in', { timeout: 20_000 });
     await signInViaUI(page, email, GUEST_PASSWORD);
     await page.getByRole('heading', { name: 'Notes', level: 1 }).waitFor({ timeout: 20_000 });
@@ -144,7 +144,7 @@ describe('guest sessions', () => {
     await page.screenshot({ path: screenshotPath('guest-notes') });
 
     await accountButton(page).click();
-    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('button', { name: 'Sign out', exact: true }).click();
     await signOutDialog(page).waitFor();
     await signOutDialog(page).getByText('Your notes will be lost').waitFor();
     await page.screenshot({ path: screenshotPath('guest-sign-out') });
@@ -172,7 +172,7 @@ describe('guest sessions', () => {
     await expect.poll(() => listedTitles(page)).toEqual(['Soon gone']);
 
     await accountButton(page).click();
-    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('button', { name: 'Sign out', exact: true }).click();
     await signOutDialog(page).getByRole('button', { name: 'Sign out anyway' }).click();
     await page.waitForURL((url) => url.pathname === '/sign-in', { timeout: 20_000 });
     await gotoHydrated(page, '/');
@@ -224,7 +224,7 @@ describe('guest sessions', () => {
 
     // A new guest in the same browser (the first one signed out) sees the banner again.
     await accountButton(page).click();
-    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('button', { name: 'Sign out', exact: true }).click();
     await signOutDialog(page).getByRole('button', { name: 'Sign out anyway' }).click();
     await page.waitForURL((url) => url.pathname === '/sign-in', { timeout: 20_000 });
     await tryAsGuest(page);

@@ -41,7 +41,7 @@ describe('large sessions', () => {
       await listSettled(page);
 
       await page.getByRole('button', { name: 'Account: Big' }).click();
-      await page.getByRole('button', { name: 'Sign out' }).click();
+      await page.getByRole('button', { name: 'Sign out', exact: true }).click();
       await waitForPath(page, '/sign-in');
       expect(await sessionCookies(context)).toEqual([]);
     });

@@ -218,7 +218,7 @@ describe('the connection', () => {
 
     // Signing out closes every realtime socket of the page.
     await page.getByRole('button', { name: /^Account: / }).click();
-    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('button', { name: 'Sign out', exact: true }).click();
     await page.waitForURL((url) => url.pathname === '/sign-in', { timeout: 20_000 });
     await expect.poll(() => sockets.filter((s) => s.url().includes('/realtime/v1/websocket')).every((s) => s.isClosed()), LIVE).toBe(true);
   });

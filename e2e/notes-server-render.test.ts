@@ -81,7 +81,7 @@ describe('the notes list from the server', () => {
     await second.page.context().close();
 
     await page.getByRole('button', { name: /^Account: / }).click();
-    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('button', { name: 'Sign out', exact: true }).click();
     await page.waitForURL((url) => url.pathname === '/sign-in', { timeout: 20_000 });
     await page.getByRole('heading', { name: 'Sign in', level: 1 }).waitFor();
     await signInViaUI(page, second.email);

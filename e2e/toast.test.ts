@@ -415,7 +415,7 @@ describe('Escape', () => {
     toast = await pinToast();
     const account = page.getByRole('button', { name: /^Account: / });
     await account.click();
-    await page.getByRole('button', { name: 'Sign out' }).waitFor();
+    await page.getByRole('button', { name: 'Sign out', exact: true }).waitFor();
     await page.keyboard.press('Escape');
     await expect.poll(() => account.getAttribute('aria-expanded')).toBe('false');
     expect(await toast.isVisible(), 'the menu took the Escape, not the toast').toBe(true);

@@ -46,7 +46,8 @@ export function AccountMenu({ menuId, open, setOpen, buttonRef, name, email, gue
   async function signOut() {
     setSigningOut(true)
     try {
-      const { error } = await (await loadBrowserSupabase()).auth.signOut()
+      // This browser only (ADR 064): other devices stay signed in; /settings/security signs them out.
+      const { error } = await (await loadBrowserSupabase()).auth.signOut({ scope: 'local' })
       if (error) await toastSignOutError(error)
       else setConfirmingSignOut(false)
     } catch (error) {

@@ -66,7 +66,8 @@ function Challenge() {
   async function signOut() {
     setSigningOut(true)
     try {
-      const { error: signOutError } = await (await loadBrowserSupabase()).auth.signOut()
+      // This browser only (ADR 064): a password alone must not end the account's sessions elsewhere.
+      const { error: signOutError } = await (await loadBrowserSupabase()).auth.signOut({ scope: 'local' })
       if (signOutError) setFormError(readableAuthError(signOutError).message)
     } finally {
       setSigningOut(false)

@@ -1,6 +1,6 @@
 import dynamic from 'next/dynamic'
 import Link from 'next/link'
-import { useCallback, useEffect, useState } from 'react'
+import { useCallback, useEffect, useRef, useState } from 'react'
 import { H1, H2, Paragraph, Text, XStack, YStack } from 'tamagui'
 
 import { FormMessage, readableAuthError, RequireSession, SecondaryButton, SessionPending, loadBrowserSupabase } from '../auth'
@@ -99,6 +99,79 @@ function FactorRow({ factor, onRemoved }: { factor: FactorSummary; onRemoved: ()
         </FormMessage>
       ) : null}
     </YStack>
+  )
+}
+
+/**
+ * Signs out every other session of the account (GoTrue's `scope: 'others'`); the menu's Sign out ends only this
+ * browser's (ADR 064). What a session signed out elsewhere can still do until its access token expires: ADR 031.
+ */
+function OtherDevicesPanel() {
+  const [confirming, setConfirming] = useState(false)
+  const [pending, setPending] = useState(false)
+  const [error, setError] = useState<string | null>(null)
+  // The button pressed goes away: focus follows to the question's first answer, and back to the button after it.
+  const actions = useRef<HTMLDivElement>(null)
+  const asked = useRef(false)
+  useEffect(() => {
+    if (confirming) asked.current = true
+    if (asked.current) actions.current?.querySelector('button')?.focus()
+  }, [confirming, pending])
+
+  async function signOutOthers() {
+    setPending(true)
+    setError(null)
+    try {
+      const { error: signOutError } = await (await loadBrowserSupabase()).auth.signOut({ scope: 'others' })
+      if (signOutError) {
+        const message = readableAuthError(signOutError).message
+        setError(message)
+        toast.error('Could not sign out the other devices', message)
+        return
+      }
+      setConfirming(false)
+      toast.success('Other devices signed out', 'They need your password to sign in again. This browser stays signed in.')
+    } catch (thrown) {
+      setError(readableAuthError(thrown).message)
+    } finally {
+      setPending(false)
+    }
+  }
+
+  return (
+    <Panel render="section" aria-labelledby="devices-heading">
+      <YStack gap="$1">
+        <H2 id="devices-heading" aria-level={2} fontSize="$6" lineHeight="$6" fontWeight="700" color="$color12">
+          Other devices
+        </H2>
+        <Text fontSize="$3" color="$color11">
+          Sign out in the menu ends only this browser&apos;s session. Signed in on a lost phone or a shared computer? Sign
+          out everywhere else here; a page already open there can keep showing your notes for up to an hour.
+        </Text>
+      </YStack>
+      {error ? <FormMessage kind="error">{error}</FormMessage> : null}
+      <div ref={actions}>
+        {confirming ? (
+          <YStack role="group" aria-label="Confirm signing out the other devices" gap="$2">
+            <Text fontSize="$3" color="$color12">
+              Sign out every other browser and device? This one stays signed in.
+            </Text>
+            <XStack gap="$3" flexWrap="wrap">
+              <SecondaryButton onPress={() => void signOutOthers()} disabled={pending}>
+                {pending ? 'Signing out…' : 'Yes, sign them out'}
+              </SecondaryButton>
+              <SecondaryButton onPress={() => setConfirming(false)} disabled={pending}>
+                Cancel
+              </SecondaryButton>
+            </XStack>
+          </YStack>
+        ) : (
+          <XStack>
+            <SecondaryButton onPress={() => setConfirming(true)}>Sign out other devices</SecondaryButton>
+          </XStack>
+        )}
+      </div>
+    </Panel>
   )
 }
 
@@ -209,11 +282,12 @@ function Security() {
           </XStack>
         )}
       </Panel>
+      <OtherDevicesPanel />
     </YStack>
   )
 }
 
-/** /settings/security: the user's MFA factors — add a TOTP authenticator app, list and remove them. */
+/** /settings/security: the user's MFA factors — add a TOTP authenticator app, list and remove them — and signing out the other devices. */
 export function SecurityScreen() {
   return (
     <RequireSession>

@@ -2,9 +2,9 @@ import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
 
 import { useTRPC } from '../../lib/trpc'
-import { AuthForm, SecondaryButton, SubmitButton, toastApiError } from '../auth'
+import { AuthForm, SecondaryButton, SubmitButton, toastApiError, useSession } from '../auth'
 import { toast } from '../toast'
-import { useNoteDraft } from './draft-store'
+import { draftOf, useNoteDraft } from './draft-store'
 import styles from './note-form.module.css'
 import { checkNote, NoteFields, serverFieldErrors, type NoteFieldErrors } from './NoteForm'
 
@@ -16,7 +16,9 @@ import { checkNote, NoteFields, serverFieldErrors, type NoteFieldErrors } from '
 export function CreateNoteForm({ onDone }: { onDone: () => void }) {
   const trpc = useTRPC()
   const queryClient = useQueryClient()
-  const { draft, setDraft, clear } = useNoteDraft()
+  const userId = useSession().user?.id
+  const draft = useNoteDraft((state) => draftOf(state, userId))
+  const { setDraft, clear } = useNoteDraft()
   const [errors, setErrors] = useState<NoteFieldErrors>({})
   const [tried, setTried] = useState(false)
 
@@ -40,7 +42,7 @@ export function CreateNoteForm({ onDone }: { onDone: () => void }) {
   )
 
   const onChange = (next: typeof draft) => {
-    setDraft(next)
+    if (userId) setDraft(userId, next)
     if (tried) setErrors(checkNote(next))
   }
 
