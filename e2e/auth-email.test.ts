@@ -2,8 +2,9 @@
 // with the new password working (and the old one refused). Links go through the auth server's /verify, come
 // back to /auth/confirm with a PKCE code, and the server exchanges it for the session cookies.
 import { describe, expect, test } from 'vitest';
-import { createAccount, sessionCookies, signInViaUI, uniqueEmail, waitForMail } from './auth-helpers.ts';
-import { gotoHydrated, useBrowser } from './browser.ts';
+import { createAccount, sessionCookies, signInViaUI, supabaseURL, uniqueEmail, waitForMail } from './auth-helpers.ts';
+import { DEFAULT_SERVICE_ROLE_KEY } from './backend-control.ts';
+import { baseURL, gotoHydrated, useBrowser } from './browser.ts';
 
 const fixture = useBrowser();
 
@@ -89,6 +90,28 @@ describe('email links', () => {
     await gotoHydrated(page, '/reset-password');
     await page.getByText('This page needs the link from your password-reset email').waitFor();
     await page.getByRole('link', { name: 'Request a new link' }).waitFor();
+  });
+
+  test('the session cookies are Secure when the app is served over https (behind its TLS proxy), and not over http', async () => {
+    const email = uniqueEmail('secure-cookie');
+    await createAccount(email);
+    const setCookiesOfLink = async (headers: Record<string, string>) => {
+      const link = await fetch(`${supabaseURL}/auth/v1/admin/generate_link`, {
+        method: 'POST',
+        headers: { apikey: DEFAULT_SERVICE_ROLE_KEY, authorization: `Bearer ${DEFAULT_SERVICE_ROLE_KEY}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ type: 'magiclink', email }),
+      });
+      const { hashed_token: tokenHash } = (await link.json()) as { hashed_token: string };
+      const page = await fixture.newPage();
+      const response = await page.request.get(`${baseURL}/auth/confirm?token_hash=${tokenHash}&type=magiclink`, { headers, maxRedirects: 0 });
+      expect(response.status()).toBe(307);
+      const lines = response.headersArray().filter((h) => h.name.toLowerCase() === 'set-cookie').map((h) => h.value);
+      const session = lines.filter((line) => line.startsWith('sb-127-auth-token'));
+      expect(session.length).toBeGreaterThan(0);
+      return session;
+    };
+    for (const line of await setCookiesOfLink({ 'x-forwarded-proto': 'https' })) expect(line).toMatch(/; Secure(;|$)/);
+    for (const line of await setCookiesOfLink({})) expect(line).not.toMatch(/; Secure(;|$)/i);
   });
 
   test('/auth/confirm with a bad token explains instead of failing', async () => {

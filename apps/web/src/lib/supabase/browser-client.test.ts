@@ -1,8 +1,8 @@
 import { createServerClient } from '@supabase/ssr'
-import { describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 
 import { DEFAULT_SUPABASE_ANON_KEY } from '../env-config'
-import { defaultStorageKey } from './browser-client'
+import { createBrowserSupabase, defaultStorageKey } from './browser-client'
 import { SESSION_COOKIE_OPTIONS } from './cookie-options'
 
 // The browser's auth client is auth-js alone (ADR 038); the server keeps @supabase/ssr's createServerClient. Both must
@@ -17,4 +17,41 @@ describe('browser auth client', () => {
       expect(defaultStorageKey(url)).toBe((server as unknown as { storageKey: string }).storageKey)
     })
   }
+})
+
+describe('the session cookies the browser writes', () => {
+  afterEach(() => vi.unstubAllGlobals())
+
+  // What the browser client writes to document.cookie when it stores a session, on a page of `protocol`.
+  async function cookiesWrittenOn(protocol: string): Promise<string[]> {
+    const written: string[] = []
+    const document = {
+      get cookie() {
+        return ''
+      },
+      set cookie(line: string) {
+        written.push(line)
+      },
+    }
+    vi.stubGlobal('location', { protocol })
+    vi.stubGlobal('document', document)
+    vi.stubGlobal('window', { document, location: { protocol }, addEventListener() {}, removeEventListener() {} })
+    const { auth } = createBrowserSupabase()
+    const storage = (auth as unknown as { storage: { setItem(key: string, value: string): Promise<void> } }).storage
+    await storage.setItem('sb-127-auth-token', JSON.stringify({ access_token: 'a.b.c', refresh_token: 'r' }))
+    await auth.stopAutoRefresh()
+    return written.filter((line) => line.startsWith('sb-127-auth-token'))
+  }
+
+  it('are Secure on an https page, so the session never travels over plain http', async () => {
+    const lines = await cookiesWrittenOn('https:')
+    expect(lines.length).toBeGreaterThan(0)
+    for (const line of lines) expect(line).toMatch(/; Secure(;|$)/)
+  })
+
+  it('are not Secure on an http page (local development), where a Secure cookie would not be kept', async () => {
+    const lines = await cookiesWrittenOn('http:')
+    expect(lines.length).toBeGreaterThan(0)
+    for (const line of lines) expect(line).not.toMatch(/; Secure(;|$)/i)
+  })
 })

@@ -5,7 +5,7 @@ import { AuthClient, type GoTrueClient } from '@supabase/auth-js'
 import { createStorageFromOptions } from '@supabase/ssr/dist/module/cookies'
 
 import { backendConfig } from '../env'
-import { SESSION_COOKIE_OPTIONS } from './cookie-options'
+import { sessionCookieOptions } from './cookie-options'
 
 /** The browser's auth client: the `auth` of a Supabase client, without its data, storage and realtime clients. */
 export interface BrowserSupabase {
@@ -37,7 +37,8 @@ export function defaultStorageKey(supabaseUrl: string): string {
  */
 export function createBrowserSupabase(): BrowserSupabase {
   const { supabaseUrl, supabaseAnonKey } = backendConfig
-  const { storage } = createStorageFromOptions({ cookieOptions: SESSION_COOKIE_OPTIONS, cookieEncoding: 'base64url' }, false)
+  const https = typeof location !== 'undefined' && location.protocol === 'https:'
+  const { storage } = createStorageFromOptions({ cookieOptions: sessionCookieOptions(https), cookieEncoding: 'base64url' }, false)
   const base = supabaseUrl.endsWith('/') ? supabaseUrl : `${supabaseUrl}/`
   const auth = new AuthClient({
     url: new URL('auth/v1', base).href,

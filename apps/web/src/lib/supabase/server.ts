@@ -8,7 +8,7 @@ import { sessionCookieName } from '../../server/node-server'
 import { clientAddress } from '../client-address'
 import { backendConfig } from '../env'
 import type { AppDataClient, AppSupabaseClient, Database } from './client-type'
-import { SESSION_COOKIE_OPTIONS } from './cookie-options'
+import { isHttpsRequest, sessionCookieOptions } from './cookie-options'
 import { serverFetch } from './server-fetch'
 
 export { accessTokenAal } from './assurance'
@@ -110,7 +110,7 @@ export function readRequestCookies(header: string): { name: string; value: strin
 export function createServerSupabase({ req, res }: RequestResponse): AppSupabaseClient {
   let requestCookies: { name: string; value: string }[] | undefined
   return createServerClient<Database>(backendConfig.supabaseUrl, backendConfig.supabaseAnonKey, {
-    cookieOptions: SESSION_COOKIE_OPTIONS,
+    cookieOptions: sessionCookieOptions(isHttpsRequest(req)),
     auth: { flowType: 'pkce' },
     // No retries of table reads here (supabase-js retries a failed GET three times, ≈ 7 s): the browser's query
     // layer retries the whole call with its own backoff and shows that it does, and "can't reach the server" should
