@@ -43,6 +43,16 @@ async function changeNote(id: string, change: Record<string, unknown>): Promise<
   if (!response.ok) throw new Error(`changing note ${id} failed: HTTP ${response.status} ${await response.text()}`);
 }
 
+/** Patches a note's row as given (no new `updated_at`: a pin elsewhere leaves the edit time as it was). */
+async function patchRow(id: string, patch: Record<string, unknown>): Promise<void> {
+  const response = await fetch(`${supabaseURL}/rest/v1/notes?id=eq.${id}`, {
+    method: 'PATCH',
+    headers: { apikey: DEFAULT_SERVICE_ROLE_KEY, authorization: `Bearer ${DEFAULT_SERVICE_ROLE_KEY}`, 'content-type': 'application/json' },
+    body: JSON.stringify(patch),
+  });
+  if (!response.ok) throw new Error(`patching note ${id} failed: HTTP ${response.status} ${await response.text()}`);
+}
+
 /** Waits until the page's note subscription is joined (the realtime socket is open and the channel subscribed). */
 async function liveOn(page: Page): Promise<void> {
   await page.locator('[data-testid="live-status"][data-live="on"]').waitFor({ state: 'attached', ...LIVE });
@@ -170,6 +180,90 @@ describe('an open note changed or deleted elsewhere', () => {
     await page.waitForURL((url) => url.pathname.startsWith('/notes/') && !url.pathname.endsWith(note!.id), { timeout: 20_000 });
     await page.getByRole('heading', { name: 'Rescued', level: 1 }).waitFor();
     expect(await page.getByLabel('Note', { exact: true }).inputValue()).toBe('words worth keeping');
+  });
+});
+
+describe('an open note and changes that cross its own actions', () => {
+  test('a change elsewhere that lands while this tab is saving is shown once the save is done, not dropped', async () => {
+    const { page, id } = await signedInUser(fixture);
+    const [note] = await seedNotes(id, [{ title: 'Race', body: 'orig' }]);
+    await gotoHydrated(page, `/notes/${note!.id}`);
+    await liveOn(page);
+    // The save is stored; before its answer arrives, another device saves too (and its change reaches this tab).
+    await page.route('**/api/trpc/notes.update*', async (route) => {
+      const response = await route.fetch();
+      await changeNote(note!.id, { body: 'from the phone, after this save' });
+      await sleep(1_500);
+      await route.fulfill({ response });
+    });
+    await page.getByLabel('Note', { exact: true }).fill('from this tab');
+    await page.keyboard.press('Control+s');
+    await toastWith(page, 'Saved').waitFor();
+    await expect.poll(() => page.getByLabel('Note', { exact: true }).inputValue(), LIVE).toBe('from the phone, after this save');
+    expect(await page.getByText('All changes saved').isVisible()).toBe(true);
+    await page.unroute('**/api/trpc/notes.update*');
+
+    // With edits typed during the save, the later change is announced instead, and the edits are kept.
+    await page.route('**/api/trpc/notes.update*', async (route) => {
+      const response = await route.fetch();
+      await changeNote(note!.id, { body: 'the phone again' });
+      await sleep(1_500);
+      await route.fulfill({ response });
+    });
+    const body = page.getByLabel('Note', { exact: true });
+    await body.fill('mine');
+    await page.keyboard.press('Control+s');
+    await page.getByRole('button', { name: 'Saving…' }).waitFor();
+    await body.press('End');
+    await page.keyboard.type(', more');
+    await page.getByTestId('note-elsewhere').getByText('This note was changed in another tab or device').waitFor(LIVE);
+    expect(await body.inputValue()).toBe('mine, more');
+  });
+
+  test('deleted and restored elsewhere (Undo): the note comes back here, unsaved edits kept, no "changed" notice', async () => {
+    const { page, id } = await signedInUser(fixture);
+    const [seeded] = await seedNotes(id, [{ title: 'Undoable', body: 'text', pinned: true }]);
+    const stored = (await (
+      await fetch(`${supabaseURL}/rest/v1/notes?id=eq.${seeded!.id}&select=id,title,body,pinned,created_at,updated_at`, {
+        headers: { apikey: DEFAULT_SERVICE_ROLE_KEY, authorization: `Bearer ${DEFAULT_SERVICE_ROLE_KEY}` },
+      })
+    ).json()) as Record<string, unknown>[];
+    await gotoHydrated(page, `/notes/${seeded!.id}`);
+    await liveOn(page);
+    await page.getByLabel('Note', { exact: true }).fill('text typed here');
+
+    await changeNote(seeded!.id, { delete: true });
+    const notice = page.getByTestId('note-elsewhere');
+    await notice.getByText('This note was deleted in another tab or device').waitFor(LIVE);
+    // Undo elsewhere puts the same row back (same id and times).
+    await seedNotes(id, [stored[0] as never]);
+    await notice.waitFor({ state: 'detached', ...LIVE });
+    expect(await page.getByRole('button', { name: 'Delete', exact: true }).isEnabled()).toBe(true);
+    expect(await page.getByRole('button', { name: /^(Pin|Unpin)$/ }).isEnabled()).toBe(true);
+    expect(await page.getByLabel('Note', { exact: true }).inputValue()).toBe('text typed here');
+    await sleep(1_000);
+    expect(await notice.count()).toBe(0);
+    await page.keyboard.press('Control+s');
+    await toastWith(page, 'Saved').waitFor();
+  });
+
+  test('a pin or unpin elsewhere reaches the open note, unsaved edits untouched', async () => {
+    const { page, id } = await signedInUser(fixture);
+    const [note] = await seedNotes(id, [{ title: 'Pin me', body: 'body' }]);
+    await gotoHydrated(page, `/notes/${note!.id}`);
+    await liveOn(page);
+    const pin = page.getByRole('button', { name: /^(Pin|Unpin)$/ });
+    expect(await pin.getAttribute('aria-pressed')).toBe('false');
+    await page.getByLabel('Note', { exact: true }).fill('body, edited here');
+
+    await patchRow(note!.id, { pinned: true });
+    await expect.poll(() => pin.getAttribute('aria-pressed'), LIVE).toBe('true');
+    expect(await pin.innerText()).toBe('Unpin');
+    await patchRow(note!.id, { pinned: false });
+    await expect.poll(() => pin.getAttribute('aria-pressed'), LIVE).toBe('false');
+    expect(await page.getByLabel('Note', { exact: true }).inputValue()).toBe('body, edited here');
+    expect(await page.getByText('Unsaved changes').isVisible()).toBe(true);
+    expect(await page.getByTestId('note-elsewhere').count()).toBe(0);
   });
 });
 

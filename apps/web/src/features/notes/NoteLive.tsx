@@ -1,10 +1,10 @@
-import { useEffect, useState } from 'react'
+import { useEffect, useRef, useState } from 'react'
 
 import { useTRPCClient, type RouterOutputs } from '../../lib/trpc'
 import controls from '../../ui/controls.module.css'
 import { toast } from '../toast'
 import { LiveStatus } from './LiveStatus'
-import { useNoteChanges } from './live-notes'
+import { useNoteChanges, type NoteChange } from './live-notes'
 import type { NoteDraft } from './NoteForm'
 import styles from './note-page.module.css'
 
@@ -15,12 +15,16 @@ export type Elsewhere = { kind: 'changed'; theirs: Note } | { kind: 'deleted' } 
 
 const sameTime = (a: Date, b: Date) => Math.abs(a.getTime() - b.getTime()) < 1
 const sameContent = (note: Pick<Note, 'title' | 'body'>, draft: NoteDraft) => note.title === draft.title && (note.body ?? '') === draft.body
+const sameStored = (a: Pick<Note, 'title' | 'body'>, b: Pick<Note, 'title' | 'body'>) => a.title === b.title && (a.body ?? '') === (b.body ?? '')
 
 interface Options {
   note: Note
   draft: NoteDraft
   dirty: boolean
-  /** This page is saving or deleting the note itself: its own change coming back is no news. */
+  /**
+   * This page is saving, pinning or deleting the note itself: changes arriving meanwhile wait until it is done (its
+   * own change then has the time the page shows and is no news; one made elsewhere meanwhile is handled as usual).
+   */
   busy: boolean
   /** Shows the stored note; `replaceDraft` also puts its text into the form. */
   show: (note: Note, replaceDraft: boolean) => void
@@ -31,7 +35,9 @@ interface Options {
  * without unsaved edits the page simply shows it; with unsaved edits that differ from it, the page keeps the user's
  * text and says so (`elsewhere.kind === 'changed'`), letting them look at the other version or keep theirs. A delete
  * elsewhere is said too (`'deleted'`), instead of a failing save; the typed text stays on screen and can be saved as
- * a new note. This tab's own saves come back as changes with the time it already shows, and are ignored.
+ * a new note. This tab's own saves come back as changes with the time it already shows, and are ignored. A pin
+ * elsewhere keeps the edit time: the change's `pinned` tells it apart. A note deleted elsewhere and put back (Undo)
+ * returns with its old time: its insert brings it back.
  */
 function useNoteElsewhere({ note, draft, dirty, busy, show }: Options) {
   const trpcClient = useTRPCClient()
@@ -53,7 +59,8 @@ function useNoteElsewhere({ note, draft, dirty, busy, show }: Options) {
     }
     const back = elsewhere?.kind === 'deleted' // restored elsewhere (the delete's Undo)
     if (!back && sameTime(latest.updatedAt, note.updatedAt) && latest.pinned === note.pinned) return
-    if (!dirty || sameContent(latest, draft)) {
+    // The text shown as stored is still the stored one (a pin, a restore as it was): nothing to say, edits stay.
+    if (!dirty || sameContent(latest, draft) || sameStored(latest, note)) {
       show(latest, !dirty)
       if (elsewhere) setElsewhere(null)
       return
@@ -61,18 +68,50 @@ function useNoteElsewhere({ note, draft, dirty, busy, show }: Options) {
     setElsewhere({ kind: 'changed', theirs: latest })
   }
 
-  const live = useNoteChanges((change) => {
-    if (busy) return
-    if (elsewhere?.kind === 'deleted' && !(change.type === 'INSERT' && change.id === note.id)) return
+  const handle = (change: NoteChange) => {
+    const restored = elsewhere?.kind === 'deleted' && change.type === 'INSERT' && change.id === note.id
+    if (elsewhere?.kind === 'deleted' && !restored && change.type !== 'resync') return
     if (change.type === 'DELETE') {
       if (change.id === note.id) setElsewhere({ kind: 'deleted' })
       return
     }
-    if (change.type !== 'resync' && (change.id !== note.id || sameTime(new Date(change.updatedAt), note.updatedAt))) return
+    if (change.type !== 'resync') {
+      if (change.id !== note.id) return
+      const samePin = change.pinned === undefined || change.pinned === note.pinned
+      if (!restored && sameTime(new Date(change.updatedAt), note.updatedAt) && samePin) return
+    }
     fetchLatest().then(consider, () => {
       // Could not fetch it now: the next change or reconnect tries again; the user's text is untouched.
     })
+  }
+
+  // Changes that arrived while this page was saving, pinning or deleting: looked at once it is done, against the
+  // note as its own action left it.
+  const waiting = useRef<NoteChange[]>([])
+  const live = useNoteChanges((change) => {
+    if (busy) waiting.current.push(change)
+    else handle(change)
   })
+  const handleRef = useRef(handle)
+  useEffect(() => {
+    handleRef.current = handle
+  })
+  useEffect(() => {
+    if (busy || waiting.current.length === 0) return
+    const arrived = waiting.current
+    waiting.current = []
+    const relevant = arrived.filter((change) => change.type === 'resync' || change.id === note.id)
+    const news = relevant.filter(
+      (change) =>
+        change.type === 'resync' ||
+        change.type === 'DELETE' ||
+        !sameTime(new Date(change.updatedAt), note.updatedAt) ||
+        (change.pinned !== undefined && change.pinned !== note.pinned),
+    )
+    if (news.length === 0) return // only this page's own change coming back
+    const last = relevant[relevant.length - 1]!
+    handleRef.current(last.type === 'DELETE' ? last : { type: 'resync' })
+  }, [busy, note])
 
   return { elsewhere, setElsewhere, live }
 }

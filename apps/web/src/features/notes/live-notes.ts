@@ -7,7 +7,7 @@ import { useSession } from '../auth'
  * delivers it — or `resync` after the connection was lost, when changes may have been missed.
  */
 export type NoteChange =
-  | { type: 'INSERT' | 'UPDATE'; id: string; updatedAt: string }
+  | { type: 'INSERT' | 'UPDATE'; id: string; updatedAt: string; pinned?: boolean }
   | { type: 'DELETE'; id: string }
   | { type: 'resync' }
 

@@ -6,6 +6,7 @@ import { RECONNECTING_AFTER_MS, type LiveState, type NoteChange } from './live-n
 interface NoteRow {
   id?: unknown
   updated_at?: unknown
+  pinned?: unknown
 }
 
 interface Listeners {
@@ -57,7 +58,8 @@ export function subscribeNoteChanges(userId: string, { onChange, onState }: List
           .on('postgres_changes', { event: '*', schema: 'public', table: 'notes', filter: `user_id=eq.${userId}` }, (payload) => {
             const row = payload.new as NoteRow
             if (payload.eventType === 'DELETE' || typeof row.id !== 'string') return
-            onChange({ type: payload.eventType, id: row.id, updatedAt: String(row.updated_at) })
+            const pinned = typeof row.pinned === 'boolean' ? row.pinned : undefined
+            onChange({ type: payload.eventType, id: row.id, updatedAt: String(row.updated_at), pinned })
           })
           .on('postgres_changes', { event: 'DELETE', schema: 'public', table: 'notes' }, (payload) => {
             const row = payload.old as NoteRow
