@@ -3,9 +3,10 @@
 // between users, one batched GET for the list, and a create while the backend is down.
 import type { Page, Request } from 'playwright-core';
 import { describe, expect, test } from 'vitest';
+import { signInViaUI, uniqueEmail } from './auth-helpers.ts';
 import { backendControllable, startBackend, stopBackend } from './backend-control.ts';
 import { gotoHydrated, recordConsoleProblems, sleep, useBrowser } from './browser.ts';
-import { listedTitles, listSettled, numberedNotes, pageRangeText, seedNotes, signedInUser } from './notes-helpers.ts';
+import { createUser, listedTitles, listSettled, numberedNotes, pageRangeText, seedNotes, signedInUser } from './notes-helpers.ts';
 
 const fixture = useBrowser();
 
@@ -493,6 +494,200 @@ describe('one note', () => {
     await toastWith(page, 'Note restored').waitFor();
     await expect.poll(() => listedTitles(page)).toEqual(['Throw away', 'Keep']);
     expect(await page.getByTestId('note-row').first().innerText()).toMatch(/Pinned/);
+  });
+
+  test('a double click on Undo restores the note once, with no error', async () => {
+    const { page, id } = await signedInUser(fixture);
+    const [note] = await seedNotes(id, [{ title: 'Twice', body: 'x' }]);
+    await gotoHydrated(page, `/notes/${note!.id}`);
+    await page.getByRole('button', { name: 'Delete', exact: true }).click();
+    await page.getByRole('dialog', { name: 'Delete this note?' }).getByRole('button', { name: 'Delete note' }).click();
+    await page.waitForURL((url) => url.pathname === '/');
+    await toastWith(page, 'Note deleted').getByRole('button', { name: 'Undo' }).dblclick();
+    await toastWith(page, 'Note restored').waitFor();
+    await sleep(1_000);
+    expect(await toastWith(page, 'could not be restored').count()).toBe(0);
+    expect(await toastWith(page, 'Note restored').count()).toBe(1);
+    await expect.poll(() => listedTitles(page)).toEqual(['Twice']);
+  });
+
+  test('typing while a save runs: the fields stay editable and focused, nothing typed is lost, and it is saved next', async () => {
+    const { page, id } = await signedInUser(fixture);
+    const [note] = await seedNotes(id, [{ title: 'Keys', body: '' }]);
+    await gotoHydrated(page, `/notes/${note!.id}`);
+    // A slow network: the save is stored at once, its answer arrives a second later.
+    await page.route('**/api/trpc/notes.update*', async (route) => {
+      const response = await route.fetch();
+      await sleep(1_000);
+      await route.fulfill({ response });
+    });
+    const body = page.locator('main').getByLabel('Note', { exact: true });
+    await body.click();
+    await page.keyboard.type('one two', { delay: 20 });
+    await page.keyboard.press('Control+s');
+    await page.getByRole('button', { name: 'Saving…' }).waitFor();
+    await page.keyboard.type(' then nine', { delay: 20 }); // an "n" among them: the New note shortcut must not fire
+    await toastWith(page, 'Saved').waitFor();
+    await sleep(200);
+
+    expect(await body.inputValue()).toBe('one two then nine');
+    expect(await dialog(page).isVisible()).toBe(false);
+    expect(await isFocused(page, 'Note')).toBe(true);
+    expect(await page.getByText('Unsaved changes').isVisible()).toBe(true); // what was typed during the save
+
+    await page.keyboard.press('Control+s');
+    await expect.poll(() => page.getByText('All changes saved').isVisible(), { timeout: 5_000 }).toBe(true);
+    expect(await isFocused(page, 'Note')).toBe(true);
+    await page.unroute('**/api/trpc/notes.update*');
+    await page.reload();
+    expect(await page.locator('main').getByLabel('Note', { exact: true }).inputValue()).toBe('one two then nine');
+  });
+
+  test('Back with unsaved changes asks first; Cancel keeps the page, the text and the history; OK goes back', async () => {
+    const { page, id } = await signedInUser(fixture);
+    await seedNotes(id, [{ title: 'Alpha', body: 'a' }]);
+    await page.reload();
+    await listSettled(page);
+    await page.getByRole('link', { name: 'Alpha' }).click();
+    await page.getByRole('heading', { name: 'Alpha', level: 1 }).waitFor();
+    const notePath = new URL(page.url()).pathname;
+    await page.getByLabel('Note', { exact: true }).fill('a + typed, not saved');
+
+    const asked: string[] = [];
+    page.once('dialog', (d) => {
+      asked.push(d.message());
+      void d.dismiss();
+    });
+    await page.evaluate(() => history.back());
+    await expect.poll(() => asked).toEqual(['Leave this note? Your changes are not saved.']);
+    await sleep(500);
+    expect(new URL(page.url()).pathname).toBe(notePath);
+    expect(await page.getByLabel('Note', { exact: true }).inputValue()).toBe('a + typed, not saved');
+    expect(await page.getByText('Unsaved changes').isVisible()).toBe(true);
+
+    // The history is as it was: one Back (confirmed) is the list, and Forward is the note again.
+    page.once('dialog', (d) => void d.accept());
+    await page.evaluate(() => history.back());
+    await page.waitForURL((url) => url.pathname === '/');
+    await listSettled(page);
+    await page.evaluate(() => history.forward());
+    await page.waitForURL((url) => url.pathname === notePath);
+    await page.getByRole('heading', { name: 'Alpha', level: 1 }).waitFor();
+    expect(await page.getByLabel('Note', { exact: true }).inputValue()).toBe('a');
+  });
+
+  test('signing out with unsaved changes asks first; Cancel keeps the session and the text', async () => {
+    const { page, id } = await signedInUser(fixture);
+    const [note] = await seedNotes(id, [{ title: 'Draft', body: 'saved words' }]);
+    await gotoHydrated(page, `/notes/${note!.id}`);
+    await page.getByLabel('Note', { exact: true }).fill('saved words and more');
+
+    const asked: string[] = [];
+    page.on('dialog', (d) => {
+      asked.push(d.message());
+      void (asked.length === 1 ? d.dismiss() : d.accept());
+    });
+    await page.getByRole('button', { name: /^Account: / }).click();
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await expect.poll(() => asked).toEqual(['Leave this note? Your changes are not saved.']);
+    await sleep(500);
+    expect(new URL(page.url()).pathname).toBe(`/notes/${note!.id}`);
+    expect(await page.getByLabel('Note', { exact: true }).inputValue()).toBe('saved words and more');
+
+    const signOut = page.getByRole('button', { name: 'Sign out' });
+    if (!(await signOut.isVisible())) await page.getByRole('button', { name: /^Account: / }).click();
+    await signOut.click();
+    await page.waitForURL((url) => url.pathname === '/sign-in', { timeout: 20_000 });
+    expect(asked).toHaveLength(2);
+  });
+
+  test('signed out in another tab: the unsaved text is kept for this user and offered back when the note is opened again', async () => {
+    const context = await fixture.newContext();
+    const editor = await context.newPage();
+    const problems = recordConsoleProblems(editor);
+    await gotoHydrated(editor, '/sign-in');
+    const email = uniqueEmail('notes');
+    const userId = await createUser(email);
+    await signInViaUI(editor, email);
+    await editor.waitForURL((url) => url.pathname === '/', { timeout: 20_000 });
+    const [note] = await seedNotes(userId, [{ title: 'Long read', body: 'start' }]);
+    await gotoHydrated(editor, `/notes/${note!.id}`);
+    await editor.getByLabel('Note', { exact: true }).fill('start + a long paragraph typed here');
+
+    const other = await context.newPage();
+    await gotoHydrated(other, '/');
+    await listSettled(other);
+    await other.getByRole('button', { name: /^Account: / }).click();
+    await other.getByRole('button', { name: 'Sign out' }).click();
+    await other.waitForURL((url) => url.pathname === '/sign-in', { timeout: 20_000 });
+    await editor.waitForURL((url) => url.pathname === '/sign-in', { timeout: 20_000 });
+    await sleep(500);
+    expect(problems.filter((p) => /401|Unauthorized/i.test(p))).toEqual([]);
+
+    // Signed in again, the note offers the text back; the stored note is unchanged until the user chooses.
+    await signInViaUI(editor, email);
+    await editor.waitForURL((url) => url.pathname === '/', { timeout: 20_000 });
+    await gotoHydrated(editor, `/notes/${note!.id}`);
+    const offer = editor.getByTestId('note-unsaved-kept');
+    await offer.getByText('Your unsaved changes to this note were kept').waitFor();
+    expect(await editor.getByLabel('Note', { exact: true }).inputValue()).toBe('start');
+    await offer.getByRole('button', { name: 'Restore my changes' }).click();
+    expect(await editor.getByLabel('Note', { exact: true }).inputValue()).toBe('start + a long paragraph typed here');
+    expect(await editor.getByText('Unsaved changes').isVisible()).toBe(true);
+    expect(await offer.count()).toBe(0);
+    await editor.keyboard.press('Control+s');
+    await toastWith(editor, 'Saved').waitFor();
+    await editor.reload();
+    expect(await editor.getByLabel('Note', { exact: true }).inputValue()).toBe('start + a long paragraph typed here');
+    expect(await editor.getByTestId('note-unsaved-kept').count()).toBe(0);
+  });
+
+  test('kept text can be discarded, and is never offered to another user signing in to the same tab', async () => {
+    const context = await fixture.newContext();
+    const editor = await context.newPage();
+    await gotoHydrated(editor, '/sign-in');
+    const email = uniqueEmail('notes');
+    const userId = await createUser(email);
+    await signInViaUI(editor, email);
+    await editor.waitForURL((url) => url.pathname === '/', { timeout: 20_000 });
+    const [note] = await seedNotes(userId, [{ title: 'Mine', body: 'stored' }]);
+    await gotoHydrated(editor, `/notes/${note!.id}`);
+    await editor.getByLabel('Note', { exact: true }).fill('private unsaved words');
+    const other = await context.newPage();
+    await gotoHydrated(other, '/');
+    await other.getByRole('button', { name: /^Account: / }).click();
+    await other.getByRole('button', { name: 'Sign out' }).click();
+    await editor.waitForURL((url) => url.pathname === '/sign-in', { timeout: 20_000 });
+    await other.close();
+
+    // Another user in this tab: nothing of the first user's text anywhere in the page or its storage.
+    const second = uniqueEmail('notes');
+    await createUser(second);
+    await signInViaUI(editor, second);
+    await editor.waitForURL((url) => url.pathname === '/', { timeout: 20_000 });
+    await listSettled(editor);
+    expect(await editor.getByTestId('note-unsaved-kept').count()).toBe(0);
+    const response = await editor.goto(`/notes/${note!.id}`);
+    expect(response?.status()).toBe(404);
+    expect(await editor.content()).not.toContain('private unsaved words');
+
+    // The owner again: Discard drops it for good.
+    await editor.getByRole('button', { name: /^Account: / }).click();
+    await editor.getByRole('button', { name: 'Sign out' }).click();
+    await editor.waitForURL((url) => url.pathname === '/sign-in', { timeout: 20_000 });
+    await signInViaUI(editor, email);
+    await editor.waitForURL((url) => url.pathname === '/', { timeout: 20_000 });
+    await gotoHydrated(editor, `/notes/${note!.id}`);
+    const offer = editor.getByTestId('note-unsaved-kept');
+    await offer.getByText('Your unsaved changes to this note were kept').waitFor(); // kept for its owner all along
+    await offer.getByRole('button', { name: 'Discard them' }).click();
+    expect(await offer.count()).toBe(0);
+    expect(await editor.getByLabel('Note', { exact: true }).inputValue()).toBe('stored');
+    await editor.reload();
+    await editor.getByRole('heading', { name: 'Mine', level: 1 }).waitFor();
+    await sleep(300);
+    expect(await editor.getByTestId('note-unsaved-kept').count()).toBe(0);
+    expect(await editor.evaluate(() => JSON.stringify(sessionStorage)).then((s) => s.includes('private unsaved words'))).toBe(false);
   });
 
   test("a second user in another browser context sees none of the first user's notes, not even by URL", async () => {

@@ -5,6 +5,7 @@ import { useEffect, useState, type RefObject } from 'react'
 import { avatarSrcSet } from '../../lib/avatar'
 import { ADD_EMAIL_PATH } from '../../lib/guest'
 import { loadBrowserSupabase } from '../../lib/supabase/browser'
+import { confirmLeavingUnsaved } from '../../lib/unsaved-changes'
 import { toast } from '../toast'
 import styles from './user-menu.module.css'
 
@@ -44,6 +45,7 @@ export function AccountMenu({ menuId, open, setOpen, buttonRef, name, email, gue
   }, [open, guest])
 
   async function signOut() {
+    if (!confirmLeavingUnsaved()) return // unsaved text on the page (a note being edited): asks as leaving it does
     setSigningOut(true)
     try {
       // This browser only (ADR 064): other devices stay signed in; /settings/security signs them out.

@@ -6,9 +6,11 @@ import { useCallback, useEffect, useRef, useState } from 'react'
 
 import { useTRPC, useTRPCClient, type RouterOutputs } from '../../lib/trpc'
 import { ArrowLeftIcon, PinIcon, TrashIcon } from '../../ui/icons'
-import { AuthForm, SubmitButton, toastApiError } from '../auth'
+import { guardUnsavedChanges } from '../../lib/unsaved-changes'
+import { AuthForm, SubmitButton, toastApiError, useSession } from '../auth'
 import { toast } from '../toast'
 import { formatFull, formatWhen } from './format'
+import { forgetKeptEdits, keepEdits, readKeptEdits, type KeptEdits } from './kept-edits'
 import { listUrl } from './list-url'
 import { checkNote, NoteFields, serverFieldErrors, type NoteDraft, type NoteFieldErrors } from './NoteForm'
 import { ConfirmDialog } from '../../ui/ConfirmDialog'
@@ -40,6 +42,16 @@ const NoteLive = dynamic(() => import('./NoteLive'), { ssr: false })
 
 const sameContent = (a: NoteDraft, b: NoteDraft) => a.title === b.title && a.body === b.body
 
+const LEAVE_QUESTION = 'Leave this note? Your changes are not saved.'
+
+function keepUnsaved(unsaved: { userId: string; edits: KeptEdits } | null, noteId: string) {
+  if (unsaved) keepEdits(unsaved.userId, noteId, unsaved.edits)
+}
+
+/** The position of the current history entry, where the browser says (the Navigation API), else null. */
+const historyIndex = (): number | null =>
+  (window as { navigation?: { currentEntry?: { index: number } | null } }).navigation?.currentEntry?.index ?? null
+
 /** One note: read and edit it (title, body), pin it, delete it with a confirmation and an Undo toast. */
 export function NoteScreen({ note: initial }: NoteScreenProps) {
   const trpc = useTRPC()
@@ -59,12 +71,21 @@ export function NoteScreen({ note: initial }: NoteScreenProps) {
   const [fileCount, setFileCount] = useState<number | null>(null)
   const saved = toDraft(note)
   const dirty = !sameContent(draft, saved)
+  const { user } = useSession()
 
-  // Leaving with unsaved changes asks first: reload or closing the tab (the browser's own prompt), and any link to
-  // another page of the app (a confirm, checked before Next's Link sees the click: a refused click is prevented).
+  // Leaving with unsaved changes asks first: reload or closing the tab (the browser's own prompt), any link to
+  // another page of the app (a confirm, checked before Next's Link sees the click: a refused click is prevented),
+  // the browser's Back and Forward (a refused one is undone, so the history stays as it was), and Sign out in the
+  // account menu (lib/unsaved-changes.ts). Once the user agreed, nothing asks again on the way out.
   const leaving = useRef(false)
   useEffect(() => {
     if (!dirty) return
+    const confirmLeave = () => {
+      if (leaving.current) return true
+      if (!window.confirm(LEAVE_QUESTION)) return false
+      leaving.current = true
+      return true
+    }
     const onBeforeUnload = (event: BeforeUnloadEvent) => event.preventDefault()
     const onClick = (event: MouseEvent) => {
       if (leaving.current || event.defaultPrevented || event.button !== 0) return
@@ -73,15 +94,65 @@ export function NoteScreen({ note: initial }: NoteScreenProps) {
       if (!(link instanceof HTMLAnchorElement) || (link.target && link.target !== '_self')) return
       const url = new URL(link.href, window.location.href)
       if (url.origin !== window.location.origin || url.pathname === window.location.pathname) return
-      if (!window.confirm('Leave this note? Your changes are not saved.')) event.preventDefault()
+      if (!confirmLeave()) event.preventDefault()
     }
+    // Back / Forward: the browser has already moved to the other entry when Next asks; a refusal moves back to this
+    // note's entry (by the distance the Navigation API gives, else one step forward: Back is what people press).
+    const noteKey = (window.history.state as { key?: unknown } | null)?.key
+    const noteIndex = historyIndex()
+    router.beforePopState((state) => {
+      if (noteKey !== undefined && (state as { key?: unknown }).key === noteKey) return false // back on this note
+      if (confirmLeave()) return true
+      const here = historyIndex()
+      window.history.go(noteIndex !== null && here !== null && here !== noteIndex ? noteIndex - here : 1)
+      return false
+    })
+    const stopGuard = guardUnsavedChanges(confirmLeave)
     window.addEventListener('beforeunload', onBeforeUnload)
     document.addEventListener('click', onClick, true)
     return () => {
+      router.beforePopState(() => true)
+      stopGuard()
       window.removeEventListener('beforeunload', onBeforeUnload)
       document.removeEventListener('click', onClick, true)
     }
-  }, [dirty])
+  }, [dirty, router])
+
+  // The session ended with edits unsaved (signed out in another tab, or elsewhere): the page goes to the sign-in
+  // form, and the text is kept in this tab for this user, offered back when they open the note again (ADR 065).
+  const keepOnExit = useRef<{ userId: string; edits: KeptEdits } | null>(null)
+  useEffect(() => {
+    if (user) keepOnExit.current = dirty ? { userId: user.id, edits: { title: draft.title, body: draft.body } } : null
+  })
+  const noteId = note.id
+  const signedIn = Boolean(user)
+  useEffect(() => {
+    if (!signedIn && !leaving.current) keepUnsaved(keepOnExit.current, noteId)
+  }, [signedIn, noteId])
+  // The page went without asking (to the sign-in form, to a 404 for another user signed in elsewhere): kept too.
+  useEffect(
+    () => () => {
+      if (!leaving.current) keepUnsaved(keepOnExit.current, noteId)
+    },
+    [noteId],
+  )
+  const [kept, setKept] = useState<KeptEdits | null>(null)
+  const userId = user?.id
+  useEffect(() => {
+    if (!userId) return
+    const found = readKeptEdits(userId, note.id)
+    if (!found) return
+    if (sameContent({ ...found, pinned: false }, { ...toDraft(note), pinned: false })) forgetKeptEdits(userId, note.id)
+    else setKept(found)
+  }, [userId, note])
+  const bodyFieldRef = useRef<HTMLDivElement>(null)
+  const answerKept = (restore: boolean) => {
+    if (!kept || !userId) return
+    if (restore) setDraft((current) => ({ ...current, title: kept.title, body: kept.body }))
+    forgetKeptEdits(userId, note.id)
+    setKept(null)
+    bodyFieldRef.current?.querySelector<HTMLElement>('textarea')?.focus()
+  }
 
   // Ctrl+S / Cmd+S saves, as in any editor (instead of the browser's "save page").
   const submitRef = useRef<() => void>(() => {})
@@ -97,11 +168,18 @@ export function NoteScreen({ note: initial }: NoteScreenProps) {
 
   const invalidateList = () => queryClient.invalidateQueries({ queryKey: trpc.notes.list.pathKey() })
 
+  // Where focus was when a save started: a Save button disabled while saving drops it to <body>; it goes back.
+  const focusedAtSave = useRef<Element | null>(null)
   const update = useMutation(
     trpc.notes.update.mutationOptions({
-      onSuccess: async (updated) => {
+      onSuccess: async (updated, sent) => {
         setNote(updated)
-        setDraft((current) => ({ ...current, title: updated.title, body: updated.body ?? '' }))
+        // What was sent takes its stored form; text typed while the save ran stays in the form, unsaved, saved next.
+        setDraft((current) => ({
+          ...current,
+          title: current.title === sent.title ? updated.title : current.title,
+          body: current.body === sent.body ? (updated.body ?? '') : current.body,
+        }))
         setTried(false)
         toast.success('Saved', updated.title)
         await invalidateList()
@@ -134,17 +212,23 @@ export function NoteScreen({ note: initial }: NoteScreenProps) {
         // Its files went for good before the note (ADR 037): Undo brings back the note only, and says so.
         const files = deleted.attachmentsRemoved
         const filesGone = files === 0 ? '' : ` — ${files === 1 ? 'its file was' : `its ${files} files were`} deleted for good`
+        let restoring = false // a second click (a double click) on Undo does nothing more
         toast.info('Note deleted', `${deleted.title}${filesGone}`, {
           action: {
             label: 'Undo',
             onAction: () => {
+              if (restoring) return
+              restoring = true
               trpcClient.notes.restore
                 .mutate(deleted)
                 .then(async (restored) => {
                   toast.success('Note restored', files === 0 ? restored.title : `${restored.title} (without its files)`)
                   await invalidateList()
                 })
-                .catch((error: Error) => toastApiError('The note could not be restored', error))
+                .catch((error: Error) => {
+                  restoring = false
+                  toastApiError('The note could not be restored', error)
+                })
             },
           },
         })
@@ -190,8 +274,17 @@ export function NoteScreen({ note: initial }: NoteScreenProps) {
     const found = checkNote(draft)
     setErrors(found)
     if (Object.keys(found).length > 0) return
+    focusedAtSave.current = document.activeElement
     update.mutate({ id: note.id, title: draft.title, body: draft.body })
   }
+  useEffect(() => {
+    if (update.isPending || !focusedAtSave.current) return
+    const focused = focusedAtSave.current
+    focusedAtSave.current = null
+    if ((document.activeElement === document.body || document.activeElement === null) && focused instanceof HTMLElement && focused.isConnected) {
+      focused.focus()
+    }
+  }, [update.isPending])
   useEffect(() => {
     submitRef.current = submit
   })
@@ -243,6 +336,24 @@ export function NoteScreen({ note: initial }: NoteScreenProps) {
         savingAsNew={saveAsNew.isPending}
       />
 
+      {kept ? (
+        <div role="status" className={styles.elsewhere} data-testid="note-unsaved-kept">
+          <span className={styles.elsewhereTitle}>Your unsaved changes to this note were kept</span>
+          <span className={styles.elsewhereText}>
+            The page closed before they were saved (you were signed out, or left it). Restore them into the form and
+            save, or discard them.
+          </span>
+          <div className={styles.elsewhereActions}>
+            <button type="button" className={`${controls.button} ${controls.small} ${controls.regular}`} onClick={() => answerKept(true)}>
+              Restore my changes
+            </button>
+            <button type="button" className={`${controls.button} ${controls.small} ${controls.regular}`} onClick={() => answerKept(false)}>
+              Discard them
+            </button>
+          </div>
+        </div>
+      ) : null}
+
       <div className={panel.panel}>
         <h1 className={styles.title}>{note.title}</h1>
         <p className={styles.dates}>
@@ -252,7 +363,9 @@ export function NoteScreen({ note: initial }: NoteScreenProps) {
           </time>
         </p>
         <AuthForm label="Edit note" onSubmit={submit}>
-          <NoteFields draft={draft} onChange={onChange} errors={errors} disabled={update.isPending} bodyRows={12} />
+          <div ref={bodyFieldRef}>
+            <NoteFields draft={draft} onChange={onChange} errors={errors} bodyRows={12} />
+          </div>
           <div className={styles.saveRow}>
             <span className={styles.saveState} aria-live="polite">
               {dirty ? 'Unsaved changes · Ctrl+S saves' : 'All changes saved'}
@@ -264,7 +377,8 @@ export function NoteScreen({ note: initial }: NoteScreenProps) {
         </AuthForm>
       </div>
 
-      <AttachmentsPanel noteId={note.id} onCountChange={setFileCount} />
+      {/* Signed out (in another tab): no more requests for the files, the page is on its way to the sign-in form. */}
+      {user ? <AttachmentsPanel noteId={note.id} onCountChange={setFileCount} /> : null}
 
       <ConfirmDialog
         dialogRef={dialogRef}
