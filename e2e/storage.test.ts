@@ -8,9 +8,9 @@ import { deflateSync } from 'node:zlib';
 import { readFile } from 'node:fs/promises';
 import type { CDPSession, Page } from 'playwright-core';
 import { describe, expect, test } from 'vitest';
-import { ANON_KEY, describeViolations, PASSWORD, seriousViolations, supabaseURL, uniqueEmail } from './auth-helpers.ts';
+import { ANON_KEY, describeViolations, PASSWORD, seriousViolations, signInViaUI, supabaseURL, uniqueEmail } from './auth-helpers.ts';
 import { DEFAULT_SERVICE_ROLE_KEY } from './backend-control.ts';
-import { gotoHydrated, useBrowser } from './browser.ts';
+import { gotoHydrated, recordConsoleProblems, useBrowser } from './browser.ts';
 import { createUser, seedNotes, signedInUser } from './notes-helpers.ts';
 
 const fixture = useBrowser();
@@ -53,6 +53,43 @@ function png(size: number, rgb: [number, number, number], padTo = 0): Buffer {
     chunk('IEND', Buffer.alloc(0)),
   ]);
   return padTo > image.length ? Buffer.concat([image, Buffer.alloc(padTo - image.length)]) : image;
+}
+
+/** A PNG that says it is `width` × `height` pixels (a real header, one pixel of data): absurd sizes for a picture. */
+function pngClaiming(width: number, height: number): Buffer {
+  const out = Buffer.from(png(1, [1, 2, 3]));
+  out.writeUInt32BE(width, 16);
+  out.writeUInt32BE(height, 20);
+  const crcTable = Array.from({ length: 256 }, (_, n) => {
+    let c = n;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+    return c >>> 0;
+  });
+  let c = 0xffffffff;
+  for (const b of out.subarray(12, 29)) c = crcTable[(c ^ b) & 0xff]! ^ (c >>> 8);
+  out.writeUInt32BE((c ^ 0xffffffff) >>> 0, 29);
+  return out;
+}
+
+/** A real 1 × 1 GIF (white), which a browser decodes. */
+const GIF_1PX = Buffer.from('R0lGODlhAQABAIAAAP///wAAACH5BAEAAAAALAAAAAABAAEAAAICRAEAOw==', 'base64');
+
+/** Where keyboard focus is: the element's id, or its accessible label / text. */
+const focused = (page: Page) =>
+  page.evaluate(() => {
+    const el = document.activeElement;
+    if (!el || el === document.body) return 'body';
+    return el.id ? `#${el.id}` : (el.getAttribute('aria-label') ?? el.textContent ?? el.tagName).trim();
+  });
+
+/** Uploads a file into a user's storage with their token (as the app's signed URLs would). */
+async function storeAs(token: string, bucket: string, key: string, body: string, type: string): Promise<void> {
+  const res = await fetch(`${supabaseURL}/storage/v1/object/${bucket}/${key.split('/').map(encodeURIComponent).join('/')}`, {
+    method: 'POST',
+    headers: { apikey: ANON_KEY, authorization: `Bearer ${token}`, 'content-type': type },
+    body,
+  });
+  expect(res.status, await res.clone().text()).toBe(200);
 }
 
 const cdpSessions = new WeakMap<Page, CDPSession>();
@@ -191,6 +228,9 @@ describe('profile picture', () => {
     await page.getByRole('alert').filter({ hasText: '“notes.txt” is not a PNG, JPEG, WebP or GIF picture. Choose one of those.' }).waitFor();
     await page.locator('#avatar-file').setInputFiles({ name: 'huge.png', mimeType: 'image/png', buffer: png(8, [0, 0, 0], 2_500_000) });
     await page.getByRole('alert').filter({ hasText: '“huge.png” is 2.5 MB: a picture can be at most 2 MB.' }).waitFor();
+    // One byte over: both figures exact, so the refusal does not read "2 MB … at most 2 MB".
+    await page.locator('#avatar-file').setInputFiles({ name: 'big.png', mimeType: 'image/png', buffer: png(8, [0, 0, 0], 2_000_001) });
+    await page.getByRole('alert').filter({ hasText: '“big.png” is 2,000,001 bytes: a picture can be at most 2,000,000 bytes (2 MB).' }).waitFor();
     expect(storageRequests).toEqual([]);
 
     // The server has the last word: with the bucket narrowed to PNG for a moment, a GIF passes the page's check
@@ -203,12 +243,101 @@ describe('profile picture', () => {
       });
     expect((await narrow(['image/png'])).status).toBe(200);
     try {
-      await page.locator('#avatar-file').setInputFiles({ name: 'anim.gif', mimeType: 'image/gif', buffer: Buffer.from('GIF89a\x01\x00\x01\x00\x00\x00\x00;', 'latin1') });
+      await page.locator('#avatar-file').setInputFiles({ name: 'anim.gif', mimeType: 'image/gif', buffer: GIF_1PX });
       await page.getByRole('alert').filter({ hasText: 'The server refused “anim.gif”: files of this type are not accepted here.' }).waitFor({ timeout: 20_000 });
     } finally {
       expect((await narrow(['image/png', 'image/jpeg', 'image/webp', 'image/gif'])).status).toBe(200);
     }
     expect(await headerPicture(page)).toBeNull();
+  });
+
+  test('an empty file, a file that is not a picture, and a picture of absurd dimensions are refused in words before any request', async () => {
+    const { page } = await signedInUser(fixture);
+    await openAccount(page);
+    const problems = recordConsoleProblems(page);
+    const requests: string[] = [];
+    page.on('request', (request) => {
+      if (request.url().includes('/storage/v1/') || request.url().includes('/api/trpc/avatar')) requests.push(request.url());
+    });
+    const alert = page.getByRole('alert');
+    await page.locator('#avatar-file').setInputFiles({ name: 'empty.png', mimeType: 'image/png', buffer: Buffer.alloc(0) });
+    await alert.filter({ hasText: '“empty.png” is an empty file. Choose a picture.' }).waitFor();
+    await page.locator('#avatar-file').setInputFiles({ name: 'fake.png', mimeType: 'image/png', buffer: Buffer.from('this is plain text, not a png') });
+    await alert.filter({ hasText: '“fake.png” is not an image this browser can show. Choose another picture.' }).waitFor();
+    // A size Chromium itself refuses to decode, and one it would decode but no picture needs.
+    await page.locator('#avatar-file').setInputFiles({ name: 'huge.png', mimeType: 'image/png', buffer: pngClaiming(100_000, 100_000) });
+    await alert.filter({ hasText: '“huge.png” is not an image this browser can show. Choose another picture.' }).waitFor();
+    await page.locator('#avatar-file').setInputFiles({ name: 'wide.png', mimeType: 'image/png', buffer: pngClaiming(9000, 9000) });
+    await alert.filter({ hasText: '“wide.png” is 9000 × 9000 pixels: a picture can be at most 8000 × 8000 pixels.' }).waitFor();
+    expect(requests).toEqual([]);
+    expect(await toastWith(page, 'Picture saved').count()).toBe(0);
+    // A real picture right after still goes through.
+    await page.locator('#avatar-file').setInputFiles({ name: 'ok.png', mimeType: 'image/png', buffer: png(16, [10, 120, 10]) });
+    await toastWith(page, 'Picture saved').waitFor({ timeout: 20_000 });
+    expect(await alert.filter({ hasText: 'Choose' }).count()).toBe(0);
+    expect(problems).toEqual([]);
+  });
+
+  test("the server's refusal of a picture's input reads as words, never as raw validation data", async () => {
+    const { page } = await signedInUser(fixture);
+    await openAccount(page);
+    // The page's own check would stop an empty file; make the server see one (size 0) to read its answer.
+    await page.route('**/api/trpc/avatar.createUploadUrl**', (route) =>
+      route.continue({ postData: route.request().postData()!.replace(/"size":\d+/, '"size":0') }),
+    );
+    await page.locator('#avatar-file').setInputFiles({ name: 'ok.png', mimeType: 'image/png', buffer: png(16, [10, 120, 10]) });
+    const alert = page.getByRole('alert').filter({ hasText: 'A picture cannot be empty.' });
+    await alert.waitFor({ timeout: 20_000 });
+    expect(await alert.innerText()).not.toMatch(/[[{]|too_small|"code"/);
+  });
+
+  test('a stored picture the browser cannot show falls back to the initial in the header, its menu and the account page', async () => {
+    const email = uniqueEmail('broken-picture');
+    const id = await createUser(email);
+    const token = await accessToken(email);
+    const key = `${id}/broken-0.png`;
+    await storeAs(token, 'avatars', key, 'this is plain text, not a png', 'image/png');
+    const saved = await fetch(`${supabaseURL}/auth/v1/user`, {
+      method: 'PUT',
+      headers: { apikey: ANON_KEY, authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ data: { avatar_path: key } }),
+    });
+    expect(saved.status).toBe(200);
+    const page = await fixture.newPage();
+    await gotoHydrated(page, '/sign-in');
+    await signInViaUI(page, email);
+    await page.waitForURL((url) => url.pathname === '/', { timeout: 20_000 });
+    const initial = email.slice(0, 1).toUpperCase();
+    // The header (rendered on the server, the picture failing before or after hydration): the initial, no <img>.
+    await expect.poll(() => accountButton(page).locator('img').count(), { timeout: 10_000 }).toBe(0);
+    expect((await accountButton(page).innerText()).trim()).toBe(initial);
+    await accountButton(page).click();
+    await page.locator('[data-testid="user-menu-name"]').waitFor();
+    expect(await page.locator('[data-testid="user-menu-name"]').locator('xpath=../..').locator('img').count()).toBe(0);
+    await page.keyboard.press('Escape');
+    // The account page: the initial in the circle, no broken image nor its alt text.
+    await openAccount(page);
+    await expect.poll(() => page.getByAltText('Your profile picture').count(), { timeout: 10_000 }).toBe(0);
+    expect((await page.getByTestId('avatar-drop').locator('span[aria-hidden]').first().innerText()).trim()).toBe(initial);
+    // After a reload as well (the picture fails before the page is interactive).
+    await page.reload();
+    await page.locator('label[for="avatar-file"]').waitFor({ timeout: 20_000 });
+    await expect.poll(() => page.getByAltText('Your profile picture').count(), { timeout: 10_000 }).toBe(0);
+    await expect.poll(() => accountButton(page).locator('img').count(), { timeout: 10_000 }).toBe(0);
+  });
+
+  test('by keyboard, focus stays on the picture control after an upload and after "Remove picture"', async () => {
+    const { page } = await signedInUser(fixture);
+    await openAccount(page);
+    await page.locator('#avatar-file').focus();
+    const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.keyboard.press('Space')]);
+    await chooser.setFiles({ name: 'k.png', mimeType: 'image/png', buffer: png(32, [10, 200, 10]) });
+    await toastWith(page, 'Picture saved').waitFor({ timeout: 20_000 });
+    await expect.poll(() => focused(page)).toBe('#avatar-file');
+    await page.getByRole('button', { name: 'Remove picture' }).focus();
+    await page.keyboard.press('Enter');
+    await toastWith(page, 'Picture removed').waitFor({ timeout: 20_000 });
+    await expect.poll(() => focused(page)).toBe('#avatar-file');
   });
 });
 
@@ -239,7 +368,12 @@ describe('note attachments', () => {
       'plan.txt 700 kB · text/plain Download Delete',
     ]);
 
-    // Cancel: the row goes, nothing is stored.
+    // Cancel: the row goes, nothing is stored, and the clean-up of the file that never arrived is no error.
+    const problems = recordConsoleProblems(page);
+    const cleanups: number[] = [];
+    page.on('response', (response) => {
+      if (response.url().includes('/api/trpc/attachments.delete')) cleanups.push(response.status());
+    });
     await page.locator('#attachments-file').setInputFiles({ name: 'big.bin', mimeType: 'application/octet-stream', buffer: Buffer.alloc(3_000_000, 7) });
     await page.getByRole('progressbar', { name: 'Upload of big.bin' }).waitFor();
     await page.getByRole('button', { name: 'Cancel upload of big.bin' }).click();
@@ -247,6 +381,8 @@ describe('note attachments', () => {
     await slowUploads(page, null);
     await expect.poll(() => storedNames('attachments', `${id}/${note!.id}`), { timeout: 10_000 }).toEqual(['photo.bin', 'plan.txt']);
     expect(await list.getByRole('listitem').count()).toBe(2);
+    await expect.poll(() => cleanups).toEqual([200]);
+    expect(problems).toEqual([]);
 
     // Download: the browser saves the file, bytes equal.
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download plan.txt' }).click()]);
@@ -330,16 +466,91 @@ describe('note attachments', () => {
     await expect.poll(() => page.getByRole('list', { name: 'Attached files' }).getByRole('listitem').count()).toBe(2);
   });
 
+  test("downloads are saved under the file's name exactly: spaces, parentheses, apostrophes", async () => {
+    const { page, id, email } = await signedInUser(fixture);
+    const [note] = await seedNotes(id, [{ title: 'Names' }]);
+    const token = await accessToken(email);
+    const names = ['dup (2).txt', "Mum's list (final).txt", 'a+b, c!.txt', 'plain.txt'];
+    for (const name of names) await storeAs(token, 'attachments', `${id}/${note!.id}/${name}`, `bytes of ${name}`, 'text/plain');
+    await gotoHydrated(page, `/notes/${note!.id}`);
+    await page.getByRole('list', { name: 'Attached files' }).waitFor({ timeout: 20_000 });
+    for (const name of names) {
+      const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: `Download ${name}`, exact: true }).click()]);
+      expect(download.suggestedFilename()).toBe(name);
+      expect((await readFile((await download.path())!)).toString()).toBe(`bytes of ${name}`);
+    }
+    expect(new URL(page.url()).pathname).toBe(`/notes/${note!.id}`);
+  });
+
+  test('a name storage cannot keep is changed, and the page says what it was saved as; a long name wraps inside the toast', async () => {
+    const { page, id } = await signedInUser(fixture, { viewport: { width: 390, height: 844 } });
+    const [note] = await seedNotes(id, [{ title: 'Renamed' }]);
+    await gotoHydrated(page, `/notes/${note!.id}`);
+    await page.getByText('No files yet.').waitFor({ timeout: 20_000 });
+    const long = `${'x'.repeat(296)}.txt`;
+    await page.locator('#attachments-file').setInputFiles([
+      { name: 'Résumé 報告.txt', mimeType: 'text/plain', buffer: Buffer.from('cv') },
+      { name: 'plain.txt', mimeType: 'text/plain', buffer: Buffer.from('p') },
+      { name: long, mimeType: 'text/plain', buffer: Buffer.from('l') },
+    ]);
+    const toast = toastWith(page, '3 files attached');
+    await toast.waitFor({ timeout: 20_000 });
+    const shortened = `${'x'.repeat(196)}.txt`;
+    const text = (await toast.innerText()).replace(/\s+/g, ' ');
+    expect(text).toContain('Résumé 報告.txt (saved as “Resume __.txt”)');
+    expect(text).toContain(`${long} (saved as “${shortened}”)`);
+    expect(text).toContain('plain.txt');
+    expect(text).not.toContain('plain.txt (saved as');
+    expect((await storedNames('attachments', `${id}/${note!.id}`)).sort()).toEqual(['Resume __.txt', 'plain.txt', shortened].sort());
+    // The long name wraps inside the toast: nothing past the card or the viewport.
+    const overflow = await toast.evaluate((el) => {
+      const card = el.firstElementChild!.getBoundingClientRect();
+      const widest = Math.max(...Array.from(el.querySelectorAll('span')).map((s) => s.getBoundingClientRect().right));
+      return { card: card.right, widest, viewport: window.innerWidth, scroll: document.documentElement.scrollWidth };
+    });
+    expect(overflow.widest).toBeLessThanOrEqual(overflow.card);
+    expect(overflow.card).toBeLessThanOrEqual(overflow.viewport);
+    expect(overflow.scroll).toBeLessThanOrEqual(overflow.viewport);
+  });
+
+  test('by keyboard, deleting a file puts focus on the next file, then the last one, then "Attach files"', async () => {
+    const { page, id, email } = await signedInUser(fixture);
+    const [note] = await seedNotes(id, [{ title: 'Focus' }]);
+    const token = await accessToken(email);
+    for (const name of ['a.txt', 'b.txt', 'c.txt']) await storeAs(token, 'attachments', `${id}/${note!.id}/${name}`, name, 'text/plain');
+    await gotoHydrated(page, `/notes/${note!.id}`);
+    const list = page.getByRole('list', { name: 'Attached files' });
+    await list.waitFor({ timeout: 20_000 });
+    const deleteByKeyboard = async (name: string) => {
+      await page.getByRole('button', { name: `Delete ${name}`, exact: true }).focus();
+      await page.keyboard.press('Enter');
+      const dialog = page.getByRole('dialog', { name: 'Delete this file?' });
+      await dialog.waitFor();
+      await dialog.getByRole('button', { name: 'Delete file' }).focus();
+      await page.keyboard.press('Enter');
+      await dialog.waitFor({ state: 'detached' });
+      await expect.poll(() => page.getByRole('button', { name: `Delete ${name}`, exact: true }).count()).toBe(0);
+    };
+    await deleteByKeyboard('a.txt');
+    await expect.poll(() => focused(page)).toBe('Download b.txt');
+    await deleteByKeyboard('c.txt');
+    await expect.poll(() => focused(page)).toBe('Download b.txt');
+    await deleteByKeyboard('b.txt');
+    await page.getByText('No files yet.').waitFor();
+    await expect.poll(() => focused(page)).toBe('#attachments-file');
+  });
+
   test('a file over 20 MB gets a clear message before any upload', async () => {
     const { page, id } = await signedInUser(fixture);
     const [note] = await seedNotes(id, [{ title: 'Big' }]);
     await gotoHydrated(page, `/notes/${note!.id}`);
     await page.getByText('No files yet.').waitFor({ timeout: 20_000 });
     await page.locator('#attachments-file').setInputFiles([
-      { name: 'movie.mp4', mimeType: 'video/mp4', buffer: Buffer.alloc(21_000_000) },
+      { name: 'movie.mp4', mimeType: 'video/mp4', buffer: Buffer.alloc(20_000_001) },
       { name: 'ok.txt', mimeType: 'text/plain', buffer: Buffer.from('fine') },
     ]);
-    await page.getByRole('alert').filter({ hasText: '“movie.mp4” is 21 MB: files can be at most 20 MB.' }).waitFor();
+    // One byte over: both figures exact, so the refusal does not read "20 MB … at most 20 MB".
+    await page.getByRole('alert').filter({ hasText: '“movie.mp4” is 20,000,001 bytes: files can be at most 20,000,000 bytes (20 MB).' }).waitFor();
     await toastWith(page, 'File attached').waitFor({ timeout: 20_000 });
     expect(await storedNames('attachments', `${id}/${note!.id}`)).toEqual(['ok.txt']);
   });

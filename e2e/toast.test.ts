@@ -370,6 +370,37 @@ describe('toast timer after closing one from inside, and focus', () => {
   });
 });
 
+describe('long unbroken text', () => {
+  test('at 390 px a long title without spaces wraps inside the "Saved" toast and the "Delete this note?" dialog', async () => {
+    const { page, id } = await signedInUser(fixture, { viewport: { width: 390, height: 844 } });
+    const title = 'W'.repeat(200);
+    const [note] = await seedNotes(id, [{ title, body: 'short' }]);
+    await gotoHydrated(page, `/notes/${note!.id}`);
+    /** How far the text of `box` reaches past it, and past the viewport (px; 0 = all inside). */
+    const spill = (box: Locator) =>
+      box.evaluate((el) => {
+        const frame = el.getBoundingClientRect();
+        const range = document.createRange();
+        range.selectNodeContents(el);
+        const rects = Array.from(range.getClientRects());
+        const right = Math.max(...rects.map((r) => r.right));
+        return { pastBox: Math.max(0, Math.round(right - frame.right)), pastViewport: Math.max(0, Math.round(right - window.innerWidth)) };
+      });
+
+    await page.getByLabel('Note', { exact: true }).fill('edited');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    const saved = toasts(page).filter({ hasText: 'Saved' });
+    await saved.waitFor();
+    expect(await spill(saved)).toEqual({ pastBox: 0, pastViewport: 0 });
+
+    await page.getByRole('button', { name: 'Delete', exact: true }).click();
+    const dialog = page.getByRole('dialog', { name: 'Delete this note?' });
+    await dialog.waitFor();
+    expect(await spill(dialog)).toEqual({ pastBox: 0, pastViewport: 0 });
+    expect(await dialog.getByText(`“${title}”`, { exact: false }).isVisible()).toBe(true);
+  });
+});
+
 describe('Escape', () => {
   test('with focus on the page, Escape closes the newest toast, and only that one', async () => {
     const page = await homeWithToast();

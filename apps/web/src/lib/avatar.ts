@@ -16,6 +16,20 @@ export function avatarUrlOf(
 }
 
 /**
+ * The <img> props of a profile picture that report, once, a picture the browser cannot show (not an image, gone,
+ * refused): `onBroken(src)`, and the page shows the initial instead (ADR 067). Also for a picture that failed
+ * before the page was hydrated, whose `error` event React never saw: the element is then complete with no width.
+ */
+export function brokenImageProps(src: string, onBroken: (src: string) => void) {
+  return {
+    onError: () => onBroken(src),
+    ref: (img: HTMLImageElement | null) => {
+      if (img?.complete && img.naturalWidth === 0) onBroken(src)
+    },
+  }
+}
+
+/**
  * Whether the backend renders images (`/storage/v1/render/image`, ADR 046): set at build time with
  * `NEXT_PUBLIC_SUPABASE_IMAGE_TRANSFORMATION=true` only when it does — hosted Supabase offers it on paid plans,
  * localbase with `LOCALBASE_IMAGE_TRANSFORMATION=true`. Off (unset, the default), nothing asks for the render path.

@@ -40,7 +40,10 @@ export function AttachmentsPanel({ noteId, onCountChange }: { noteId: string; on
   const [over, setOver] = useState(false)
   const [confirming, setConfirming] = useState<string | null>(null)
   const inputRef = useRef<HTMLInputElement>(null)
+  const listRef = useRef<HTMLUListElement>(null)
   const cancels = useRef(new Set<() => void>())
+  /** The deleted file and its row's place: once the list no longer has it, focus goes to the row now there. */
+  const focusAfterDelete = useRef<{ name: string; index: number } | null>(null)
 
   const count = list.data?.length
   useEffect(() => {
@@ -54,9 +57,21 @@ export function AttachmentsPanel({ noteId, onCountChange }: { noteId: string; on
 
   const refresh = () => queryClient.invalidateQueries({ queryKey: listOptions.queryKey })
 
+  // After a confirmed delete the dialog gives focus back to the row's Delete button, which is gone with the row:
+  // focus goes to the next file (the one now in its place, or the last), or to "Attach files" when none is left.
+  useEffect(() => {
+    const pending = focusAfterDelete.current
+    if (!pending || !list.data || list.data.some((file) => file.name === pending.name)) return
+    focusAfterDelete.current = null
+    const rows = listRef.current?.querySelectorAll('li')
+    const row = rows && rows.length > 0 ? rows[Math.min(pending.index, rows.length - 1)] : null
+    ;(row?.querySelector('button') ?? inputRef.current)?.focus()
+  }, [list.data])
+
   const remove = useMutation(
     trpc.attachments.delete.mutationOptions({
       onSuccess: async ({ name }) => {
+        focusAfterDelete.current = { name, index: list.data?.findIndex((file) => file.name === name) ?? 0 }
         setConfirming(null)
         toast.success('File deleted', name)
         await refresh()
@@ -123,7 +138,14 @@ export function AttachmentsPanel({ noteId, onCountChange }: { noteId: string; on
     )
     const attached = results.filter((r) => r.outcome === 'attached').length
     if (attached > 0) {
-      toast.success(attached === 1 ? 'File attached' : `${attached} files attached`, uploads.filter((_, i) => results[i]!.outcome === 'attached').map((u) => u.name).join(', '))
+      // A name storage could not keep as it was (storageSafeName, or a number for a name taken) is said, with the
+      // name it is saved under: the list shows only that one (ADR 068).
+      const names = uploads.flatMap(({ name }, i) => {
+        if (results[i]!.outcome !== 'attached') return []
+        const original = ok[i]!.name
+        return [original === name ? name : `${original} (saved as “${name}”)`]
+      })
+      toast.success(attached === 1 ? 'File attached' : `${attached} files attached`, names.join(', '))
     }
     if (attached > 0 || results.some((r) => r.removed)) await refresh()
   }
@@ -135,8 +157,8 @@ export function AttachmentsPanel({ noteId, onCountChange }: { noteId: string; on
    */
   async function discard(name: string): Promise<boolean> {
     try {
-      await trpcClient.attachments.delete.mutate({ noteId, name })
-      return true
+      // `ifStored`: a file that never arrived (the usual case) is no error, and no failed request in the console.
+      return (await trpcClient.attachments.delete.mutate({ noteId, name, ifStored: true })).removed
     } catch (error) {
       if ((error as { data?: { code?: string } }).data?.code === 'NOT_FOUND') return false
       setProblems((all) => [...all, `“${name}” may have been stored just before Cancel: if it is in the list below, delete it there.`])
@@ -224,7 +246,7 @@ export function AttachmentsPanel({ noteId, onCountChange }: { noteId: string; on
       ) : list.data.length === 0 ? (
         <p className={styles.quiet}>No files yet.</p>
       ) : (
-        <ul className={styles.list} aria-label="Attached files">
+        <ul ref={listRef} className={styles.list} aria-label="Attached files">
           {list.data.map((file) => (
             <li key={file.name} className={styles.item}>
               <span className={styles.fileName}>{file.name}</span>

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 
 import { avatarUrlOf } from '../../lib/avatar'
-import { attachmentProblem, avatarProblem, formatBytes, storageSafeName, uniqueName } from './rules'
+import { attachmentProblem, avatarProblem, formatBytes, pictureProblem, storageSafeName, uniqueName } from './rules'
 
 describe('storageSafeName', () => {
   it('keeps ordinary names and makes the others fit Supabase keys', () => {
@@ -43,11 +43,28 @@ describe('limits', () => {
   })
 
   it('says why a file or a picture cannot be used', () => {
-    expect(attachmentProblem({ name: 'a.iso', size: 20_000_001 })).toBe('“a.iso” is 20 MB: files can be at most 20 MB.')
+    expect(attachmentProblem({ name: 'a.iso', size: 20_000_001 })).toBe('“a.iso” is 20,000,001 bytes: files can be at most 20,000,000 bytes (20 MB).')
     expect(attachmentProblem({ name: 'a.txt', size: 20_000_000 })).toBeNull()
     expect(avatarProblem({ name: 'me.svg', size: 10, type: 'image/svg+xml' })).toBe('“me.svg” is not a PNG, JPEG, WebP or GIF picture. Choose one of those.')
     expect(avatarProblem({ name: 'me.png', size: 2_500_000, type: 'image/png' })).toBe('“me.png” is 2.5 MB: a picture can be at most 2 MB.')
     expect(avatarProblem({ name: 'me.webp', size: 2_000_000, type: 'image/webp' })).toBeNull()
+  })
+
+  it('gives exact figures where rounding would make the size and the limit read the same', () => {
+    expect(avatarProblem({ name: 'big.png', size: 2_000_001, type: 'image/png' })).toBe(
+      '“big.png” is 2,000,001 bytes: a picture can be at most 2,000,000 bytes (2 MB).',
+    )
+    expect(attachmentProblem({ name: 'a.iso', size: 20_040_000 })).toBe('“a.iso” is 20,040,000 bytes: files can be at most 20,000,000 bytes (20 MB).')
+    expect(attachmentProblem({ name: 'a.iso', size: 21_000_000 })).toBe('“a.iso” is 21 MB: files can be at most 20 MB.')
+  })
+
+  it('refuses an empty picture, one the browser cannot decode, and absurd dimensions', () => {
+    expect(avatarProblem({ name: 'empty.png', size: 0, type: 'image/png' })).toBe('“empty.png” is an empty file. Choose a picture.')
+    expect(pictureProblem('fake.png', null)).toBe('“fake.png” is not an image this browser can show. Choose another picture.')
+    expect(pictureProblem('huge.png', { width: 100_000, height: 100_000 })).toBe(
+      '“huge.png” is 100000 × 100000 pixels: a picture can be at most 8000 × 8000 pixels.',
+    )
+    expect(pictureProblem('ok.png', { width: 8000, height: 600 })).toBeNull()
   })
 })
 
@@ -90,5 +107,17 @@ describe('PUBLIC_SUPABASE_URL', () => {
     const { DEFAULT_SUPABASE_URL } = await import('../../lib/env-config')
     const { PUBLIC_SUPABASE_URL } = await import('../../lib/avatar')
     if (!process.env.NEXT_PUBLIC_SUPABASE_URL) expect(PUBLIC_SUPABASE_URL).toBe(DEFAULT_SUPABASE_URL)
+  })
+})
+
+describe('apiErrorText', () => {
+  it("words a refused call: the first validation message, never tRPC's raw list of issues", async () => {
+    const { apiErrorText } = await import('./upload')
+    const raw = '[\n  {\n    "origin": "number",\n    "code": "too_small",\n    "minimum": 1,\n    "path": ["size"]\n  }\n]'
+    const invalid = Object.assign(new Error(raw), { data: { zodError: { formErrors: [], fieldErrors: { size: ['A picture cannot be empty.'] } } } })
+    expect(apiErrorText(invalid)).toBe('A picture cannot be empty.')
+    expect(apiErrorText(new Error(raw))).toBe('Something went wrong. Try again.')
+    expect(apiErrorText(new Error('This note does not exist, or it is not yours.'))).toBe('This note does not exist, or it is not yours.')
+    expect(apiErrorText('nope', 'Try again.')).toBe('Try again.')
   })
 })

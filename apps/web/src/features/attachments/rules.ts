@@ -66,19 +66,45 @@ export function uniqueName(name: string, taken: ReadonlySet<string>): string {
   }
 }
 
+/** "2,000,001": digits grouped by thousands (no Intl on the pages that load this, ADR 058). */
+const grouped = (n: number): string => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',')
+
+/**
+ * "is 2.5 MB: … at most 2 MB", or with exact figures where rounding would make both sizes read the same
+ * ("is 2,000,001 bytes: … at most 2,000,000 bytes (2 MB)") and the refusal contradict itself.
+ */
+function overLimit(name: string, size: number, limit: number, what: string): string {
+  const [shown, max] = [formatBytes(size), formatBytes(limit)]
+  if (shown !== max) return `“${name}” is ${shown}: ${what} at most ${max}.`
+  return `“${name}” is ${grouped(size)} bytes: ${what} at most ${grouped(limit)} bytes (${max}).`
+}
+
 /** Why a file cannot be attached, or null when it can. */
 export function attachmentProblem(file: { name: string; size: number }): string | null {
-  if (file.size > ATTACHMENT_MAX_BYTES)
-    return `“${file.name}” is ${formatBytes(file.size)}: files can be at most ${formatBytes(ATTACHMENT_MAX_BYTES)}.`
+  if (file.size > ATTACHMENT_MAX_BYTES) return overLimit(file.name, file.size, ATTACHMENT_MAX_BYTES, 'files can be')
   return null
 }
 
-/** Why a picture cannot be used, or null when it can. */
+/** Why a picture cannot be used, or null when it can (its bytes are checked by `pictureProblem`). */
 export function avatarProblem(file: { name: string; size: number; type: string }): string | null {
   if (!(AVATAR_TYPES as readonly string[]).includes(file.type))
     return `“${file.name}” is not a PNG, JPEG, WebP or GIF picture. Choose one of those.`
-  if (file.size > AVATAR_MAX_BYTES)
-    return `“${file.name}” is ${formatBytes(file.size)}: a picture can be at most ${formatBytes(AVATAR_MAX_BYTES)}.`
+  if (file.size === 0) return `“${file.name}” is an empty file. Choose a picture.`
+  if (file.size > AVATAR_MAX_BYTES) return overLimit(file.name, file.size, AVATAR_MAX_BYTES, 'a picture can be')
+  return null
+}
+
+/** The widest and tallest picture accepted (ADR 067): it is shown at most 96 px wide, decoded on every page. */
+export const AVATAR_MAX_SIDE = 8000
+
+/**
+ * Why a picture whose type and size passed cannot be used once the browser has tried it (`size`: its width and
+ * height, or null when the browser could not decode it), or null when it can.
+ */
+export function pictureProblem(name: string, size: { width: number; height: number } | null): string | null {
+  if (!size || size.width === 0 || size.height === 0) return `“${name}” is not an image this browser can show. Choose another picture.`
+  if (size.width > AVATAR_MAX_SIDE || size.height > AVATAR_MAX_SIDE)
+    return `“${name}” is ${size.width} × ${size.height} pixels: a picture can be at most ${AVATAR_MAX_SIDE} × ${AVATAR_MAX_SIDE} pixels.`
   return null
 }
 

@@ -5,6 +5,8 @@
  * UploadError carrying Supabase's semantic `statusCode`, and `uploadErrorMessage` words them for people.
  */
 
+import { AVATAR_MAX_SIDE } from './rules'
+
 export class UploadError extends Error {
   override name = 'UploadError'
   /** Supabase's semantic status ("413"), the HTTP status when the body had none, "0" for a network failure. */
@@ -76,4 +78,44 @@ export function uploadErrorMessage(error: unknown, name: string, limit: string):
     default:
       return `“${name}” was not uploaded (the server answered ${error.statusCode}). Try again.`
   }
+}
+
+/**
+ * The width and height of a picture the browser can decode, or null when it cannot (not an image, cut short, a
+ * format it does not know). Read from the file before it is uploaded (ADR 067): the <img> element gives the size
+ * from the header first, so an absurd size is refused without decoding it; only a sensible one is then decoded.
+ */
+export async function measurePicture(file: Blob): Promise<{ width: number; height: number } | null> {
+  const url = URL.createObjectURL(file)
+  try {
+    const img = new Image()
+    const loaded = new Promise<boolean>((resolve) => {
+      img.onload = () => resolve(true)
+      img.onerror = () => resolve(false)
+    })
+    img.src = url
+    if (!(await loaded)) return null
+    const size = { width: img.naturalWidth, height: img.naturalHeight }
+    if (size.width > AVATAR_MAX_SIDE || size.height > AVATAR_MAX_SIDE) return size
+    await img.decode()
+    return size
+  } catch {
+    return null
+  } finally {
+    URL.revokeObjectURL(url)
+  }
+}
+
+/**
+ * What to tell a person about a refused API call: the server's message, or for invalid input (its `zodError`,
+ * server/trpc.ts) the first of the field messages — never the raw list of validation issues that tRPC puts in the
+ * error's `message`.
+ */
+export function apiErrorText(error: unknown, fallback = 'Something went wrong. Try again.'): string {
+  const data = (error as { data?: { zodError?: { formErrors?: string[]; fieldErrors?: Record<string, string[] | undefined> } | null } } | null)?.data
+  const zod = data?.zodError
+  if (zod) return [...(zod.formErrors ?? []), ...Object.values(zod.fieldErrors ?? {}).flatMap((messages) => messages ?? [])][0] ?? fallback
+  const message = error instanceof Error ? error.message : ''
+  // A message that is data (tRPC's JSON of issues from a server without the formatter) is not for people.
+  return message && !/^\s*[[{]/.test(message) ? message : fallback
 }

@@ -2,7 +2,7 @@ import dynamic from 'next/dynamic'
 import Link from 'next/link'
 import { useEffect, useId, useRef, useState } from 'react'
 
-import { avatarSrcSet, avatarUrlOf, PUBLIC_SUPABASE_URL } from '../../lib/avatar'
+import { avatarSrcSet, avatarUrlOf, brokenImageProps, PUBLIC_SUPABASE_URL } from '../../lib/avatar'
 import { GUEST_NAME, isGuest } from '../../lib/guest'
 import { usePrefetchWhenIdle } from '../../lib/use-prefetch-when-idle'
 import controls from '../../ui/controls.module.css'
@@ -28,6 +28,8 @@ export function UserMenu() {
   const { user, isLoading } = useSession()
   const [open, setOpen] = useState(false)
   const [used, setUsed] = useState(false)
+  /** The picture URL the browser could not show, if any. */
+  const [broken, setBroken] = useState<string | null>(null)
   const menuId = useId()
   const rootRef = useRef<HTMLDivElement>(null)
   const buttonRef = useRef<HTMLButtonElement>(null)
@@ -64,8 +66,10 @@ export function UserMenu() {
 
   const guest = isGuest(user)
   const name = guest ? GUEST_NAME : displayNameOf(user)
-  // The profile picture (ADR 037): a plain <img> of its public URL — no storage client on every page.
-  const avatar = avatarUrlOf(user, PUBLIC_SUPABASE_URL)
+  // The profile picture (ADR 037): a plain <img> of its public URL — no storage client on every page; the initial
+  // when the browser cannot show it (ADR 067).
+  const url = avatarUrlOf(user, PUBLIC_SUPABASE_URL)
+  const avatar = url !== broken ? url : null
   return (
     <div ref={rootRef} className={styles.root}>
       <button
@@ -85,7 +89,7 @@ export function UserMenu() {
         }}
       >
         {avatar ? (
-          <img src={avatar} srcSet={avatarSrcSet(avatar, 36)} alt="" width={36} height={36} className={styles.avatar} />
+          <img src={avatar} srcSet={avatarSrcSet(avatar, 36)} alt="" width={36} height={36} className={styles.avatar} {...brokenImageProps(avatar, setBroken)} />
         ) : (
           <span aria-hidden>{name.slice(0, 1).toUpperCase()}</span>
         )}

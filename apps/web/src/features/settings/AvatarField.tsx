@@ -1,11 +1,23 @@
 import { useEffect, useRef, useState, type DragEvent } from 'react'
 import { Paragraph, XStack, YStack } from 'tamagui'
 
-import { avatarUrlOf } from '../../lib/avatar'
+import { avatarUrlOf, brokenImageProps } from '../../lib/avatar'
 import { backendConfig } from '../../lib/env'
 import { GUEST_NAME, isGuest } from '../../lib/guest'
 import { createApiClient } from '../../lib/trpc'
-import { AVATAR_MAX_BYTES, AVATAR_TYPES, avatarProblem, formatBytes, uploadErrorMessage, uploadFile, UploadCancelled, type Upload } from '../attachments'
+import {
+  apiErrorText,
+  AVATAR_MAX_BYTES,
+  AVATAR_TYPES,
+  avatarProblem,
+  formatBytes,
+  measurePicture,
+  pictureProblem,
+  uploadErrorMessage,
+  uploadFile,
+  UploadCancelled,
+  type Upload,
+} from '../attachments'
 import styles from '../../ui/files.module.css'
 import { displayNameOf, FormMessage, loadBrowserSupabase, readableAuthError, useSession } from '../auth'
 import { toast } from '../toast'
@@ -27,13 +39,14 @@ async function saveAvatarPath(path: string | null): Promise<void> {
 
 function messageOf(error: unknown): string {
   if (error && typeof error === 'object' && 'name' in error && (error as { name: string }).name.startsWith('Auth')) return readableAuthError(error).message
-  return error instanceof Error ? error.message : 'Something went wrong. Try again.'
+  return apiErrorText(error)
 }
 
 /**
- * The profile picture: the current one (or the initial), "Choose picture" or a drop, checked before any byte is
- * sent (type and size), a preview and progress while it uploads (Cancel), then saved on the user; "Remove
- * picture". The header's user menu shows it at once (the session's user changes).
+ * The profile picture: the current one (or the initial, also when the browser cannot show it), "Choose picture" or
+ * a drop, checked before any byte is sent (type, size, and that the browser decodes it at a sensible size: ADR
+ * 067), a preview and progress while it uploads (Cancel), then saved on the user; "Remove picture". The header's
+ * user menu shows it at once (the session's user changes). Focus, lost while the control is busy, comes back to it.
  */
 export function AvatarField() {
   const { user } = useSession()
@@ -44,17 +57,26 @@ export function AvatarField() {
   const [error, setError] = useState<string | null>(null)
   const [busy, setBusy] = useState(false)
   const [over, setOver] = useState(false)
+  const [broken, setBroken] = useState<string | null>(null)
   const uploadRef = useRef<Upload | null>(null)
   const inputRef = useRef<HTMLInputElement>(null)
+  /** Set when an upload or a removal ends: focus, dropped while the input was disabled, goes back to it. */
+  const refocus = useRef(false)
 
   useEffect(() => () => uploadRef.current?.cancel(), [])
   useEffect(() => {
     if (!preview) return
     return () => URL.revokeObjectURL(preview)
   }, [preview])
+  useEffect(() => {
+    if (busy || !refocus.current) return
+    refocus.current = false
+    const active = document.activeElement
+    if (!active || active === document.body) inputRef.current?.focus()
+  }, [busy])
 
   async function choose(file: File) {
-    const problem = avatarProblem(file)
+    const problem = avatarProblem(file) ?? pictureProblem(file.name, await measurePicture(file))
     if (problem) return setError(problem)
     setError(null)
     setBusy(true)
@@ -81,6 +103,7 @@ export function AvatarField() {
       if (!(failure instanceof UploadCancelled)) setError(messageOf(failure))
     } finally {
       uploadRef.current = null
+      refocus.current = true
       setBusy(false)
       setProgress(null)
       setPreview(null)
@@ -99,6 +122,7 @@ export function AvatarField() {
     } catch (failure) {
       setError(messageOf(failure))
     } finally {
+      refocus.current = true
       setBusy(false)
     }
   }
@@ -111,7 +135,8 @@ export function AvatarField() {
   }
 
   const name = user ? (isGuest(user) ? GUEST_NAME : displayNameOf(user)) : ''
-  const shown = preview ?? current
+  const candidate = preview ?? current
+  const shown = candidate !== broken ? candidate : null
   const percent = progress && progress.total > 0 ? Math.round((progress.sent / progress.total) * 100) : 0
   return (
     <YStack gap="$3">
@@ -127,7 +152,14 @@ export function AvatarField() {
         onDrop={onDrop}
       >
         {shown ? (
-          <img className={styles.avatar} src={shown} alt={preview ? 'Preview of the new picture' : 'Your profile picture'} width={96} height={96} />
+          <img
+            className={styles.avatar}
+            src={shown}
+            alt={preview ? 'Preview of the new picture' : 'Your profile picture'}
+            width={96}
+            height={96}
+            {...brokenImageProps(shown, setBroken)}
+          />
         ) : (
           <span className={`${styles.avatar} ${styles.avatarPlaceholder}`} aria-hidden>
             {name.slice(0, 1).toUpperCase()}

@@ -80,12 +80,16 @@ describe('attachments', () => {
     const res = await fetch(url)
     expect(res.status).toBe(200)
     expect(await res.text()).toBe('plan')
-    expect(res.headers.get('content-disposition')).toContain('filename=plan.txt')
+    // Saved as an attachment, named by the URL's last segment: the stored name (ADR 068).
+    expect(res.headers.get('content-disposition')).toBe('attachment;')
+    expect(decodeURIComponent(new URL(url).pathname.split('/').pop()!)).toBe('plan.txt')
 
-    expect(await as(alice).attachments.delete({ noteId: note.id, name: 'plan.txt' })).toEqual({ name: 'plan.txt' })
+    expect(await as(alice).attachments.delete({ noteId: note.id, name: 'plan.txt' })).toEqual({ name: 'plan.txt', removed: true })
     expect((await as(alice).attachments.list({ noteId: note.id })).map((f) => f.name)).toEqual(['data.bin'])
     const again = await rejection(as(alice).attachments.delete({ noteId: note.id, name: 'plan.txt' }))
     expect([again.code, again.message]).toEqual(['NOT_FOUND', 'This file does not exist any more.'])
+    // The clean-up after a cancelled upload: a file that never arrived is no error.
+    expect(await as(alice).attachments.delete({ noteId: note.id, name: 'plan.txt', ifStored: true })).toEqual({ name: 'plan.txt', removed: false })
   })
 
   it('makes names storage-safe and unique among the note’s files; an upload URL works once', async () => {

@@ -122,24 +122,37 @@ export const attachmentsRouter = createTRPCRouter({
       return uploads
     }),
 
-  /** A download link that lives DOWNLOAD_URL_SECONDS and makes the browser save the file under its name. */
+  /**
+   * A download link that lives DOWNLOAD_URL_SECONDS and makes the browser save the file under its name.
+   * `download: true` ("Content-Disposition: attachment;" without a file name): the browser names the file after
+   * the URL's last path segment, which is the stored name (ADR 068). Not `download: <name>`: storage-js puts the
+   * name through URLSearchParams and then the whole URL through encodeURI, so it arrives encoded twice and
+   * "dup (2).txt" would be saved as "dup %282%29.txt" — an upstream storage-js behaviour that hosted Supabase
+   * Storage answers the same way.
+   */
   downloadUrl: protectedProcedure
     .input(z.object({ noteId: noteIdSchema, name: storedNameSchema }))
     .mutation(async ({ ctx, input }) => {
       const storage = await storageOf(ctx)
       const { data, error } = await storage
         .from(ATTACHMENTS_BUCKET)
-        .createSignedUrl(`${folderOf(ctx.user.id, input.noteId)}/${input.name}`, DOWNLOAD_URL_SECONDS, { download: input.name })
+        .createSignedUrl(`${folderOf(ctx.user.id, input.noteId)}/${input.name}`, DOWNLOAD_URL_SECONDS, { download: true })
       if (error) throw storageError(error, NOTE_GONE)
       return { url: data.signedUrl }
     }),
 
-  /** Deletes one file. NOT_FOUND when it is not there (deleted already) or not the caller's. */
-  delete: protectedProcedure.input(z.object({ noteId: noteIdSchema, name: storedNameSchema })).mutation(async ({ ctx, input }) => {
-    const storage = await storageOf(ctx)
-    const { data, error } = await storage.from(ATTACHMENTS_BUCKET).remove([`${folderOf(ctx.user.id, input.noteId)}/${input.name}`])
-    if (error) throw storageError(error, NOTE_GONE)
-    if (data.length === 0) throw new TRPCError({ code: 'NOT_FOUND', message: 'This file does not exist any more.' })
-    return { name: input.name }
-  }),
+  /**
+   * Deletes one file. NOT_FOUND when it is not there (deleted already) or not the caller's — unless `ifStored`:
+   * the clean-up after a cancelled upload, where a file that never arrived is the usual case and no error, answers
+   * `removed: false` instead.
+   */
+  delete: protectedProcedure
+    .input(z.object({ noteId: noteIdSchema, name: storedNameSchema, ifStored: z.boolean().optional() }))
+    .mutation(async ({ ctx, input }) => {
+      const storage = await storageOf(ctx)
+      const { data, error } = await storage.from(ATTACHMENTS_BUCKET).remove([`${folderOf(ctx.user.id, input.noteId)}/${input.name}`])
+      if (error) throw storageError(error, NOTE_GONE)
+      if (data.length === 0 && !input.ifStored) throw new TRPCError({ code: 'NOT_FOUND', message: 'This file does not exist any more.' })
+      return { name: input.name, removed: data.length > 0 }
+    }),
 })

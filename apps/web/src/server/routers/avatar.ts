@@ -22,7 +22,7 @@ export const avatarRouter = createTRPCRouter({
     .input(
       z.object({
         type: z.enum(AVATAR_TYPES, 'A picture must be a PNG, JPEG, WebP or GIF image.'),
-        size: z.number().int().min(1).max(AVATAR_MAX_BYTES, `A picture can be at most ${formatBytes(AVATAR_MAX_BYTES)}.`),
+        size: z.number().int().min(1, 'A picture cannot be empty.').max(AVATAR_MAX_BYTES, `A picture can be at most ${formatBytes(AVATAR_MAX_BYTES)}.`),
       }),
     )
     .mutation(async ({ ctx, input }) => {
