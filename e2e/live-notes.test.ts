@@ -183,6 +183,55 @@ describe('an open note changed or deleted elsewhere', () => {
   });
 });
 
+/** The note as stored, read with the service key. */
+async function storedNote(id: string): Promise<{ title: string; body: string | null }> {
+  const response = await fetch(`${supabaseURL}/rest/v1/notes?id=eq.${id}&select=title,body`, {
+    headers: { apikey: DEFAULT_SERVICE_ROLE_KEY, authorization: `Bearer ${DEFAULT_SERVICE_ROLE_KEY}` },
+  });
+  const rows = (await response.json()) as { title: string; body: string | null }[];
+  return rows[0]!;
+}
+
+describe('a save that would overwrite a version this page never saw', () => {
+  test('hearing nothing live, B saves after A: refused, the notice with B\'s text kept, A\'s text stored; then B brings it back and saves', async () => {
+    const a = await signedInUser(fixture);
+    const [note] = await seedNotes(a.id, [{ title: 'Shared', body: 'first draft' }]);
+    const b = await secondDevice(a.email);
+    // B's realtime socket goes nowhere (a dead connection, a long delay): it hears of no change made elsewhere.
+    await b.routeWebSocket(/realtime/, () => {});
+    await gotoHydrated(b, `/notes/${note!.id}`);
+    await gotoHydrated(a.page, `/notes/${note!.id}`);
+    await liveOn(a.page);
+
+    // A edits and saves.
+    await a.page.getByLabel('Note', { exact: true }).fill('written on the laptop');
+    await a.page.keyboard.press('Control+s');
+    await toastWith(a.page, 'Saved').waitFor();
+    expect((await storedNote(note!.id)).body).toBe('written on the laptop');
+
+    // B, still on the first draft, edits and saves: the save is refused and says why; nothing B typed is lost.
+    const bBody = b.getByLabel('Note', { exact: true });
+    await bBody.fill('written on the phone');
+    await b.getByRole('button', { name: 'Save changes' }).click();
+    const notice = b.getByTestId('note-elsewhere');
+    await notice.getByText('This note was changed in another tab or device').waitFor(LIVE);
+    expect(await bBody.inputValue()).toBe('written on the phone');
+    expect(await b.getByText('Unsaved changes · Ctrl+S saves').isVisible()).toBe(true);
+    expect(await toastWith(b, 'Saved').count()).toBe(0);
+    expect((await storedNote(note!.id)).body).toBe('written on the laptop');
+
+    // B looks at A's version, brings its own back and saves: now it replaces the version B has seen.
+    await notice.getByRole('button', { name: 'Show the other version' }).click();
+    expect(await bBody.inputValue()).toBe('written on the laptop');
+    await toastWith(b, 'Showing the other version').getByRole('button', { name: 'Bring mine back' }).click();
+    expect(await bBody.inputValue()).toBe('written on the phone');
+    await b.keyboard.press('Control+s');
+    await toastWith(b, 'Saved').waitFor();
+    expect((await storedNote(note!.id)).body).toBe('written on the phone');
+    expect(await b.getByText('All changes saved').isVisible()).toBe(true);
+  });
+});
+
 describe('an open note and changes that cross its own actions', () => {
   test('a change elsewhere that lands while this tab is saving is shown once the save is done, not dropped', async () => {
     const { page, id } = await signedInUser(fixture);

@@ -28,6 +28,11 @@ interface Options {
   busy: boolean
   /** Shows the stored note; `replaceDraft` also puts its text into the form. */
   show: (note: Note, replaceDraft: boolean) => void
+  /**
+   * How many of this page's saves were refused because the stored note is no longer the version they were based on
+   * (or is gone): each one fetches the stored note and says what happened, as a change heard live would (ADR 066).
+   */
+  refusedSaves: number
 }
 
 /**
@@ -39,7 +44,7 @@ interface Options {
  * elsewhere keeps the edit time: the change's `pinned` tells it apart. A note deleted elsewhere and put back (Undo)
  * returns with its old time: its insert brings it back.
  */
-function useNoteElsewhere({ note, draft, dirty, busy, show }: Options) {
+function useNoteElsewhere({ note, draft, dirty, busy, show, refusedSaves }: Options) {
   const trpcClient = useTRPCClient()
   const [elsewhere, setElsewhere] = useState<Elsewhere>(null)
 
@@ -51,6 +56,11 @@ function useNoteElsewhere({ note, draft, dirty, busy, show }: Options) {
       throw error
     }
   }
+
+  const fetchLatestRef = useRef(fetchLatest)
+  useEffect(() => {
+    fetchLatestRef.current = fetchLatest
+  })
 
   const consider = (latest: Note | null) => {
     if (latest === null) {
@@ -84,6 +94,28 @@ function useNoteElsewhere({ note, draft, dirty, busy, show }: Options) {
       // Could not fetch it now: the next change or reconnect tries again; the user's text is untouched.
     })
   }
+
+  // A save refused by the server: the note changed (or went away) without this page hearing of it in time — live
+  // updates delayed or cut, or a save elsewhere crossing this one. The stored version is fetched and the notice shown
+  // for it, the form untouched; the user's text already stored there (saved elsewhere too) needs nothing more.
+  const afterRefusal = (latest: Note | null) => {
+    if (latest === null) setElsewhere({ kind: 'deleted' })
+    else if (sameContent(latest, draft)) {
+      show(latest, false)
+      setElsewhere(null)
+    } else setElsewhere({ kind: 'changed', theirs: latest })
+  }
+  const afterRefusalRef = useRef(afterRefusal)
+  useEffect(() => {
+    afterRefusalRef.current = afterRefusal
+  })
+  useEffect(() => {
+    if (refusedSaves === 0) return
+    fetchLatestRef.current().then(
+      (latest) => afterRefusalRef.current(latest),
+      () => toast.error('Your changes were not saved', 'This note was changed elsewhere and could not be loaded. Save again to compare.'),
+    )
+  }, [refusedSaves])
 
   // Changes that arrived while this page was saving, pinning or deleting: looked at once it is done, against the
   // note as its own action left it.

@@ -170,6 +170,9 @@ export function NoteScreen({ note: initial }: NoteScreenProps) {
 
   // Where focus was when a save started: a Save button disabled while saving drops it to <body>; it goes back.
   const focusedAtSave = useRef<Element | null>(null)
+  // Saves refused because the note changed or went away since the version this page edits (ADR 066): NoteLive
+  // fetches the stored note and shows the notice it shows for a change heard live; the form keeps every character.
+  const [refusedSaves, setRefusedSaves] = useState(0)
   const update = useMutation(
     trpc.notes.update.mutationOptions({
       onSuccess: async (updated, sent) => {
@@ -185,6 +188,8 @@ export function NoteScreen({ note: initial }: NoteScreenProps) {
         await invalidateList()
       },
       onError: (error) => {
+        if (error.data?.code === 'CONFLICT' || error.data?.code === 'NOT_FOUND') setRefusedSaves((count) => count + 1)
+        if (error.data?.code === 'CONFLICT') return // the notice says it, and offers the ways on
         setErrors(serverFieldErrors(error.data))
         toastApiError('Your changes were not saved', error, error.data?.zodError ? 'Check the fields marked below.' : error.message)
       },
@@ -275,7 +280,8 @@ export function NoteScreen({ note: initial }: NoteScreenProps) {
     setErrors(found)
     if (Object.keys(found).length > 0) return
     focusedAtSave.current = document.activeElement
-    update.mutate({ id: note.id, title: draft.title, body: draft.body })
+    // Based on the version the page shows (rendered, saved, or accepted from elsewhere): a newer one is not replaced.
+    update.mutate({ id: note.id, title: draft.title, body: draft.body, baseUpdatedAt: note.updatedAt })
   }
   useEffect(() => {
     if (update.isPending || !focusedAtSave.current) return
@@ -324,6 +330,7 @@ export function NoteScreen({ note: initial }: NoteScreenProps) {
         draft={draft}
         dirty={dirty}
         busy={update.isPending || setPinned.isPending || remove.isPending}
+        refusedSaves={refusedSaves}
         show={showStored}
         setDraft={setDraft}
         onGone={onGone}

@@ -42,6 +42,12 @@ export const noteUpdateSchema = z.object({
   id: noteIdSchema,
   title: noteTitleSchema,
   body: noteBodySchema,
+  /**
+   * The note's `updatedAt` the edits are based on (the version the page last knew): the update is made only if the
+   * stored note is still that version, else CONFLICT (docs/decisions/066-note-saves-never-overwrite-unseen-versions.md).
+   * Left out, the save replaces whatever is stored.
+   */
+  baseUpdatedAt: z.date().optional(),
 })
 
 export const listNotesInputSchema = z.object({

@@ -180,6 +180,45 @@ describe('notes: create, get, update, delete, restore', () => {
       expect((await rejection(call())).code).toBe('NOT_FOUND')
   })
 
+  it('saves over the version the edits are based on only: a newer one is a CONFLICT and stays as stored', async () => {
+    const note = await as(alice).create({ title: 'Shared', body: 'v1' })
+    // Device A saves on the version both devices loaded.
+    const fromA = await as(alice).update({ id: note.id, title: 'Shared', body: 'from A', baseUpdatedAt: note.updatedAt })
+    expect(fromA.body).toBe('from A')
+    // Device B, which never heard of A's save, saves on the same version: refused, A's text stays.
+    const refused = await rejection(as(alice).update({ id: note.id, title: 'Shared', body: 'from B', baseUpdatedAt: note.updatedAt }))
+    expect(refused.code).toBe('CONFLICT')
+    expect(refused.message).toMatch(/changed in another tab or device/)
+    expect(await as(alice).get({ id: note.id })).toEqual(fromA)
+    // B, having seen A's version, saves on it: stored.
+    const fromB = await as(alice).update({ id: note.id, title: 'Shared', body: 'from B', baseUpdatedAt: fromA.updatedAt })
+    expect(fromB.body).toBe('from B')
+    // A pin is not an edit: it moves no version, a save based on the version before it goes through.
+    await as(alice).setPinned({ id: note.id, pinned: true })
+    expect((await as(alice).update({ id: note.id, title: 'Shared', body: 'after the pin', baseUpdatedAt: fromB.updatedAt })).body).toBe('after the pin')
+    // Without a base the save replaces whatever is stored (callers that do not edit text).
+    expect((await as(alice).update({ id: note.id, title: 'Shared', body: 'no base' })).body).toBe('no base')
+  })
+
+  it('lets only one of two saves crossing on the same version through', async () => {
+    const note = await as(alice).create({ title: 'Race', body: 'v1' })
+    const results = await Promise.allSettled(
+      ['one', 'two'].map((body) => as(alice).update({ id: note.id, title: 'Race', body, baseUpdatedAt: note.updatedAt })),
+    )
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1)
+    const rejected = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected')
+    expect(rejected.map((r) => (r.reason as TRPCError).code)).toEqual(['CONFLICT'])
+    const saved = (results.find((r) => r.status === 'fulfilled') as PromiseFulfilledResult<{ body: string | null }>).value
+    expect((await as(alice).get({ id: note.id })).body).toBe(saved.body)
+  })
+
+  it('keeps NOT_FOUND for a based save of a note that is gone or not the caller\'s', async () => {
+    const note = await as(alice).create({ title: 'Mine', body: 'v1' })
+    expect((await rejection(as(bob).update({ id: note.id, title: 'x', baseUpdatedAt: note.updatedAt }))).code).toBe('NOT_FOUND')
+    await as(alice).delete({ id: note.id })
+    expect((await rejection(as(alice).update({ id: note.id, title: 'x', baseUpdatedAt: note.updatedAt }))).code).toBe('NOT_FOUND')
+  })
+
   it('deletes a note and restores it as it was (same id and times); a second restore is a CONFLICT', async () => {
     const note = await as(alice).create({ title: 'Keep me', body: 'important', pinned: true })
     const deleted = await as(alice).delete({ id: note.id })

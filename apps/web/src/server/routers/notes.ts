@@ -136,6 +136,8 @@ function toListItem(row: NoteRow): NoteListItem {
 }
 
 const NOT_FOUND_MESSAGE = 'This note does not exist, or it is not yours.'
+const CHANGED_ELSEWHERE_MESSAGE =
+  'This note was changed in another tab or device after the version you edited. Your changes were not saved.'
 
 /**
  * A Data API error as a tRPC error with a message a person can act on. Status 0 is a network failure (the
@@ -210,10 +212,27 @@ export const notesRouter = createTRPCRouter({
     return toNote(rowOrThrow(result))
   }),
 
+  /**
+   * Saves a note's title and body. With `baseUpdatedAt` (the version the edits are based on) the row is updated only
+   * if it is still that version, in the UPDATE's own filter (atomic: two saves of one version cannot both land); a
+   * note changed meanwhile is a CONFLICT, one that is gone (or not the caller's) stays NOT_FOUND (ADR 066).
+   */
   update: protectedProcedure.input(noteUpdateSchema).mutation(async ({ ctx, input }) => {
-    const { id, ...changes } = input
-    const result = await ctx.db.from('notes').update(changes).eq('id', id).select(NOTE_COLUMNS).maybeSingle()
-    return toNote(rowOrThrow(result))
+    const { id, baseUpdatedAt, ...changes } = input
+    let query = ctx.db.from('notes').update(changes).eq('id', id)
+    // The app knows times to the millisecond, PostgreSQL stores microseconds: the stored version is the one whose
+    // time falls in the base's millisecond.
+    if (baseUpdatedAt)
+      query = query
+        .gte('updated_at', baseUpdatedAt.toISOString())
+        .lt('updated_at', new Date(baseUpdatedAt.getTime() + 1).toISOString())
+    const result = await query.select(NOTE_COLUMNS).maybeSingle()
+    if (result.error || result.data !== null || !baseUpdatedAt) return toNote(rowOrThrow(result))
+    // Nothing updated: changed since that version, or gone. Which one, only to say so (the update already refused).
+    const found = await ctx.db.from('notes').select('id').eq('id', id).maybeSingle()
+    if (found.error) throw notesError(found.error, found.status)
+    if (found.data === null) throw new TRPCError({ code: 'NOT_FOUND', message: NOT_FOUND_MESSAGE })
+    throw new TRPCError({ code: 'CONFLICT', message: CHANGED_ELSEWHERE_MESSAGE })
   }),
 
   setPinned: protectedProcedure
