@@ -40,6 +40,14 @@ describe('safeNextPath', () => {
     expect(safeNextPath(input)).toBeNull()
   })
 
+  // URL parsing collapses dot segments after the checks on the raw text: the result must be checked too
+  it.each(['/.//evil.com', '/..//evil.com', '/%2e//evil.com', '/%2E%2E//evil.com', '/a/..//evil.com', '/a/%2e%2e//evil.com', '/./\\evil.com', '/.%2F/evil.com', '/.%2f%2fevil.com'])(
+    'never returns a protocol-relative path for %j',
+    (input) => {
+      expect(safeNextPath(input)).toBeNull()
+    },
+  )
+
   it('rejects values that are not strings or are absurdly long', () => {
     expect(safeNextPath(undefined)).toBeNull()
     expect(safeNextPath(['/a', '/b'])).toBeNull()

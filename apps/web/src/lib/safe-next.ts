@@ -26,23 +26,33 @@ export function safeNextPath(value: unknown): string | null {
   if (typeof value !== 'string') return null
   if (value.length === 0 || value.length > 2048) return null
   const decoded = decodeFully(value)
-  if (decoded === null) return null
-  for (const candidate of [value, decoded]) {
-    if (!candidate.startsWith('/')) return null
-    // `//host` and `/\host` are protocol-relative to a browser; control chars and whitespace are stripped by URL parsers
-    if (candidate.startsWith('//') || candidate.startsWith('/\\')) return null
-    // eslint-disable-next-line no-control-regex
-    if (/[\u0000-\u001f\u007f\s]/.test(candidate)) return null
-    if (candidate.includes('\\')) return null
-  }
+  if (decoded === null || !isPlainPath(value) || !isPlainPath(decoded)) return null
+  const url = normalised(value)
+  if (url === null) return null
+  const result = `${url.pathname}${url.search}${url.hash}`
+  // Normalising collapses dot segments, encoded ones too (`/.//host`, `/%2e//host`, `/a/..//host` all become
+  // `//host`): what comes out, and the decoded text normalised, must still be a plain path.
+  const decodedUrl = normalised(decoded)
+  if (!isPlainPath(result) || decodedUrl === null || !isPlainPath(decodedUrl.pathname)) return null
+  return result
+}
+
+/** Starts with one `/`, not `//host` or `/\host` (protocol-relative to a browser); no backslash, control character or whitespace (URL parsers strip those). */
+function isPlainPath(candidate: string): boolean {
+  if (!candidate.startsWith('/') || candidate.startsWith('//') || candidate.includes('\\')) return false
+  // eslint-disable-next-line no-control-regex
+  return !/[\u0000-\u001f\u007f\s]/.test(candidate)
+}
+
+/** `path` resolved against the probe origin (dot segments collapsed), or null when it cannot be or leaves it. */
+function normalised(path: string): URL | null {
   let url: URL
   try {
-    url = new URL(value, PROBE_ORIGIN)
+    url = new URL(path, PROBE_ORIGIN)
   } catch {
     return null
   }
-  if (url.origin !== PROBE_ORIGIN) return null
-  return `${url.pathname}${url.search}${url.hash}`
+  return url.origin === PROBE_ORIGIN ? url : null
 }
 
 /** `next` when safe, otherwise the fallback (default `/`). */
