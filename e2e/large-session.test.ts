@@ -1,6 +1,8 @@
 // A user whose session is large (kilobytes of user metadata, settable by anyone through the auth API) is never
 // locked out: pages keep opening at 4 and 8 kB of metadata, and past what the server accepts the answer clears the
 // session and says so, instead of an HTTP 431 on every page that only clearing cookies by hand would end.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, expect, test } from 'vitest';
 import { createAccount, sessionCookies, signInViaUI, uniqueEmail } from './auth-helpers.ts';
 import { baseURL, gotoHydrated, useBrowser } from './browser.ts';
@@ -72,5 +74,41 @@ describe('large sessions', () => {
     await signInViaUI(page, email);
     await waitForPath(page, '/');
     await listSettled(page);
+  });
+
+  test('a link from another site with an address past the limit gets 414 and leaves the user signed in', async () => {
+    const email = uniqueEmail('longurl');
+    await createAccount(email, undefined, { display_name: 'Linked' });
+    const context = await fixture.newContext();
+    const page = await context.newPage();
+    await gotoHydrated(page, '/sign-in');
+    await signInViaUI(page, email);
+    await waitForPath(page, '/');
+    await page.getByRole('button', { name: 'Account: Linked' }).waitFor({ timeout: 20_000 });
+    const before = await sessionCookies(context);
+    expect(before.length).toBeGreaterThan(0);
+
+    // "Another website": a page on http://localhost:<port> whose link is a 70 kB address of the app.
+    const longURL = `${baseURL}/?x=${'a'.repeat(70_000)}`;
+    const other = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end(`<!doctype html><title>elsewhere</title><a href="${longURL}">a long link</a>`);
+    });
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+    try {
+      await page.goto(`http://localhost:${(other.address() as AddressInfo).port}/`);
+      const answered = page.waitForResponse((response) => response.url().startsWith(`${baseURL}/?x=`));
+      await page.getByRole('link', { name: 'a long link' }).click();
+      expect((await answered).status()).toBe(414);
+      await page.getByRole('heading', { name: 'This address is too long' }).waitFor();
+      expect(await page.getByText(/signed out/i).count()).toBe(0);
+      expect((await sessionCookies(context)).map((c) => [c.name, c.value])).toEqual(before.map((c) => [c.name, c.value]));
+
+      await page.getByRole('link', { name: 'Go to the start page' }).click();
+      await waitForPath(page, '/');
+      await page.getByRole('button', { name: 'Account: Linked' }).waitFor({ timeout: 20_000 });
+    } finally {
+      other.close();
+    }
   });
 });

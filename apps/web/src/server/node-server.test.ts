@@ -63,6 +63,61 @@ describe('the web server in front of Next', () => {
     expect(answer).toMatch(/<a href="\/sign-in">Sign in again<\/a>/)
   })
 
+  it('answers a URL past the limit with 414 and keeps the session: a link from any site cannot sign the user out', async () => {
+    const cookie = `${sessionCookieName(SUPABASE)}.0=${'s'.repeat(3_000)}`
+    for (const target of [`/?x=${'a'.repeat(70_000)}`, `/notes?q=${'a'.repeat(MAX_REQUEST_HEADER_BYTES)}`]) {
+      const answer = await rawRequest(port, `GET ${target} HTTP/1.1\r\nHost: x\r\nCookie: ${cookie}\r\n\r\n`)
+      expect(answer).toMatch(/^HTTP\/1\.1 414 URI Too Long\r\n/)
+      expect(answer).not.toMatch(/Set-Cookie/i)
+      expect(answer).toMatch(/<h1>This address is too long<\/h1>/)
+      expect(answer).not.toMatch(/signed out/i)
+    }
+  })
+
+  it('blames a long URL whatever the session, and the session only when the URL is an ordinary one', async () => {
+    const name = sessionCookieName(SUPABASE)
+    const head = (url: number, cookie: number) =>
+      `GET /?x=${'a'.repeat(url)} HTTP/1.1\r\nHost: x\r\nUser-Agent: test\r\nCookie: ${name}.0=${'s'.repeat(cookie)}\r\nAccept: */*\r\n\r\n`
+    // a 40 kB link followed by a user with a 30 kB session (8 kB of metadata makes ~28 kB): the link is refused
+    const longLink = await rawRequest(port, head(40_000, 30_000))
+    expect(longLink).toMatch(/^HTTP\/1\.1 414 /)
+    expect(longLink).not.toMatch(/Set-Cookie/i)
+    // a user with a 35 kB session (already large) and a 32 kB link: the link is still what is refused
+    const largerSession = await rawRequest(port, head(32_000, 35_000))
+    expect(largerSession).toMatch(/^HTTP\/1\.1 414 /)
+    expect(largerSession).not.toMatch(/Set-Cookie/i)
+    // a session that outgrew the limit, with an ordinary search in the URL: the session goes
+    const bigSession = await rawRequest(port, head(2_000, 70_000))
+    expect(bigSession).toMatch(/^HTTP\/1\.1 431 /)
+    expect(bigSession).toContain('\r\nSet-Cookie: sb-127-auth-token.0=; Path=/; Max-Age=0')
+  })
+
+  it('answers other oversized headers with 431 and leaves the session alone', async () => {
+    const cookie = `${sessionCookieName(SUPABASE)}.0=${'s'.repeat(3_000)}`
+    const answer = await rawRequest(port, `GET / HTTP/1.1\r\nHost: x\r\nCookie: ${cookie}\r\nX-Padding: ${'p'.repeat(MAX_REQUEST_HEADER_BYTES)}\r\n\r\n`)
+    expect(answer).toMatch(/^HTTP\/1\.1 431 /)
+    expect(answer).not.toMatch(/Set-Cookie/i)
+    expect(answer).not.toMatch(/signed out/i)
+  })
+
+  it('judges each request of a keep-alive connection by its own head', async () => {
+    const cookie = `${sessionCookieName(SUPABASE)}.0=${'s'.repeat(3_000)}`
+    const small = `GET /first HTTP/1.1\r\nHost: x\r\nCookie: ${cookie}\r\n\r\n`
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = net.connect(port, '127.0.0.1', () => socket.write(small))
+      let text = ''
+      socket.setEncoding('utf8')
+      socket.on('data', (chunk: string) => {
+        text += chunk
+        if (text.includes('next handled /first') && !text.includes('HTTP/1.1 414')) socket.end(`GET /?x=${'a'.repeat(70_000)} HTTP/1.1\r\nHost: x\r\nCookie: ${cookie}\r\n\r\n`)
+      })
+      socket.on('close', () => resolve(text))
+      socket.on('error', reject)
+    })
+    expect(answer).toMatch(/^HTTP\/1\.1 200 /)
+    expect(answer).toMatch(/HTTP\/1\.1 414 URI Too Long/)
+  })
+
   it('keeps an idle keep-alive connection open past 6 s, so a client reusing it is answered, not reset', async () => {
     const agent = new http.Agent({ keepAlive: true, maxSockets: 1 })
     const get = () =>

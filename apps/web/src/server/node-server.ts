@@ -5,7 +5,9 @@
  * - Request headers up to 64 KiB (Node's default is 16 KiB). A session cookie grows with the user's metadata; at
  *   16 KiB a user with a few kB of profile data got HTTP 431 on every page, /sign-in included, and could not get
  *   back in without clearing cookies by hand.
- * - Past that limit, the 431 answer itself is the way out: it clears the session cookies and says what happened.
+ * - Past that limit, when the session cookie is what made the head too large, the 431 answer itself is the way out:
+ *   it clears the session cookies and says what happened. A URL that long (a link any site can make) gets 414 and
+ *   leaves the session alone; other oversized headers a plain 431 (ADR 070).
  * - A request-target that is not a path (`OPTIONS *`, absolute-form `GET http://…`) is answered here: Next cannot
  *   parse it and answered 500.
  * - Idle keep-alive connections stay open 65 s, longer than the clients and load balancers in front keep theirs
@@ -28,7 +30,9 @@ export function createWebServer(
   supabaseUrl: string,
   handle: (req: IncomingMessage, res: ServerResponse) => unknown,
 ): http.Server {
+  const heads = new WeakMap<Duplex, HeadInProgress>()
   const server = http.createServer({ maxHeaderSize: MAX_REQUEST_HEADER_BYTES }, (req, res) => {
+    headReceived(heads.get(req.socket), req, res)
     if (answerNonPathTarget(req, res)) return
     void handle(req, res)
   })
@@ -36,8 +40,83 @@ export function createWebServer(
   // A request's head must arrive within this (Node's default 60 s): longer than keep-alive, so an idle connection
   // is closed by the keep-alive timer, never by the head timer while a request is starting on it.
   server.headersTimeout = KEEP_ALIVE_TIMEOUT_MS + 5_000
-  server.on('clientError', handleClientError(supabaseUrl))
+  server.on('connection', (socket: Duplex) => heads.set(socket, recordHeads(socket)))
+  server.on('clientError', handleClientError(supabaseUrl, (socket) => heads.get(socket)))
   return server
+}
+
+/**
+ * The bytes read so far of the request head in progress on one connection. Node's parser says only that a head
+ * was too large, not which part of it, and its error carries just the last chunk read: these bytes (at most the
+ * limit's worth; the rest is that chunk) tell a long URL from a large session.
+ */
+export interface HeadInProgress {
+  collecting: boolean
+  chunks: Buffer[]
+  bytes: number
+}
+
+/**
+ * Records what arrives on `socket` while a request head is being read. Our listener comes after the parser's
+ * (Node adds it as the connection starts): a chunk that completes a head is not recorded (`headReceived` has
+ * stopped the recording), and a chunk that overflows one is not yet recorded when `clientError` runs.
+ */
+function recordHeads(socket: Duplex): HeadInProgress {
+  const head: HeadInProgress = { collecting: true, chunks: [], bytes: 0 }
+  socket.on('data', (chunk: Buffer) => {
+    if (!head.collecting || head.bytes >= MAX_REQUEST_HEADER_BYTES) return
+    head.chunks.push(chunk)
+    head.bytes += chunk.byteLength
+  })
+  return head
+}
+
+/** A head arrived whole: forget it, and record again once this request and its answer are done. */
+function headReceived(head: HeadInProgress | undefined, req: IncomingMessage, res: ServerResponse): void {
+  if (!head) return
+  Object.assign(head, { collecting: false, chunks: [], bytes: 0 })
+  const resume = () => {
+    head.collecting = true
+  }
+  res.once('finish', () => {
+    if (req.complete) resume()
+    else req.once('end', resume)
+  })
+}
+
+/** Which part of a request head made it too large: its URL, the session (the Cookie header) or other headers. */
+export type OverflowCause = 'url' | 'session' | 'headers'
+
+/**
+ * A request-target at least this long is never an ordinary link (servers commonly refuse 8 KiB): a head it is part
+ * of is too large because of it, whatever the session's size.
+ */
+const LONG_URL_BYTES = 8 * 1024
+
+/**
+ * Judges a head cut off where it passed the limit. A URL comes first in the head, so a long one is seen whole (or is
+ * all there is): one of LONG_URL_BYTES or more is the cause, and so is one larger than the rest. Otherwise the
+ * largest of the Cookie header(s) and the other headers read is: a session over the limit with an ordinary URL.
+ * A page elsewhere chooses the URL of its link but not the size of the user's cookie, so its link can only make the
+ * URL the cause (or fit): clearing the session needs a session within 8 KiB of the limit on its own.
+ */
+export function overflowCause(head: Buffer): OverflowCause {
+  const text = head.toString('latin1')
+  const lineEnd = text.indexOf('\r\n')
+  const requestLine = lineEnd === -1 ? text : text.slice(0, lineEnd)
+  const targetStart = requestLine.indexOf(' ') + 1
+  const targetEnd = lineEnd === -1 ? requestLine.length : requestLine.lastIndexOf(' ')
+  const url = targetStart > 0 && targetEnd > targetStart ? targetEnd - targetStart : 0
+  let cookie = 0
+  let other = 0
+  if (lineEnd !== -1) {
+    for (const line of text.slice(lineEnd + 2).split('\r\n')) {
+      if (/^cookie[ \t]*:/i.test(line)) cookie += line.length
+      else other += line.length
+    }
+  }
+  if (url >= LONG_URL_BYTES || (url >= cookie && url >= other)) return 'url'
+  return cookie >= other ? 'session' : 'headers'
 }
 
 /**
@@ -60,47 +139,88 @@ export function clearSessionCookies(supabaseUrl: string): string[] {
 
 const PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
 
-/** The raw HTTP answer to a request whose head was too large: 431, session cleared, a page that says so. */
-export function headerOverflowResponse(supabaseUrl: string): string {
+const PAGE_STYLE = `<style>body{font:16px/1.5 system-ui,sans-serif;max-width:36rem;margin:4rem auto;padding:0 1rem;color:#1a1a1a}
+@media (prefers-color-scheme:dark){body{background:#121212;color:#eee}a{color:#8ab4ff}}</style>`
+
+const LIMIT_KB = MAX_REQUEST_HEADER_BYTES / 1024
+
+/** Each cause's status line, page title, heading and explanation. */
+const OVERFLOW_PAGES: Record<OverflowCause, { status: string; title: string; heading: string; text: string; links: string }> = {
+  session: {
+    status: '431 Request Header Fields Too Large',
+    title: 'Signed out: your session was too large',
+    heading: 'You have been signed out',
+    text: `Your browser sent more data with this request than the site accepts (over ${LIMIT_KB} kB), most
+likely a very large sign-in session. The session has been removed from this browser so that every page opens again.`,
+    links: '<a href="/sign-in">Sign in again</a> or <a href="/">go to the start page</a>.',
+  },
+  url: {
+    status: '414 URI Too Long',
+    title: 'This address is too long',
+    heading: 'This address is too long',
+    text: `The address of the page you asked for is longer than the site accepts (over ${LIMIT_KB} kB), so it could
+not be opened. Nothing else has changed: if you were signed in, you still are.`,
+    links: '<a href="/">Go to the start page</a>.',
+  },
+  headers: {
+    status: '431 Request Header Fields Too Large',
+    title: 'This request is too large',
+    heading: 'This request is too large',
+    text: `Your browser sent more header data with this request than the site accepts (over ${LIMIT_KB} kB), so
+the page could not be opened. Nothing else has changed: if you were signed in, you still are.`,
+    links: '<a href="/">Go to the start page</a>.',
+  },
+}
+
+/**
+ * The raw HTTP answer to a request whose head was too large: 431 with the session cleared when the session was
+ * the cause, 414 for a URL, a plain 431 for other headers; each with a page that says so.
+ */
+export function headerOverflowResponse(supabaseUrl: string, cause: OverflowCause): string {
+  const page = OVERFLOW_PAGES[cause]
   const body = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Signed out: your session was too large</title>
-<style>body{font:16px/1.5 system-ui,sans-serif;max-width:36rem;margin:4rem auto;padding:0 1rem;color:#1a1a1a}
-@media (prefers-color-scheme:dark){body{background:#121212;color:#eee}a{color:#8ab4ff}}</style></head>
-<body><h1>You have been signed out</h1>
-<p>Your browser sent more data with this request than the site accepts (over ${MAX_REQUEST_HEADER_BYTES / 1024} kB), most
-likely a very large sign-in session. The session has been removed from this browser so that every page opens again.</p>
-<p><a href="/sign-in">Sign in again</a> or <a href="/">go to the start page</a>.</p></body></html>
+<title>${page.title}</title>
+${PAGE_STYLE}</head>
+<body><h1>${page.heading}</h1>
+<p>${page.text}</p>
+<p>${page.links}</p></body></html>
 `
   const lines = [
-    'HTTP/1.1 431 Request Header Fields Too Large',
+    `HTTP/1.1 ${page.status}`,
     'Content-Type: text/html; charset=utf-8',
     `Content-Length: ${Buffer.byteLength(body)}`,
     'Cache-Control: no-store',
     `Content-Security-Policy: ${PAGE_CSP}`,
     'X-Content-Type-Options: nosniff',
     'Connection: close',
-    ...clearSessionCookies(supabaseUrl).map((cookie) => `Set-Cookie: ${cookie}`),
+    ...(cause === 'session' ? clearSessionCookies(supabaseUrl).map((cookie) => `Set-Cookie: ${cookie}`) : []),
   ]
   return `${lines.join('\r\n')}\r\n\r\n${body}`
 }
 
 /**
- * Node's `clientError` handler: a head over the limit gets the way-out page above; any other malformed request
- * gets what Node would send (408 for a request that timed out, else 400; a socket that is already gone gets nothing).
+ * Node's `clientError` handler: a head over the limit gets the answer above for its cause (judged from what was
+ * read of it: `headOf` gives the connection's record); any other malformed request gets what Node would send (408
+ * for a request that timed out, else 400; a socket that is already gone gets nothing).
  */
-export function handleClientError(supabaseUrl: string) {
-  return (error: Error & { code?: string }, socket: Duplex): void => {
+export function handleClientError(supabaseUrl: string, headOf: (socket: Duplex) => HeadInProgress | undefined) {
+  return (error: Error & { code?: string; rawPacket?: Buffer }, socket: Duplex): void => {
     if (!socket.writable || error.code === 'ECONNRESET') {
       socket.destroy()
       return
     }
-    const answer =
-      error.code === 'HPE_HEADER_OVERFLOW'
-        ? headerOverflowResponse(supabaseUrl)
-        : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+    let answer: string
+    if (error.code === 'HPE_HEADER_OVERFLOW') {
+      const chunks = [...(headOf(socket)?.chunks ?? [])]
+      if (error.rawPacket && chunks.at(-1) !== error.rawPacket) chunks.push(error.rawPacket)
+      answer = headerOverflowResponse(supabaseUrl, overflowCause(Buffer.concat(chunks)))
+    } else {
+      answer =
+        error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
           ? 'HTTP/1.1 408 Request Timeout\r\nContent-Length: 0\r\nConnection: close\r\n\r\n'
           : 'HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n'
+    }
     socket.end(answer)
   }
 }
