@@ -280,6 +280,84 @@ describe('request bounds', () => {
   });
 });
 
+describe('malformed API requests', () => {
+  const serverLog = join(ROOT, 'test-results/e2e-server.log');
+  const logSize = () => {
+    try {
+      return readFileSync(serverLog).byteLength;
+    } catch {
+      return 0;
+    }
+  };
+  type ErrorBody = { error: { json: { message: string; data: { code: string } } } };
+  const nested = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;
+
+  test('input nested 10,000 deep is a 400 with a readable message, signed out and in, by POST and GET; nothing logged', async () => {
+    const { cookie } = await signedIn();
+    const logBefore = logSize();
+    const post = (path: string, headers: Record<string, string>) =>
+      fetch(`${baseURL}/api/trpc/${path}`, {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json', origin: baseURL },
+        body: `{"json":${nested(10_000)}}`,
+      });
+    const answers = [
+      await post('system.clockSkew', {}),
+      await post('notes.create', { cookie }),
+      await fetch(`${baseURL}/api/trpc/system.health?input=${encodeURIComponent(`{"json":${nested(5_000)}}`)}`),
+      await fetch(`${baseURL}/api/trpc/notes.list?batch=1&input=${encodeURIComponent(`{"0":{"json":${nested(5_000)}}}`)}`, { headers: { cookie } }),
+    ];
+    for (const answer of answers) {
+      expect(answer.status, answer.url.slice(0, 80)).toBe(400);
+      const body = (await answer.json()) as ErrorBody;
+      expect(body.error.json.data.code).toBe('BAD_REQUEST');
+      expect(body.error.json.message).toBe('The input is nested too deeply (more than 100 levels of arrays and objects).');
+    }
+    expect(await noteTitles(cookie)).toEqual([]);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const logged = readFileSync(serverLog, 'utf8').slice(logBefore);
+    expect(logged).not.toMatch(/RangeError|Maximum call stack|failed:/);
+  });
+
+  test('a body of null, an unknown method and an over-large body get readable answers (400, 405 with Allow, 413)', async () => {
+    const nullBody = await fetch(`${baseURL}/api/trpc/system.clockSkew`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: 'null' });
+    expect(nullBody.status).toBe(400);
+    const nullError = ((await nullBody.json()) as ErrorBody).error.json;
+    expect(nullError.message).toBe('The input must be a JSON object as the tRPC client sends it: {"json": …}.');
+    expect(nullError.message).not.toMatch(/destructure|payload/);
+
+    for (const method of ['PUT', 'DELETE', 'OPTIONS']) {
+      const answer = await fetch(`${baseURL}/api/trpc/notes.create`, { method, headers: { 'content-type': 'application/json' } });
+      expect(answer.status, method).toBe(405);
+      expect(answer.headers.get('allow'), method).toBe('POST');
+      expect(((await answer.json()) as ErrorBody).error.json.data.code).toBe('METHOD_NOT_SUPPORTED');
+    }
+    const query = await fetch(`${baseURL}/api/trpc/notes.list`, { method: 'PUT' });
+    expect([query.status, query.headers.get('allow')]).toEqual([405, 'GET, HEAD']);
+
+    const big = await fetch(`${baseURL}/api/trpc/system.clockSkew`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ json: { clientTime: 'x'.repeat(2 * 1024 * 1024) } }),
+    });
+    expect(big.status).toBe(413);
+    expect(((await big.json()) as ErrorBody).error.json.data.code).toBe('PAYLOAD_TOO_LARGE');
+  });
+
+  test("the API's answers about a user are never stored by a cache (Cache-Control: private, no-store)", async () => {
+    const { cookie } = await signedIn();
+    const input = encodeURIComponent(JSON.stringify({ 0: { json: { sort: 'created_at', dir: 'desc' } } }));
+    for (const path of ['auth.me', `notes.list?batch=1&input=${input}`, `auth.me,notes.list?batch=1&input=${encodeURIComponent(JSON.stringify({ 1: { json: { sort: 'created_at', dir: 'desc' } } }))}`]) {
+      const answer = await fetch(`${baseURL}/api/trpc/${path}`, { headers: { cookie } });
+      expect(answer.status, path).toBe(200);
+      expect(answer.headers.get('cache-control'), path).toBe('private, no-store');
+    }
+    const signedOut = await fetch(`${baseURL}/api/trpc/auth.me`);
+    expect(signedOut.status).toBe(401);
+    expect(signedOut.headers.get('cache-control')).toBe('private, no-store');
+  });
+});
+
 describe('secrets', () => {
   test('no client bundle holds a server secret (service-role key, secret key, JWT secret)', () => {
     const dir = join(ROOT, 'apps/web/.next/static');

@@ -23,10 +23,19 @@ export function serialize(value: unknown): SuperJSONResult {
   return { json: json as SuperJSONResult['json'] }
 }
 
-/** The tRPC transformer: this serialize, superjson's deserialize (inputs are small; they are not worth a fast path). */
+/**
+ * The tRPC transformer: this serialize, superjson's deserialize (inputs are small; they are not worth a fast path).
+ * An input that is not superjson's `{ json, meta }` object (`null`, a number, an array) is refused with a message
+ * the API sends as it is (400): superjson's own error for `null` named its internals.
+ */
 export const fastSuperjson = {
   serialize,
-  deserialize: <T = unknown>(payload: SuperJSONResult): T => superjson.deserialize<T>(payload),
+  deserialize: <T = unknown>(payload: SuperJSONResult): T => {
+    if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) {
+      throw new Error('The input must be a JSON object as the tRPC client sends it: {"json": …}.')
+    }
+    return superjson.deserialize<T>(payload)
+  },
 }
 
 const FALLBACK: unique symbol = Symbol('fallback')

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 
-import { ApiLimitConfigError, crossSiteReason, RateLimiter, readRateLimitRule } from './request-guards'
+import { ApiLimitConfigError, crossSiteReason, jsonNestingExceeds, RateLimiter, readRateLimitRule } from './request-guards'
 
 const h = (entries: Record<string, string>) => new Headers(entries)
 
@@ -50,5 +50,21 @@ describe('budget configuration', () => {
       expect(() => readRateLimitRule('FOYER_API_QUERY_LIMIT', bad, fallback)).toThrow(ApiLimitConfigError)
     }
     expect(() => readRateLimitRule('FOYER_API_QUERY_LIMIT', 'lots', fallback)).toThrow(/FOYER_API_QUERY_LIMIT/)
+  })
+})
+
+describe('JSON nesting', () => {
+  it('counts arrays and objects, not brackets inside strings (escaped quotes included)', () => {
+    expect(jsonNestingExceeds('{"a":[1,{"b":[]}]}', 4)).toBe(false)
+    expect(jsonNestingExceeds('{"a":[1,{"b":[[]]}]}', 4)).toBe(true)
+    expect(jsonNestingExceeds(`{"text":"${'['.repeat(50)}\\"${'{'.repeat(50)}"}`, 2)).toBe(false)
+    expect(jsonNestingExceeds('"\\\\"[[[', 2)).toBe(true)
+    expect(jsonNestingExceeds('null', 0)).toBe(false)
+  })
+
+  it('tells a very deep text from one within the bound', () => {
+    const deep = `${'['.repeat(1_000_000)}${']'.repeat(1_000_000)}`
+    expect(jsonNestingExceeds(deep, 100)).toBe(true)
+    expect(jsonNestingExceeds(deep, 1_000_000)).toBe(false)
   })
 })

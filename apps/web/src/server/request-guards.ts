@@ -6,6 +6,45 @@
 /** The most calls one batched request may carry (tRPC `maxBatchSize`: more is refused with 400, nothing runs). */
 export const MAX_BATCH_CALLS = 25
 
+/**
+ * The most a JSON request body may weigh (Next's API body limit, which the API handler now applies itself: it reads
+ * the body so that it can check its nesting before anything parses it). More is refused with 413.
+ */
+export const MAX_BODY_BYTES = 1024 * 1024
+
+/**
+ * The deepest nesting of arrays and objects a request's JSON input may have, counted from the outside (a batch's
+ * object and each call's `{ json }` included). The app's inputs are a few levels deep; deeper input is refused with
+ * 400 before it is parsed, since parsing and every recursive step after it (superjson, zod, error formatting) cost
+ * time and stack with each level (ADR 069).
+ */
+export const MAX_INPUT_DEPTH = 100
+
+/**
+ * Whether the JSON text nests arrays and objects more than `max` levels deep. One pass over the text that stops at
+ * the first level too many; brackets inside strings do not count. Malformed JSON is not its business (the parser
+ * that runs next says what is wrong with it).
+ */
+export function jsonNestingExceeds(text: string, max: number): boolean {
+  let depth = 0
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (c === 0x22) {
+      // a string: skip to its closing quote, over escaped characters
+      for (i++; i < text.length; i++) {
+        const d = text.charCodeAt(i)
+        if (d === 0x5c) i++
+        else if (d === 0x22) break
+      }
+    } else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return true
+    } else if (c === 0x5d || c === 0x7d) {
+      depth--
+    }
+  }
+  return false
+}
+
 /** Reads a request header by name (lower case): a `Headers`, or the Node request's own headers (`nodeHeaderReader`). */
 export interface HeaderReader {
   get(name: string): string | null

@@ -179,3 +179,92 @@ describe("the API handler answers as tRPC's own adapter does", () => {
     }
   })
 })
+
+describe("the API handler's own answers (beyond tRPC's adapter)", () => {
+  const seen: Seen = []
+  let ours: { server: Server; base: string }
+  beforeAll(async () => {
+    ours = await listen(atBasePath(createApiHandler(options(seen)), '/api/trpc/'))
+  })
+  afterAll(async () => {
+    await new Promise<void>((resolve) => ours.server.close(() => resolve()))
+  })
+
+  const json = { 'content-type': 'application/json' }
+  const errorOf = (answer: Answer) => (JSON.parse(answer.body) as { error: { json: { message: string; data: { code: string; httpStatus: number } } } }).error.json
+  const nested = (depth: number, open = '[', close = ']') => `${open.repeat(depth)}${close.repeat(depth)}`
+
+  it.each([
+    ['POST, arrays 10,000 deep', '/api/trpc/write', { method: 'POST', headers: json, body: `{"json":${nested(10_000)}}` }],
+    ['POST, objects 10,000 deep', '/api/trpc/write', { method: 'POST', headers: json, body: `{"json":${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}}` }],
+    ['POST batch, arrays 100,000 deep', '/api/trpc/write?batch=1', { method: 'POST', headers: json, body: `{"0":{"json":${nested(100_000)}}}` }],
+    // (Node's default head limit, 16 KiB, bounds a URL here; the web server takes 64 KiB)
+    ['GET, arrays 2,000 deep', `/api/trpc/echo?input=${encodeURIComponent(`{"json":${nested(2_000)}}`)}`, undefined],
+    ['GET batch, arrays 2,000 deep', `/api/trpc/echo,plain?batch=1&input=${encodeURIComponent(`{"0":{"json":${nested(2_000)}}}`)}`, undefined],
+  ] as const)('refuses input nested too deeply with 400 BAD_REQUEST and a readable message: %s', async (_name, path, init) => {
+    seen.length = 0
+    const answer = await send(ours.base, path, init)
+    expect(answer.status).toBe(400)
+    const error = errorOf(answer)
+    expect(error.data.code).toBe('BAD_REQUEST')
+    expect(error.message).toBe('The input is nested too deeply (more than 100 levels of arrays and objects).')
+    expect(seen.map((s) => s.code)).not.toContain('INTERNAL_SERVER_ERROR')
+  })
+
+  it('still takes input nested as deep as the limit', async () => {
+    // 100 levels in all: the batch object, the call's { json }, the input object, then arrays inside a string field
+    const answer = await send(ours.base, '/api/trpc/write?batch=1', { method: 'POST', headers: json, body: `{"0":{"json":{"text":"${nested(200)}"}}}` })
+    expect(answer.status, answer.body).toBe(200)
+    const deepAsAllowed = `{"0":{"json":${nested(98)}}}`
+    const refused = await send(ours.base, '/api/trpc/write?batch=1', { method: 'POST', headers: json, body: deepAsAllowed })
+    // within the limit: tRPC's own answer (the input is not what `write` takes), not the depth refusal
+    expect(refused.status).toBe(400)
+    expect(JSON.stringify(JSON.parse(refused.body))).not.toMatch(/nested too deeply/)
+  })
+
+  it.each(['null', '7', '"text"', '[]'])('refuses a POST body of %s with 400 and a readable message', async (body) => {
+    const answer = await send(ours.base, '/api/trpc/write', { method: 'POST', headers: json, body })
+    expect(answer.status).toBe(400)
+    const error = errorOf(answer)
+    expect(error.data.code).toBe('BAD_REQUEST')
+    expect(error.message).toBe('The input must be a JSON object as the tRPC client sends it: {"json": …}.')
+  })
+
+  it('refuses a body over 1 MiB with 413', async () => {
+    const answer = await send(ours.base, '/api/trpc/write', { method: 'POST', headers: json, body: JSON.stringify({ json: { text: 'y'.repeat(1024 * 1024) } }) })
+    expect(answer.status).toBe(413)
+    expect(errorOf(answer).data.code).toBe('PAYLOAD_TOO_LARGE')
+  })
+
+  it.each([
+    ['PUT', '/api/trpc/write', 'POST'],
+    ['DELETE', '/api/trpc/write', 'POST'],
+    ['OPTIONS', '/api/trpc/write', 'POST'],
+    ['PUT', '/api/trpc/echo,plain?batch=1', 'GET, HEAD'],
+    ['PATCH', '/api/trpc/nope', 'GET, HEAD, POST'],
+  ])('answers %s %s with 405 and Allow: %s', async (method, path, allow) => {
+    // (Node's client frames no body for DELETE and OPTIONS)
+    const answer = await send(ours.base, path, method === 'PUT' || method === 'PATCH' ? { method, headers: json, body: '{}' } : { method })
+    expect(answer.status).toBe(405)
+    expect(answer.headers.allow).toBe(allow)
+    expect(errorOf(answer).data.code).toBe('METHOD_NOT_SUPPORTED')
+  })
+
+  it("names the allowed methods on tRPC's own 405 (a query by POST, a mutation by GET)", async () => {
+    const post = await send(ours.base, '/api/trpc/plain', { method: 'POST', headers: json, body: '{}' })
+    expect([post.status, post.headers.allow]).toEqual([405, 'GET, HEAD'])
+    const get = await send(ours.base, '/api/trpc/write')
+    expect([get.status, get.headers.allow]).toEqual([405, 'POST'])
+  })
+
+  it.each([
+    ['a batch of queries (fast path)', '/api/trpc/echo,plain?batch=1', undefined],
+    ['a single query', '/api/trpc/plain', undefined],
+    ['an error', '/api/trpc/forbidden?batch=1', undefined],
+    ['a mutation', '/api/trpc/write', { method: 'POST', headers: json, body: JSON.stringify({ json: { text: 'x' } }) }],
+    ['a refusal before tRPC', '/api/trpc/write', { method: 'PUT' }],
+  ] as const)('marks every answer Cache-Control: private, no-store: %s', async (_name, path, init) => {
+    const answer = await send(ours.base, path, init)
+    expect(answer.headers['cache-control']).toBe('private, no-store')
+  })
+})

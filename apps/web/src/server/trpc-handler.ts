@@ -20,6 +20,7 @@ import { incomingMessageToRequest } from '@trpc/server/adapters/node-http'
 import { getHTTPStatusCode, resolveResponse } from '@trpc/server/http'
 
 import { appendSetCookie } from '../lib/supabase/server'
+import { jsonNestingExceeds, MAX_BODY_BYTES, MAX_INPUT_DEPTH } from './request-guards'
 
 type ResolveOptions<TRouter extends AnyTRPCRouter> = Parameters<typeof resolveResponse<TRouter>>[0]
 
@@ -133,7 +134,7 @@ function queryBatchOf(router: AnyTRPCRouter, req: IncomingMessage, url: URL, pat
  */
 export function createApiHandler<TRouter extends AnyTRPCRouter, TContext>(opts: ApiHandlerOptions<TRouter, TContext>) {
   const config = opts.router._def._config
-  const answerError = (res: ServerResponse, cause: unknown) => {
+  const answerError = (res: ServerResponse, cause: unknown, headers: Record<string, string> = {}) => {
     const error = getTRPCErrorFromUnknown(cause)
     opts.onError?.({ error, path: undefined })
     if (res.headersSent) {
@@ -141,11 +142,50 @@ export function createApiHandler<TRouter extends AnyTRPCRouter, TContext>(opts: 
       return
     }
     const shape = getErrorShape({ config, error, type: 'unknown', path: undefined, input: undefined, ctx: undefined })
-    sendJson(res, shape.data.httpStatus, {}, JSON.stringify(transformTRPCResponse(config, { error: shape })))
+    sendJson(res, shape.data.httpStatus, headers, JSON.stringify(transformTRPCResponse(config, { error: shape })))
+  }
+
+  /**
+   * Refuses, before tRPC parses anything, what no procedure could take: a method other than GET, HEAD and POST
+   * (405 with `Allow`), input nested deeper than MAX_INPUT_DEPTH (400), a JSON body over MAX_BODY_BYTES (413). A
+   * JSON body is read here, checked, and handed to tRPC as text (`req.body`). True when it answered.
+   */
+  const refused = async (req: IncomingMessage, res: ServerResponse, url: URL, path: string): Promise<boolean> => {
+    const method = req.method ?? 'GET'
+    if (method !== 'GET' && method !== 'HEAD' && method !== 'POST') {
+      const allow = allowedMethods(opts.router, path)
+      answerError(res, new TRPCError({ code: 'METHOD_NOT_SUPPORTED', message: `${method} is not supported here: use ${allow.replace(/, (?=[^,]*$)/, ' or ')}.` }), { allow })
+      return true
+    }
+    const tooDeep = () => new TRPCError({ code: 'BAD_REQUEST', message: `The input is nested too deeply (more than ${MAX_INPUT_DEPTH} levels of arrays and objects).` })
+    for (const name of ['input', 'connectionParams']) {
+      const value = url.searchParams.get(name)
+      if (value !== null && jsonNestingExceeds(value, MAX_INPUT_DEPTH)) {
+        answerError(res, tooDeep())
+        return true
+      }
+    }
+    const parsedAlready = ('body' in req && req.body !== undefined) || req.readableEnded
+    if (method !== 'POST' || parsedAlready || !isJsonRequest(req)) return false
+    const body = await readBody(req, MAX_BODY_BYTES)
+    if (body === null) {
+      res.destroy() // the client went away
+      return true
+    }
+    if (body === TOO_LARGE) {
+      answerError(res, new TRPCError({ code: 'PAYLOAD_TOO_LARGE', message: `The request body is larger than the API accepts (${MAX_BODY_BYTES / 1024 / 1024} MB).` }))
+      return true
+    }
+    if (jsonNestingExceeds(body, MAX_INPUT_DEPTH)) {
+      answerError(res, tooDeep())
+      return true
+    }
+    Object.assign(req, { body })
+    return false
   }
 
   const viaTrpc = async (req: IncomingMessage, res: ServerResponse, path: string) => {
-    const request = incomingMessageToRequest(req, res, { maxBodySize: null })
+    const request = incomingMessageToRequest(req, res, { maxBodySize: MAX_BODY_BYTES })
     const response = await resolveResponse<TRouter>({
       router: opts.router,
       req: request,
@@ -156,6 +196,8 @@ export function createApiHandler<TRouter extends AnyTRPCRouter, TContext>(opts: 
       createContext: async () => (await opts.createContext({ req, res })) as never,
       onError: ({ error, path: procedurePath }) => opts.onError?.({ error, path: procedurePath }),
     })
+    // a query asked for by POST, a mutation by GET: say which methods the path takes (RFC 9110 §15.5.6)
+    if (response.status === 405) res.setHeader('allow', allowedMethods(opts.router, path))
     await writeAnswer(response, res, request.signal)
   }
 
@@ -216,8 +258,11 @@ export function createApiHandler<TRouter extends AnyTRPCRouter, TContext>(opts: 
   }
 
   return async (req: IncomingMessage, res: ServerResponse, path: string): Promise<void> => {
+    // Answers depend on the session (the cookie) and are never for a cache to keep or share.
+    res.setHeader('cache-control', 'private, no-store')
     try {
       const url = new URL(req.url ?? '/', 'http://localhost')
+      if (await refused(req, res, url, path)) return
       const batch = queryBatchOf(opts.router, req, url, path, opts.maxBatchSize)
       if (batch && (await queries(req, res, url, batch))) return
       await viaTrpc(req, res, path)
@@ -225,6 +270,59 @@ export function createApiHandler<TRouter extends AnyTRPCRouter, TContext>(opts: 
       answerError(res, cause)
     }
   }
+}
+
+/**
+ * The methods the procedure path(s) take, for `Allow`: queries GET (and HEAD, which tRPC answers), mutations POST;
+ * all three for a path that names no procedure, or both kinds.
+ */
+function allowedMethods(router: AnyTRPCRouter, path: string): string {
+  let paths: string[]
+  try {
+    paths = decodeURIComponent(path).split(',')
+  } catch {
+    paths = []
+  }
+  const all = router._def.procedures as Record<string, AnyTRPCProcedure | undefined>
+  const types = new Set(paths.map((p) => (Object.hasOwn(all, p) ? all[p]?._def.type : undefined)))
+  if (types.size === 1 && types.has('mutation')) return 'POST'
+  if (types.size === 1 && (types.has('query') || types.has('subscription'))) return 'GET, HEAD'
+  return 'GET, HEAD, POST'
+}
+
+/** As tRPC: a request whose Content-Type is `application/json` (whatever its parameters). */
+function isJsonRequest(req: IncomingMessage): boolean {
+  return req.headers['content-type']?.split(';', 1)[0]?.trim().toLowerCase() === 'application/json'
+}
+
+const TOO_LARGE: unique symbol = Symbol('too large')
+
+/**
+ * The request's body as text (UTF-8, a byte order mark dropped as `Request.json()` drops it); TOO_LARGE as soon as
+ * it passes `limit` bytes (the rest is read and dropped, so the answer reaches the client); null if the request
+ * ends without its body (the client went away).
+ */
+function readBody(req: IncomingMessage, limit: number): Promise<string | typeof TOO_LARGE | null> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = []
+    let size = 0
+    const finish = (value: string | typeof TOO_LARGE | null) => {
+      req.off('data', onData).off('end', onEnd).off('error', onGone).off('close', onGone)
+      resolve(value)
+    }
+    const onData = (chunk: Buffer) => {
+      size += chunk.byteLength
+      if (size <= limit) {
+        chunks.push(chunk)
+        return
+      }
+      finish(TOO_LARGE)
+      req.resume()
+    }
+    const onEnd = () => finish(new TextDecoder().decode(Buffer.concat(chunks)))
+    const onGone = () => finish(null)
+    req.on('data', onData).on('end', onEnd).on('error', onGone).on('close', onGone)
+  })
 }
 
 /** As tRPC's resolveResponse: a (non-array) object that is async iterable, or has a promise or one among its values. */
