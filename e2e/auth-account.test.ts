@@ -79,9 +79,9 @@ describe('account settings', () => {
 
     const toOld = await waitForMail(oldEmail, 'email_change');
     const toNew = await waitForMail(newEmail, 'email_change');
-    // the first link only records progress; the server says so in the fragment
+    // the first link only records progress; the server says so in the fragment, and the page in its own words
     await page.goto(toOld.links[0] as string);
-    await page.getByRole('status').filter({ hasText: 'Confirmation link accepted' }).waitFor({ timeout: 20_000 });
+    await page.getByRole('status').filter({ hasText: 'To finish changing your email address, also open the link we sent to your other address.' }).waitFor({ timeout: 20_000 });
     await page.getByRole('heading', { name: 'One more step' }).waitFor();
     // the second one applies the change and comes back to the account page
     await page.goto(toNew.links[0] as string);

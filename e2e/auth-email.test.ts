@@ -123,4 +123,29 @@ describe('email links', () => {
     const noToken = await page.goto('/auth/confirm?type=bogus');
     expect(noToken?.status()).toBe(200);
   });
+
+  test('/auth/confirm shows only messages the app knows, never text written into the link', async () => {
+    const page = await fixture.newPage();
+    const planted = 'Your account has been suspended. Call Foyer Support at +1 555 0100';
+    const expired = 'This link or code has expired or was already used. Request a new one.';
+
+    // a success message in the fragment that is not the auth server's: not shown, not as a success
+    await gotoHydrated(page, `/auth/confirm#message=${encodeURIComponent(planted)}`);
+    await page.getByRole('heading', { name: 'That link did not work' }).waitFor();
+    await page.getByText(expired).waitFor();
+    expect(await page.getByText(/suspended|555 0100/).count()).toBe(0);
+
+    // an error description in the query or the fragment: worded by the error code, generic for an unknown one
+    await gotoHydrated(page, `/auth/confirm?error=access_denied&error_code=no_such_code&error_description=${encodeURIComponent(planted)}`);
+    await page.getByRole('heading', { name: 'That link did not work' }).waitFor();
+    await page.getByText('This link could not be used. Request a new one.').waitFor();
+    expect(await page.getByText(/suspended|555 0100|Something went wrong/).count()).toBe(0);
+    await gotoHydrated(page, `/auth/confirm?error_description=${encodeURIComponent(planted)}`);
+    await page.getByText('This link could not be used. Request a new one.').waitFor();
+    expect(await page.getByText(/suspended|555 0100/).count()).toBe(0);
+
+    await gotoHydrated(page, `/auth/confirm#error=access_denied&error_code=otp_expired&error_description=${encodeURIComponent(planted)}`);
+    await page.getByText(expired).waitFor();
+    expect(await page.getByText(/suspended|555 0100/).count()).toBe(0);
+  });
 });

@@ -1,7 +1,7 @@
 import type { EmailOtpType } from '@supabase/supabase-js'
 import type { GetServerSideProps } from 'next'
 
-import { readableAuthError } from '../features/auth/auth-errors'
+import { linkErrorMessage, readableAuthError } from '../features/auth/auth-errors'
 import { mfaPathFor, resolveNext } from '../lib/safe-next'
 import { createServerSupabase, needsSecondFactor } from '../lib/supabase/server'
 
@@ -25,7 +25,7 @@ export interface ConfirmPageProps {
  */
 export const confirmServerSideProps: GetServerSideProps<ConfirmPageProps> = async (ctx) => {
   ctx.res.setHeader('Cache-Control', 'private, no-cache, no-store, must-revalidate, max-age=0')
-  const { token_hash: tokenHash, type, code, next, error_description: errorDescription, error_code: errorCode } = ctx.query
+  const { token_hash: tokenHash, type, code, next, error: errorName, error_description: errorDescription, error_code: errorCode } = ctx.query
   const supabase = createServerSupabase(ctx)
   const otpType = single(type) as EmailOtpType | undefined
   let failure: unknown
@@ -36,8 +36,10 @@ export const confirmServerSideProps: GetServerSideProps<ConfirmPageProps> = asyn
   } else if (single(code)) {
     const { error } = await supabase.auth.exchangeCodeForSession(single(code) as string)
     failure = error
-  } else if (single(errorCode) || single(errorDescription)) {
-    failure = { code: single(errorCode), message: single(errorDescription) }
+  } else if (single(errorCode) || single(errorName) || single(errorDescription)) {
+    // A failed link, as the auth server reports it: worded by its code; the description (anyone can write one into
+    // a link) is not shown.
+    return { props: { error: linkErrorMessage(single(errorCode) ?? single(errorName)), initialSession: null } }
   } else {
     failure = { code: 'otp_expired', message: 'missing token' }
   }

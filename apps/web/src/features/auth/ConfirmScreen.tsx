@@ -1,6 +1,7 @@
 import Link from 'next/link'
 import { useEffect, useState } from 'react'
 
+import { linkFragmentNote, type LinkNote } from './auth-errors'
 import styles from './auth.module.css'
 import { AuthCard, FormMessage } from './form'
 
@@ -9,27 +10,18 @@ export interface ConfirmScreenProps {
   error: string
 }
 
-type FragmentNote = { kind: 'success' | 'error'; text: string }
-
-/** The auth server reports some outcomes in the URL fragment, which only the browser sees. */
-function readFragment(hash: string): FragmentNote | null {
-  const params = new URLSearchParams(hash.replace(/^#/, ''))
-  const message = params.get('message')
-  if (message) return { kind: 'success', text: message.endsWith('.') ? message : `${message}.` }
-  const error = params.get('error_description')
-  if (error) return { kind: 'error', text: error.endsWith('.') ? error : `${error}.` }
-  return null
-}
-
 /**
  * Shown when an email link did not end in a session. Either it failed (expired, used, wrong browser), or it was
- * the first of two confirmations of an email change — then the server's message in the fragment says so.
+ * the first of two confirmations of an email change — then the server's message in the fragment says so (shown in
+ * the app's words).
  */
 export function ConfirmScreen({ error }: ConfirmScreenProps) {
-  const [note, setNote] = useState<FragmentNote | null>(null)
+  const [note, setNote] = useState<LinkNote | null>(null)
   const [read, setRead] = useState(false)
   useEffect(() => {
-    setNote(readFragment(window.location.hash))
+    // The auth server reports some outcomes in the URL fragment, which only the browser sees; only what the app
+    // knows is shown, in its own words (auth-errors.ts).
+    setNote(linkFragmentNote(window.location.hash))
     setRead(true)
   }, [])
 

@@ -1,7 +1,7 @@
 import { AuthApiError, AuthRetryableFetchError, AuthWeakPasswordError } from '@supabase/supabase-js'
 import { describe, expect, it } from 'vitest'
 
-import { readableAuthError } from './auth-errors'
+import { EMAIL_CHANGE_NEXT_STEP, LINK_FAILED, linkErrorMessage, linkFragmentNote, readableAuthError } from './auth-errors'
 
 describe('readableAuthError', () => {
   it('maps wrong credentials to a message beside the password', () => {
@@ -66,5 +66,32 @@ describe('readableAuthError', () => {
       expect(readableAuthError(thrown).message.length).toBeGreaterThan(10)
     }
     expect(readableAuthError(new Error('odd thing')).message).toBe('Something went wrong: odd thing')
+  })
+})
+
+describe('email link outcomes (/auth/confirm)', () => {
+  const expired = 'This link or code has expired or was already used. Request a new one.'
+
+  it('words the error codes the auth server puts on a failed link, and nothing else', () => {
+    expect(linkErrorMessage('otp_expired')).toBe(expired)
+    expect(linkErrorMessage('flow_state_expired')).toBe('This link has expired. Request a new one.')
+    expect(linkErrorMessage('bad_code_verifier')).toMatch(/different browser/)
+    for (const code of [undefined, '', 'call_support_now', '__proto__', 'constructor']) expect(linkErrorMessage(code)).toBe(LINK_FAILED)
+  })
+
+  it("shows GoTrue's email-change message in our words (success), never other text from the link", () => {
+    const gotrue = new URLSearchParams({ message: 'Confirmation link accepted. Please proceed to confirm link sent to the other email' })
+    expect(linkFragmentNote(`#${gotrue}`)).toEqual({ kind: 'success', text: EMAIL_CHANGE_NEXT_STEP })
+    const planted = new URLSearchParams({ message: 'Your account is suspended. Call +1 555 0100.' })
+    expect(linkFragmentNote(`#${planted}`)).toBeNull()
+  })
+
+  it('reads a failed link by its error code; its description is not shown', () => {
+    const failed = new URLSearchParams({ error: 'access_denied', error_code: 'otp_expired', error_description: 'Email link is invalid or has expired' })
+    expect(linkFragmentNote(`#${failed}`)).toEqual({ kind: 'error', text: expired })
+    const planted = new URLSearchParams({ error_description: 'Call +1 555 0100 to unlock your account' })
+    expect(linkFragmentNote(`#${planted}`)).toEqual({ kind: 'error', text: LINK_FAILED })
+    expect(linkFragmentNote('#error=over_request_rate_limit')).toEqual({ kind: 'error', text: 'Too many attempts. Wait a few minutes, then try again.' })
+    expect(linkFragmentNote('')).toBeNull()
   })
 })

@@ -107,3 +107,40 @@ export function readableAuthError(error: unknown): ReadableAuthError {
   const text = typeof e.message === 'string' && e.message.trim() !== '' ? e.message.trim() : undefined
   return { message: text ? `Something went wrong: ${text}` : 'Something went wrong. Try again.' }
 }
+
+/**
+ * Email links (/auth/confirm). The auth server reports a link's outcome in its URL (`?error_code=` on a PKCE
+ * redirect, `#error_code=…&error_description=…` or `#message=…` on an implicit one), and so can anyone who writes a
+ * link to the app: only what the app knows is shown, in its own words — never text taken from the URL.
+ */
+
+/** For a failed link whose error code the app does not know. */
+export const LINK_FAILED = 'This link could not be used. Request a new one.'
+
+/** After the first of the two confirmations of an email change (both the old and the new address get a link). */
+export const EMAIL_CHANGE_NEXT_STEP = 'Link accepted. To finish changing your email address, also open the link we sent to your other address.'
+
+/** GoTrue's `message` after the first of two email-change confirmations (GET /verify, "secure email change"). */
+const EMAIL_CHANGE_ACCEPTED = /^Confirmation link accepted\. Please proceed to confirm link sent to the other email\.?$/
+
+/** A failed link's message: the auth server's error code in our words, anything else generic. */
+export function linkErrorMessage(code: string | undefined): string {
+  const known = code !== undefined && Object.hasOwn(BY_CODE, code) ? BY_CODE[code] : undefined
+  return known?.message ?? LINK_FAILED
+}
+
+export interface LinkNote {
+  kind: 'success' | 'error'
+  text: string
+}
+
+/** What a link's URL fragment says, as the app words it; null when it says nothing the app knows. */
+export function linkFragmentNote(hash: string): LinkNote | null {
+  const params = new URLSearchParams(hash.replace(/^#/, ''))
+  const message = params.get('message')
+  if (message !== null && EMAIL_CHANGE_ACCEPTED.test(message.trim())) return { kind: 'success', text: EMAIL_CHANGE_NEXT_STEP }
+  if (params.has('error_code') || params.has('error') || params.has('error_description')) {
+    return { kind: 'error', text: linkErrorMessage(params.get('error_code') || params.get('error') || undefined) }
+  }
+  return null
+}
