@@ -17,6 +17,18 @@ const sameTime = (a: Date, b: Date) => Math.abs(a.getTime() - b.getTime()) < 1
 const sameContent = (note: Pick<Note, 'title' | 'body'>, draft: NoteDraft) => note.title === draft.title && (note.body ?? '') === draft.body
 const sameStored = (a: Pick<Note, 'title' | 'body'>, b: Pick<Note, 'title' | 'body'>) => a.title === b.title && (a.body ?? '') === (b.body ?? '')
 
+/**
+ * A ref to the latest render's value, for effects that run on their own triggers (a refused save, the end of this
+ * page's own action) but must call the function of the render they run after.
+ */
+function useLatest<T>(value: T) {
+  const ref = useRef(value)
+  useEffect(() => {
+    ref.current = value
+  })
+  return ref
+}
+
 interface Options {
   note: Note
   draft: NoteDraft
@@ -57,10 +69,7 @@ function useNoteElsewhere({ note, draft, dirty, busy, show, refusedSaves }: Opti
     }
   }
 
-  const fetchLatestRef = useRef(fetchLatest)
-  useEffect(() => {
-    fetchLatestRef.current = fetchLatest
-  })
+  const fetchLatestRef = useLatest(fetchLatest)
 
   const consider = (latest: Note | null) => {
     if (latest === null) {
@@ -105,17 +114,14 @@ function useNoteElsewhere({ note, draft, dirty, busy, show, refusedSaves }: Opti
       setElsewhere(null)
     } else setElsewhere({ kind: 'changed', theirs: latest })
   }
-  const afterRefusalRef = useRef(afterRefusal)
-  useEffect(() => {
-    afterRefusalRef.current = afterRefusal
-  })
+  const afterRefusalRef = useLatest(afterRefusal)
   useEffect(() => {
     if (refusedSaves === 0) return
     fetchLatestRef.current().then(
       (latest) => afterRefusalRef.current(latest),
       () => toast.error('Your changes were not saved', 'This note was changed elsewhere and could not be loaded. Save again to compare.'),
     )
-  }, [refusedSaves])
+  }, [refusedSaves, fetchLatestRef, afterRefusalRef]) // the refs never change
 
   // Changes that arrived while this page was saving, pinning or deleting: looked at once it is done, against the
   // note as its own action left it.
@@ -124,10 +130,7 @@ function useNoteElsewhere({ note, draft, dirty, busy, show, refusedSaves }: Opti
     if (busy) waiting.current.push(change)
     else handle(change)
   })
-  const handleRef = useRef(handle)
-  useEffect(() => {
-    handleRef.current = handle
-  })
+  const handleRef = useLatest(handle)
   useEffect(() => {
     if (busy || waiting.current.length === 0) return
     const arrived = waiting.current
@@ -143,7 +146,7 @@ function useNoteElsewhere({ note, draft, dirty, busy, show, refusedSaves }: Opti
     if (news.length === 0) return // only this page's own change coming back
     const last = relevant[relevant.length - 1]!
     handleRef.current(last.type === 'DELETE' ? last : { type: 'resync' })
-  }, [busy, note])
+  }, [busy, note, handleRef])
 
   return { elsewhere, setElsewhere, live }
 }
