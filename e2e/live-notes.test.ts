@@ -230,6 +230,27 @@ describe('a save that would overwrite a version this page never saw', () => {
     expect((await storedNote(note!.id)).body).toBe('written on the phone');
     expect(await b.getByText('All changes saved').isVisible()).toBe(true);
   });
+  test('when the live part never loaded (a cold load, then offline), a refused save still says why and keeps the text', async () => {
+    const { page, id } = await signedInUser(fixture);
+    const [note] = await seedNotes(id, [{ title: 'Offline', body: 'first draft' }]);
+    // The note page's live part (loaded after the page) never arrives: its chunk fails, as it would offline.
+    await page.route(/\/_next\/static\/chunks\/.*\.js$/, async (route) => {
+      const response = await route.fetch();
+      const text = await response.text();
+      if (text.includes('Keep my changes')) return route.abort('internetdisconnected');
+      return route.fulfill({ response, body: text });
+    });
+    await gotoHydrated(page, `/notes/${note!.id}`);
+    await changeNote(note!.id, { body: 'written elsewhere' });
+    const body = page.getByLabel('Note', { exact: true });
+    await body.fill('written here');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await toastWith(page, 'Your changes were not saved').getByText('changed in another tab or device').waitFor(LIVE);
+    expect(await page.getByTestId('note-elsewhere').count()).toBe(0); // the notice could not show: the toast said it
+    expect(await body.inputValue()).toBe('written here');
+    expect(await page.getByText('Unsaved changes · Ctrl+S saves').isVisible()).toBe(true);
+    expect((await storedNote(note!.id)).body).toBe('written elsewhere');
+  });
 });
 
 describe('an open note and changes that cross its own actions', () => {

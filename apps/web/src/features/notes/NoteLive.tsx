@@ -156,6 +156,8 @@ interface NoteLiveProps extends Options {
   setDraft: (draft: NoteDraft) => void
   /** The note was deleted elsewhere (true), or restored there (false). */
   onGone: (gone: boolean) => void
+  /** NoteLive is on the page (true), or left it (false): a refused save is then said by its notice. */
+  onShown: (shown: boolean) => void
   onSaveAsNew: () => void
   savingAsNew: boolean
 }
@@ -165,8 +167,12 @@ interface NoteLiveProps extends Options {
  * elsewhere, shows the notice above the form when it changed under unsaved edits or went away, and says when live
  * updates are interrupted. None of it is first-load JS.
  */
-export default function NoteLive({ setDraft, onGone, onSaveAsNew, savingAsNew, ...options }: NoteLiveProps) {
+export default function NoteLive({ setDraft, onGone, onShown, onSaveAsNew, savingAsNew, ...options }: NoteLiveProps) {
   const { elsewhere, setElsewhere, live } = useNoteElsewhere(options)
+  useEffect(() => {
+    onShown(true)
+    return () => onShown(false)
+  }, [onShown])
   const gone = elsewhere?.kind === 'deleted'
   useEffect(() => onGone(gone), [gone, onGone])
   const showTheirs = (theirs: Note) => {

@@ -173,6 +173,11 @@ export function NoteScreen({ note: initial }: NoteScreenProps) {
   // Saves refused because the note changed or went away since the version this page edits (ADR 066): NoteLive
   // fetches the stored note and shows the notice it shows for a change heard live; the form keeps every character.
   const [refusedSaves, setRefusedSaves] = useState(0)
+  // Whether NoteLive is on the page: it loads after the page, and may never arrive (a cold load, then offline).
+  const liveShown = useRef(false)
+  const onLiveShown = useCallback((shown: boolean) => {
+    liveShown.current = shown
+  }, [])
   const update = useMutation(
     trpc.notes.update.mutationOptions({
       onSuccess: async (updated, sent) => {
@@ -189,7 +194,11 @@ export function NoteScreen({ note: initial }: NoteScreenProps) {
       },
       onError: (error) => {
         if (error.data?.code === 'CONFLICT' || error.data?.code === 'NOT_FOUND') setRefusedSaves((count) => count + 1)
-        if (error.data?.code === 'CONFLICT') return // the notice says it, and offers the ways on
+        if (error.data?.code === 'CONFLICT') {
+          // NoteLive's notice says it and offers the ways on; without NoteLive, a toast says it (the text stays).
+          if (!liveShown.current) toast.error('Your changes were not saved', 'This note was changed in another tab or device. Your text is still here: copy it before you reload to see the other version.')
+          return
+        }
         setErrors(serverFieldErrors(error.data))
         toastApiError('Your changes were not saved', error, error.data?.zodError ? 'Check the fields marked below.' : error.message)
       },
@@ -334,6 +343,7 @@ export function NoteScreen({ note: initial }: NoteScreenProps) {
         show={showStored}
         setDraft={setDraft}
         onGone={onGone}
+        onShown={onLiveShown}
         onSaveAsNew={() => {
           const found = checkNote(draft)
           setTried(true)
