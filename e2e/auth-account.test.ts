@@ -61,6 +61,31 @@ describe('account settings', () => {
     await page.getByRole('button', { name: /^Account: / }).waitFor({ timeout: 20_000 });
   });
 
+  test('a password over 72 characters is refused beside the field, saying the limit (sign-up and password change), text kept', async () => {
+    const long = 'p'.repeat(80);
+    const page = await fixture.newPage();
+    const email = uniqueEmail('longpw');
+    await gotoHydrated(page, '/sign-up');
+    const signUp = page.getByRole('form', { name: 'Create account' });
+    await signUp.getByLabel('Email').fill(email);
+    await signUp.getByLabel('Password').fill(long);
+    await signUp.getByRole('button', { name: 'Create account' }).click();
+    await signUp.getByText('Use at most 72 characters.').waitFor({ timeout: 15_000 });
+    expect(await signUp.getByLabel('Password').getAttribute('aria-invalid')).toBe('true');
+    expect(await signUp.getByLabel('Password').inputValue()).toBe(long);
+    expect(await page.getByText('Some of what you entered is not valid').count()).toBe(0);
+
+    await signUpViaUI(page, email);
+    await openAccount(page);
+    const form = page.getByRole('form', { name: 'Change password' });
+    await form.getByLabel('New password', { exact: true }).fill(long);
+    await form.getByLabel('Repeat the new password').fill(long);
+    await form.getByRole('button', { name: 'Change password' }).click();
+    await form.getByText('Use at most 72 characters.').waitFor({ timeout: 15_000 });
+    expect(await form.getByLabel('New password', { exact: true }).inputValue()).toBe(long);
+    expect(await page.getByText('Some of what you entered is not valid').count()).toBe(0);
+  });
+
   test('changing the email needs confirming from both addresses', async () => {
     const context = await fixture.newContext();
     const page = await context.newPage();

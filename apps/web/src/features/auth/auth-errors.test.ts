@@ -52,6 +52,10 @@ describe('readableAuthError', () => {
     expect(readableAuthError(other).field).toBeUndefined()
   })
 
+  it("puts the auth server's password length limit beside the password field (validation_failed)", () => {
+    const long = new AuthApiError('Password cannot be longer than 72 characters', 400, 'validation_failed')
+    expect(readableAuthError(long)).toEqual({ message: 'That password is too long: use at most 72 characters.', field: 'password' })
+  })
   it('falls back on the status for unknown codes', () => {
     expect(readableAuthError(new AuthApiError('slow down', 429, 'something_new')).message).toMatch(/Too many attempts/)
     expect(readableAuthError(new AuthApiError('boom', 503, 'unexpected_failure')).message).toMatch(/had a problem/)

@@ -95,6 +95,10 @@ export function readableAuthError(error: unknown): ReadableAuthError {
       ? { message: 'That email address is too long.', field: 'email' }
       : (BY_CODE.email_address_invalid as ReadableAuthError)
   }
+  if (code === 'validation_failed' && typeof e.message === 'string' && /password.*(longer|too long)/i.test(e.message)) {
+    // "Password cannot be longer than 72 characters" (Supabase Auth, localbase): bcrypt reads 72 bytes at most.
+    return { message: 'That password is too long: use at most 72 characters.', field: 'password' }
+  }
   if (code !== undefined) {
     const known = BY_CODE[code]
     if (known) return known

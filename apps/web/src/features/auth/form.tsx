@@ -119,14 +119,27 @@ export function emailError(email: string, emptyMessage = 'Enter your email addre
 /** Shown under a new-password field and checked before any call: the auth server's minimum (localbase and Supabase's default). */
 export const MIN_PASSWORD_LENGTH = 6
 
+/** The auth server's maximum: bcrypt reads 72 bytes, so Supabase Auth (counting bytes) and localbase refuse longer. */
+export const MAX_PASSWORD_LENGTH = 72
+
+/** A new password's length rule, before any call: undefined when it is long enough and not too long. */
+function passwordLengthError(password: string): string | undefined {
+  if (password.length < MIN_PASSWORD_LENGTH) return `Use at least ${MIN_PASSWORD_LENGTH} characters.`
+  if (new TextEncoder().encode(password).length <= MAX_PASSWORD_LENGTH) return undefined
+  return password.length > MAX_PASSWORD_LENGTH
+    ? `Use at most ${MAX_PASSWORD_LENGTH} characters.`
+    : `Too long: accented letters and emoji count as 2 to 4 of the ${MAX_PASSWORD_LENGTH} characters allowed.`
+}
+
 export interface NewPasswordErrors {
   password?: string
   confirm?: string
 }
 
-/** The rule for choosing a new password: long enough, and typed the same twice. */
+/** The rule for choosing a new password: long enough, not too long, and typed the same twice. */
 export function checkNewPassword(password: string, confirm: string): NewPasswordErrors {
-  if (password.length < MIN_PASSWORD_LENGTH) return { password: `Use at least ${MIN_PASSWORD_LENGTH} characters.` }
+  const tooShortOrLong = passwordLengthError(password)
+  if (tooShortOrLong) return { password: tooShortOrLong }
   if (confirm !== password) return { confirm: 'The two passwords are not the same.' }
   return {}
 }
@@ -136,11 +149,12 @@ export interface NewAccountErrors {
   password?: string
 }
 
-/** A new account's email and password (sign-up, a guest adding them): a valid address, a long enough password. */
+/** A new account's email and password (sign-up, a guest adding them): a valid address, a password of an allowed length. */
 export function checkNewAccount(email: string, password: string): NewAccountErrors {
   const errors: NewAccountErrors = {}
   const badEmail = emailError(email)
   if (badEmail) errors.email = badEmail
-  if (password.length < MIN_PASSWORD_LENGTH) errors.password = `Use at least ${MIN_PASSWORD_LENGTH} characters.`
+  const badPassword = passwordLengthError(password)
+  if (badPassword) errors.password = badPassword
   return errors
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 
-import { checkNewPassword, MIN_PASSWORD_LENGTH } from './form'
+import { checkNewAccount, checkNewPassword, MIN_PASSWORD_LENGTH } from './form'
 
 describe('checkNewPassword', () => {
   it('asks for the minimum length before anything else', () => {
@@ -11,5 +11,12 @@ describe('checkNewPassword', () => {
   })
   it('accepts a long enough password typed the same twice', () => {
     expect(checkNewPassword('x'.repeat(MIN_PASSWORD_LENGTH), 'x'.repeat(MIN_PASSWORD_LENGTH))).toEqual({})
+  })
+  it("refuses a password over the auth server's 72 characters before any call, as sign-up does", () => {
+    expect(checkNewPassword('x'.repeat(72), 'x'.repeat(72))).toEqual({})
+    expect(checkNewPassword('x'.repeat(73), 'x'.repeat(73))).toEqual({ password: 'Use at most 72 characters.' })
+    expect(checkNewAccount('ann@example.com', 'x'.repeat(100))).toEqual({ password: 'Use at most 72 characters.' })
+    // bcrypt counts bytes: 40 × "é" is 80 of them
+    expect(checkNewPassword('é'.repeat(40), 'é'.repeat(40)).password).toMatch(/^Too long: accented letters and emoji count as 2 to 4/)
   })
 })
