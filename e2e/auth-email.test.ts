@@ -35,6 +35,20 @@ describe('email links', () => {
     await other.getByRole('heading', { name: 'That link did not work' }).waitFor({ timeout: 20_000 });
   });
 
+  test('a sign-in link asked for an address without an account is answered as for one with (never "not enabled"), and no mail is sent', async () => {
+    const email = uniqueEmail('no-account');
+    const page = await fixture.newPage();
+    await gotoHydrated(page, '/sign-in');
+    await page.getByLabel('Email').fill(email);
+    await page.getByRole('button', { name: 'Email me a sign-in link' }).click();
+    await page.getByRole('status').filter({ hasText: `If an account exists for ${email}, a sign-in link is on its way` }).waitFor({ timeout: 15_000 });
+    expect(await page.getByText('not enabled').count()).toBe(0);
+    expect(await page.getByRole('alert').filter({ hasText: /\S/ }).count()).toBe(0);
+    expect(await page.getByTestId('toast').count()).toBe(0);
+    const mailbox = await fetch(`${supabaseURL}/mailbox/api/messages?to=${encodeURIComponent(email)}`);
+    expect(await mailbox.json()).toEqual([]);
+  });
+
   test('the magic link needs an email address first', async () => {
     const page = await fixture.newPage();
     await gotoHydrated(page, '/sign-in');
