@@ -238,6 +238,26 @@ describe('two-factor sign-in (TOTP)', () => {
     expect(await page.getByTestId('factor-row').count()).toBe(0);
   });
 
+  test('/mfa puts the cursor in the code field, on arrival from sign-in and on a reload: the code is typed and Enter sent at once', async () => {
+    const email = uniqueEmail('mfa-focus');
+    const used = new Set<string>();
+    const secret = await accountWithTotp(email, used);
+    const page = await fixture.newPage();
+    await gotoHydrated(page, '/sign-in?next=%2Fsettings%2Faccount');
+    await signInViaUI(page, email);
+    await page.waitForURL((url) => url.pathname === '/mfa', { timeout: 20_000 });
+    await page.getByRole('button', { name: 'Verify', exact: true }).waitFor({ timeout: 15_000 });
+    const focusedName = () => page.evaluate(() => (document.activeElement as HTMLInputElement | null)?.name ?? null);
+    expect(await focusedName()).toBe('code');
+
+    await page.reload();
+    await page.getByRole('button', { name: 'Verify', exact: true }).waitFor({ timeout: 15_000 });
+    expect(await focusedName()).toBe('code');
+    await page.keyboard.type(freshCode(secret, used));
+    await page.keyboard.press('Enter');
+    await page.waitForURL((url) => url.pathname === '/settings/account', { timeout: 20_000 });
+  });
+
   test('/mfa offers sign-out; a signed-out visit goes to /sign-in', async () => {
     const email = uniqueEmail('mfa-out');
     await accountWithTotp(email);

@@ -98,6 +98,7 @@ function Challenge() {
             ))}
           </fieldset>
         ) : null}
+        {/* Never disabled while the factors load: a disabled field cannot take the focus it is given on arrival. */}
         <Field
           label="Code"
           name="code"
@@ -108,7 +109,6 @@ function Challenge() {
           maxLength={9}
           autoFocus
           error={error}
-          disabled={factorId === null}
         />
         <SubmitButton pending={pending || factorId === null} pendingLabel={factorId === null ? 'Loading…' : 'Verifying…'}>
           Verify
