@@ -258,6 +258,50 @@ describe('two-factor sign-in (TOTP)', () => {
     await page.waitForURL((url) => url.pathname === '/settings/account', { timeout: 20_000 });
   });
 
+  test('keyboard at /settings/security: focus follows Add → the enrolment panel → back to Add (Cancel, verified), and Remove → Yes/Keep it → back', async () => {
+    const page = await fixture.newPage();
+    await signUpViaUI(page, uniqueEmail('mfa-keys'));
+    await gotoHydrated(page, '/settings/security');
+    await page.getByText('Two-factor sign-in is off.').waitFor({ timeout: 15_000 });
+    const focused = () => page.evaluate(() => {
+      const el = document.activeElement;
+      return el === null || el === document.body ? 'body' : (el.getAttribute('aria-label') ?? el.textContent ?? '').trim();
+    });
+    const add = page.getByRole('button', { name: 'Add authenticator app' });
+    const press = async (name: string) => {
+      await page.getByRole('button', { name, exact: true }).focus();
+      await page.keyboard.press('Enter');
+    };
+
+    await press('Add authenticator app');
+    await page.getByTestId('totp-secret').waitFor({ timeout: 15_000 });
+    await expect.poll(focused).toBe('Add an authenticator app');
+    await press('Cancel');
+    await add.waitFor();
+    await expect.poll(focused).toBe('Add authenticator app');
+
+    await press('Add authenticator app');
+    const secretText = page.getByTestId('totp-secret');
+    await secretText.waitFor({ timeout: 15_000 });
+    const secret = (await secretText.textContent())!.replace(/\s/g, '');
+    await page.getByLabel('2. Enter the 6-digit code from the app').fill(freshCode(secret, new Set()));
+    await page.keyboard.press('Enter');
+    await page.getByText('Two-factor sign-in is on.').waitFor({ timeout: 15_000 });
+    await expect.poll(focused).toBe('Add authenticator app');
+
+    await press('Remove Authenticator app');
+    await expect.poll(focused).toBe('Yes, remove it');
+    await page.keyboard.press('Tab');
+    expect(await focused()).toBe('Keep it');
+    await page.keyboard.press('Enter');
+    await expect.poll(focused).toBe('Remove Authenticator app');
+    await page.keyboard.press('Enter');
+    await expect.poll(focused).toBe('Yes, remove it');
+    await page.keyboard.press('Enter');
+    await page.getByText('Two-factor sign-in is off.').waitFor({ timeout: 15_000 });
+    await expect.poll(focused).toBe('Add authenticator app');
+  });
+
   test('/mfa offers sign-out; a signed-out visit goes to /sign-in', async () => {
     const email = uniqueEmail('mfa-out');
     await accountWithTotp(email);

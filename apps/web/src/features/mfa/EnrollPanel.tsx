@@ -1,5 +1,5 @@
-import { useState } from 'react'
-import { Text, XStack, YStack } from 'tamagui'
+import { useEffect, useRef, useState } from 'react'
+import { Text, XStack, YStack, type TamaguiElement } from 'tamagui'
 
 import { AuthForm, Field, FormMessage, SecondaryButton, SubmitButton } from '../auth'
 import { toast } from '../toast'
@@ -31,6 +31,9 @@ export default function EnrollPanel({
   const [formError, setFormError] = useState<string | null>(null)
   const [pending, setPending] = useState(false)
   const [copied, setCopied] = useState(false)
+  // "Add authenticator app" went away when pressed: focus moves to the panel that replaced it, read from its first step.
+  const panel = useRef<TamaguiElement>(null)
+  useEffect(() => panel.current?.focus(), [])
 
   async function copySecret() {
     try {
@@ -58,7 +61,7 @@ export default function EnrollPanel({
   }
 
   return (
-    <YStack gap="$4" data-testid="enroll-panel">
+    <YStack ref={panel} tabIndex={-1} role="group" aria-label="Add an authenticator app" gap="$4" data-testid="enroll-panel">
       <Text fontSize="$4" lineHeight="$4" color="$color12">
         1. Scan this QR code with your authenticator app (1Password, Google Authenticator, Authy, …).
       </Text>

@@ -1,7 +1,7 @@
 import dynamic from 'next/dynamic'
 import Link from 'next/link'
 import { useCallback, useEffect, useRef, useState } from 'react'
-import { H1, H2, Paragraph, Text, XStack, YStack } from 'tamagui'
+import { H1, H2, Paragraph, Text, XStack, YStack, type TamaguiElement } from 'tamagui'
 
 import { FormMessage, readableAuthError, RequireSession, SecondaryButton, SessionPending, loadBrowserSupabase } from '../auth'
 import { toast } from '../toast'
@@ -24,6 +24,13 @@ function FactorRow({ factor, onRemoved }: { factor: FactorSummary; onRemoved: ()
   const [pending, setPending] = useState(false)
   const [error, setError] = useState<RemoveFactorError | null>(null)
   const name = factor.friendly_name || 'Authenticator app'
+  // The button pressed goes away: focus follows to the question's first answer, and back to the button after it.
+  const actions = useRef<HTMLDivElement>(null)
+  const asked = useRef(false)
+  useEffect(() => {
+    if (confirming) asked.current = true
+    if (asked.current) actions.current?.querySelector('button')?.focus()
+  }, [confirming, pending])
 
   async function remove() {
     setPending(true)
@@ -55,36 +62,38 @@ function FactorRow({ factor, onRemoved }: { factor: FactorSummary; onRemoved: ()
 
   return (
     <YStack render="li" gap="$2" paddingVertical="$3" borderTopWidth={1} borderTopColor="$borderColor" data-testid="factor-row">
-      <XStack gap="$3" alignItems="center" justifyContent="space-between" flexWrap="wrap">
-        <YStack gap="$1" flexShrink={1}>
-          <Text fontSize="$4" fontWeight="600" color="$color12">
-            {name}
-          </Text>
-          <Text fontSize="$3" color="$color11">
-            {factorStatusLabel(factor.status)} · Added {formatCreated(factor.created_at)}
-          </Text>
-        </YStack>
-        {confirming ? null : (
-          <SecondaryButton onPress={() => setConfirming(true)} disabled={pending}>
-            {`Remove ${name}`}
-          </SecondaryButton>
-        )}
-      </XStack>
-      {confirming ? (
-        <YStack role="group" aria-label={`Confirm removing ${name}`} gap="$2">
-          <Text fontSize="$3" color="$color12">
-            Remove {name}? {factor.status === 'verified' ? 'Sign-in will no longer ask for its codes.' : ''}
-          </Text>
-          <XStack gap="$3" flexWrap="wrap">
-            <SecondaryButton onPress={() => void remove()} disabled={pending}>
-              {pending ? 'Removing…' : 'Yes, remove it'}
+      <div ref={actions} style={{ display: 'contents' }}>
+        <XStack gap="$3" alignItems="center" justifyContent="space-between" flexWrap="wrap">
+          <YStack gap="$1" flexShrink={1}>
+            <Text fontSize="$4" fontWeight="600" color="$color12">
+              {name}
+            </Text>
+            <Text fontSize="$3" color="$color11">
+              {factorStatusLabel(factor.status)} · Added {formatCreated(factor.created_at)}
+            </Text>
+          </YStack>
+          {confirming ? null : (
+            <SecondaryButton onPress={() => setConfirming(true)} disabled={pending}>
+              {`Remove ${name}`}
             </SecondaryButton>
-            <SecondaryButton onPress={() => setConfirming(false)} disabled={pending}>
-              Keep it
-            </SecondaryButton>
-          </XStack>
-        </YStack>
-      ) : null}
+          )}
+        </XStack>
+        {confirming ? (
+          <YStack role="group" aria-label={`Confirm removing ${name}`} gap="$2">
+            <Text fontSize="$3" color="$color12">
+              Remove {name}? {factor.status === 'verified' ? 'Sign-in will no longer ask for its codes.' : ''}
+            </Text>
+            <XStack gap="$3" flexWrap="wrap">
+              <SecondaryButton onPress={() => void remove()} disabled={pending}>
+                {pending ? 'Removing…' : 'Yes, remove it'}
+              </SecondaryButton>
+              <SecondaryButton onPress={() => setConfirming(false)} disabled={pending}>
+                Keep it
+              </SecondaryButton>
+            </XStack>
+          </YStack>
+        ) : null}
+      </div>
       {error ? (
         <FormMessage kind="error">
           {error.message}
@@ -181,6 +190,17 @@ function Security() {
   const [enrollment, setEnrollment] = useState<Enrollment | null>(null)
   const [starting, setStarting] = useState(false)
   const [startError, setStartError] = useState<string | null>(null)
+  // After the enrolment panel closes (verified, cancelled) or a removed app's row goes, focus returns to "Add
+  // authenticator app" instead of dropping to the page.
+  const addButton = useRef<TamaguiElement>(null)
+  const refocusAdd = useRef(false)
+  useEffect(() => {
+    if (enrollment || !refocusAdd.current) return
+    const button = (addButton.current as HTMLElement | null)?.querySelector('button')
+    if (!button || button.disabled) return
+    refocusAdd.current = false
+    button.focus()
+  }, [enrollment, factors])
 
   const load = useCallback(async () => {
     try {
@@ -255,7 +275,14 @@ function Security() {
         {factors && factors.length > 0 ? (
           <ul aria-label="Your authenticator apps" style={{ listStyle: 'none', margin: 0, padding: 0 }}>
             {factors.map((factor) => (
-              <FactorRow key={factor.id} factor={factor} onRemoved={() => void load()} />
+              <FactorRow
+                key={factor.id}
+                factor={factor}
+                onRemoved={() => {
+                  refocusAdd.current = true
+                  void load()
+                }}
+              />
             ))}
           </ul>
         ) : null}
@@ -269,13 +296,17 @@ function Security() {
           <EnrollPanel
             enrollment={enrollment}
             onVerified={() => {
+              refocusAdd.current = true
               setEnrollment(null)
               void load()
             }}
-            onCancel={() => void cancel()}
+            onCancel={() => {
+              refocusAdd.current = true
+              void cancel()
+            }}
           />
         ) : (
-          <XStack>
+          <XStack ref={addButton}>
             <SecondaryButton onPress={() => void start()} disabled={starting || factors === null}>
               {starting ? 'Preparing…' : 'Add authenticator app'}
             </SecondaryButton>
