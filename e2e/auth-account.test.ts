@@ -3,7 +3,7 @@
 // was typed. Also: Back after sign-out never shows the account page, even when it is the previous entry.
 import type { Page } from 'playwright-core';
 import { describe, expect, test } from 'vitest';
-import { PASSWORD, signInViaUI, signUpViaUI, uniqueEmail, waitForMail } from './auth-helpers.ts';
+import { createAccount, PASSWORD, signInViaUI, signUpViaUI, uniqueEmail, waitForMail } from './auth-helpers.ts';
 import { gotoHydrated, useBrowser } from './browser.ts';
 
 const fixture = useBrowser();
@@ -97,6 +97,14 @@ describe('account settings', () => {
     await form.getByLabel('New email').fill(oldEmail);
     await form.getByRole('button', { name: 'Change email' }).click();
     await form.getByText('That is already your email address.').waitFor();
+    // Another account's address: said as such, not the sign-up form's "Sign in instead".
+    const taken = uniqueEmail('taken');
+    await createAccount(taken);
+    await form.getByLabel('New email').fill(taken);
+    await form.getByRole('button', { name: 'Change email' }).click();
+    await form.getByText('This email already belongs to another account. Use a different address.').waitFor({ timeout: 15_000 });
+    expect(await form.getByLabel('New email').inputValue()).toBe(taken);
+    expect(await page.getByText('Sign in instead').count()).toBe(0);
 
     await form.getByLabel('New email').fill(newEmail);
     await form.getByRole('button', { name: 'Change email' }).click();

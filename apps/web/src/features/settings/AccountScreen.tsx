@@ -94,6 +94,8 @@ function EmailForm() {
     setPending(true)
     try {
       const { error: failure } = await (await loadBrowserSupabase()).auth.updateUser({ email: email.trim() }, { emailRedirectTo: confirmUrl('/settings/account') })
+      // Taken by another account: not the sign-up form's "Sign in instead", which makes no sense to a signed-in user.
+      if (failure?.code === 'email_exists' || failure?.code === 'user_already_exists') return setError('This email already belongs to another account. Use a different address.')
       if (failure) return setError(readableAuthError(failure).message)
       setSentTo(email.trim())
     } catch (failure) {
