@@ -258,6 +258,33 @@ describe('two-factor sign-in (TOTP)', () => {
     await page.waitForURL((url) => url.pathname === '/settings/account', { timeout: 20_000 });
   });
 
+  test('/mfa when the apps cannot be read (connection lost): the reason and "Try again", which reads them and leads on to the code', async () => {
+    const email = uniqueEmail('mfa-retry');
+    const used = new Set<string>();
+    const secret = await accountWithTotp(email, used);
+    const page = await fixture.newPage();
+    await gotoHydrated(page, '/sign-in?next=%2Fsettings%2Faccount');
+    await signInViaUI(page, email);
+    await page.waitForURL((url) => url.pathname === '/mfa', { timeout: 20_000 });
+    await page.getByRole('button', { name: 'Verify', exact: true }).waitFor({ timeout: 15_000 });
+
+    const offline = /\/auth\/v1\/user(\?|$)/;
+    await page.route(offline, (route) => route.abort('internetdisconnected'));
+    await page.reload();
+    await page.getByRole('alert').filter({ hasText: 'Could not reach the sign-in service' }).waitFor({ timeout: 15_000 });
+    const again = page.getByRole('button', { name: 'Try again' });
+    await again.waitFor({ timeout: 5_000 });
+
+    await page.unroute(offline);
+    await again.click();
+    await page.getByRole('button', { name: 'Verify', exact: true }).waitFor({ timeout: 15_000 });
+    expect(await page.getByRole('alert').filter({ hasText: 'Could not reach' }).count()).toBe(0);
+    await expect.poll(() => page.evaluate(() => (document.activeElement as HTMLInputElement | null)?.name ?? null)).toBe('code');
+    await page.keyboard.type(freshCode(secret, used));
+    await page.keyboard.press('Enter');
+    await page.waitForURL((url) => url.pathname === '/settings/account', { timeout: 20_000 });
+  });
+
   test('keyboard at /settings/security: focus follows Add → the enrolment panel → back to Add (Cancel, verified), and Remove → Yes/Keep it → back', async () => {
     const page = await fixture.newPage();
     await signUpViaUI(page, uniqueEmail('mfa-keys'));

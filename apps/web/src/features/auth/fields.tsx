@@ -1,7 +1,7 @@
 // The labelled text fields of the auth and settings forms: a native <label> and <input> drawn as Tamagui's Label and
 // Input were (ui/controls.module.css, auth.module.css; ADR 053). Kept apart from form.tsx so that forms which bring
 // their own fields (the notes editor) load the form parts without them.
-import { useId } from 'react'
+import { useId, type Ref } from 'react'
 
 import controls from '../../ui/controls.module.css'
 import { AlertCircleIcon } from '../../ui/icons'
@@ -22,6 +22,7 @@ export interface FieldProps {
   /** Virtual keyboard hint, e.g. `numeric` for one-time codes. */
   inputMode?: 'numeric' | 'text' | 'email'
   maxLength?: number
+  inputRef?: Ref<HTMLInputElement>
 }
 
 /** A labelled input with its hint and error beside it (aria-describedby / aria-invalid). */
@@ -38,6 +39,7 @@ export function Field({
   autoFocus,
   inputMode,
   maxLength,
+  inputRef,
 }: FieldProps) {
   const id = useId()
   const hintId = `${id}-hint`
@@ -49,6 +51,7 @@ export function Field({
         {label}
       </label>
       <input
+        ref={inputRef}
         id={id}
         name={name}
         type={type}

@@ -1,5 +1,5 @@
 import Router from 'next/router'
-import { useEffect, useState } from 'react'
+import { useEffect, useRef, useState } from 'react'
 
 import {
   AuthCard,
@@ -9,6 +9,7 @@ import {
   FormMessage,
   readableAuthError,
   RequireSession,
+  SecondaryButton,
   SubmitButton,
   loadBrowserSupabase,
   useNextParam,
@@ -25,28 +26,44 @@ function Challenge() {
   const [formError, setFormError] = useState<string | null>(null)
   const [pending, setPending] = useState(false)
   const [signingOut, setSigningOut] = useState(false)
+  // The factors could not be read (connection lost): "Try again" reads them again instead of a "Loading…" forever.
+  const [loadFailed, setLoadFailed] = useState(false)
+  const [attempt, setAttempt] = useState(0)
+  const codeField = useRef<HTMLInputElement>(null)
 
   useEffect(() => {
     let cancelled = false
+    const failed = (message: string) => {
+      setLoadFailed(true)
+      setFormError(message)
+    }
     void (async () => {
       try {
         const { data, error: listError } = await (await loadBrowserSupabase()).auth.mfa.listFactors()
         if (cancelled) return
-        if (listError) return setFormError(readableAuthError(listError).message)
+        if (listError) return failed(readableAuthError(listError).message)
         const verified = data.totp.filter((f) => f.status === 'verified')
         const first = verified[0]
         if (!first) return await Router.replace(resolveNext(next)) // nothing to verify: this session needs no second factor
         // A user with several authenticator apps picks the one at hand (each app has its own secret).
         setFactors(verified.map((f, i) => ({ id: f.id, label: f.friendly_name?.trim() || `Authenticator app ${i + 1}` })))
         setFactorId(first.id)
+        // After "Try again" (which went away when pressed), the code is what comes next.
+        if (attempt > 0) codeField.current?.focus()
       } catch (thrown) {
-        if (!cancelled) setFormError(readableAuthError(thrown).message)
+        if (!cancelled) failed(readableAuthError(thrown).message)
       }
     })()
     return () => {
       cancelled = true
     }
-  }, [next])
+  }, [next, attempt])
+
+  function retry() {
+    setLoadFailed(false)
+    setFormError(null)
+    setAttempt((n) => n + 1)
+  }
 
   async function verify() {
     if (!factorId) return
@@ -109,10 +126,15 @@ function Challenge() {
           maxLength={9}
           autoFocus
           error={error}
+          inputRef={codeField}
         />
-        <SubmitButton pending={pending || factorId === null} pendingLabel={factorId === null ? 'Loading…' : 'Verifying…'}>
-          Verify
-        </SubmitButton>
+        {loadFailed ? (
+          <SecondaryButton onPress={retry}>Try again</SecondaryButton>
+        ) : (
+          <SubmitButton pending={pending || factorId === null} pendingLabel={factorId === null ? 'Loading…' : 'Verifying…'}>
+            Verify
+          </SubmitButton>
+        )}
       </AuthForm>
       <CardNote>
         Not you, or no access to the app?{' '}
