@@ -25,7 +25,7 @@ export function SignUpScreen() {
 
   async function signUp() {
     const found: Partial<Record<AuthField, string>> = checkNewAccount(email, password)
-    if (displayName.trim().length > 80) found.displayName = 'Keep your name under 80 characters.'
+    if (displayName.trim().length > 80) found.displayName = 'Use at most 80 characters.'
     setErrors(found)
     setFormError(null)
     if (Object.keys(found).length > 0) return

@@ -53,7 +53,7 @@ function ProfileForm() {
 
   async function save() {
     const trimmed = name.trim()
-    if (trimmed.length > 80) return setError('Keep your name under 80 characters.')
+    if (trimmed.length > 80) return setError('Use at most 80 characters.')
     setError(undefined)
     setPending(true)
     try {
