@@ -147,6 +147,16 @@ describe('limits and malformed input', () => {
     expect(await expect4xx('rt_todos/1')).toBe('PGRST125');
     expect(await expect4xx('rpc/rt_sum?a=1', { method: 'DELETE' })).toBe('PGRST117');
   });
+
+  it('a malformed percent escape in the table or function name is a name that does not exist (404), not a 500', async () => {
+    // PostgREST decodes path segments leniently: `%zz` stays as it is, so no table or function has that name.
+    for (const method of ['GET', 'POST', 'PATCH', 'DELETE'] as const) {
+      const body = method === 'POST' || method === 'PATCH' ? '{}' : undefined;
+      expect(await expect4xx('rt_%zz', { method, body })).toBe('PGRST205');
+    }
+    expect(await expect4xx('rpc/rt_%E0%A4%A', { method: 'POST', body: '{}' })).toBe('PGRST202');
+    expect(await expect4xx('rpc/rt_%zz')).toBe('PGRST202');
+  });
 });
 
 describe('fuzz', () => {

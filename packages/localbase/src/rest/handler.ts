@@ -11,7 +11,7 @@ import { runEnveloped, type EnvelopeContext } from './envelope.ts';
 import { RestError } from './errors.ts';
 import { contentRange, negotiateRepresentation, readStatus, requestSchema, singleObjectError, type Representation } from './negotiate.ts';
 import { explainStatement, planContentType, planMediaType, plannedRows, requestSearchPath, runExplain } from './plan.ts';
-import { effectiveRange, parsePrefer, parseQuery, parseRangeHeader, preferenceApplied, type Preferences } from './parse.ts';
+import { decodePathComponent, effectiveRange, parsePrefer, parseQuery, parseRangeHeader, preferenceApplied, type Preferences } from './parse.ts';
 import type { Queryable, SchemaCache } from './schema-cache.ts';
 import { isPgError, restErrorFromPg } from './sql.ts';
 
@@ -178,7 +178,7 @@ export async function handleRest(request: Request, deps: RestDeps): Promise<Resp
     };
 
     if (rest.startsWith('rpc/')) {
-      const fn = decodeURIComponent(rest.slice(4));
+      const fn = decodePathComponent(rest.slice(4));
       const get = method === 'GET' || method === 'HEAD';
       if (!get && method !== 'POST') throw new RestError(405, 'PGRST117', `Unsupported HTTP method: ${method}`, null, null);
       const query = parseQuery(url.search, { rpc: get });
@@ -203,7 +203,7 @@ export async function handleRest(request: Request, deps: RestDeps): Promise<Resp
       return reply(status, shape(body), headers);
     }
 
-    const table = decodeURIComponent(rest);
+    const table = decodePathComponent(rest);
     const query = parseQuery(url.search);
     if (method === 'GET' || method === 'HEAD') {
       const range = effectiveRange(parseRangeHeader(request.headers.get('range'), request.headers.get('range-unit')), query.limit, query.offset, maxRows);

@@ -770,6 +770,14 @@ export function decodeQueryComponent(s: string): string {
   return new TextDecoder('utf-8').decode(Uint8Array.from(bytes));
 }
 
+/**
+ * Percent-decodes a path segment (the table or function name) leniently, as PostgREST does: an escape that is not
+ * `%` and two hex digits stays as written (`+` too), so a malformed one names a relation that does not exist.
+ */
+export function decodePathComponent(s: string): string {
+  return decodeQueryComponent(s.replace(/\+/g, '%2B'));
+}
+
 /** Splits a raw query string (with or without the leading `?`) into decoded pairs; `a` without `=` has value null. */
 export function splitQueryString(query: string): Array<[string, string | null]> {
   const q = query.startsWith('?') ? query.slice(1) : query;
