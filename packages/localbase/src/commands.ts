@@ -8,7 +8,7 @@ import { DEFAULT_PUBLISHABLE_KEY, DEFAULT_SECRET_KEY } from './config.ts';
 import { BOOTSTRAP_SQL } from './db/bootstrap.ts';
 import { DataDirLockedError, lockDataDir } from './db/lock.ts';
 import { dropAllSchemas, rebuild } from './db/reset.ts';
-import { loadOrBuildTemplate, openPGlite } from './db/pglite.ts';
+import { checkNewDataFolder, isInitialisedDataDir, loadOrBuildTemplate, openPGlite } from './db/pglite.ts';
 import { openPg, redactDatabaseUrl } from './db/pg.ts';
 import type { MigrationReport } from './db/migrations.ts';
 import { deleteOldGuests } from './auth/cleanup.ts';
@@ -44,6 +44,7 @@ export async function resetDatabase(cfg: ResolvedConfig, log: (m: string) => voi
     throw err;
   }
   try {
+    if (!isInitialisedDataDir(cfg.dataDir)) checkNewDataFolder(cfg.dataDir);
     fs.rmSync(cfg.dataDir, { recursive: true, force: true });
     const tpl = await loadOrBuildTemplate(cfg.cacheDir, BOOTSTRAP_SQL, log);
     const db = await openPGlite({ dataDir: cfg.dataDir, loadDataDir: tpl.blob });

@@ -16,7 +16,7 @@ import {
 import type { AccountProtection, RateLimits, ResolvedConfig, SmsSettings } from './config.ts';
 import { DEFAULT_CLIENT_IP_HEADER, isHeaderName, parseTrustedProxies } from './http/ip.ts';
 import type { Database } from './db/types.ts';
-import { isInitialisedDataDir, loadOrBuildTemplate, openPGlite } from './db/pglite.ts';
+import { checkNewDataFolder, dataFolderOpenError, isInitialisedDataDir, loadOrBuildTemplate, openPGlite } from './db/pglite.ts';
 import { openPGliteWorker, PGliteWorkerDatabase } from './db/pglite-worker-client.ts';
 import { makeThrowawayFolder } from './throwaway-folders.ts';
 import { besideDataFolder } from './data-folder.ts';
@@ -255,11 +255,15 @@ async function openDatabase(
   const lock = lockDataDir(cfg.dataDir);
   try {
     if (isInitialisedDataDir(cfg.dataDir)) {
-      const db = cfg.pgliteWorker
-        ? await openPGliteWorker({ dataDir: cfg.dataDir, onRestart })
-        : await openPGlite({ dataDir: cfg.dataDir });
+      const db = await (cfg.pgliteWorker
+        ? openPGliteWorker({ dataDir: cfg.dataDir, onRestart })
+        : openPGlite({ dataDir: cfg.dataDir })
+      ).catch((err: unknown) => {
+        throw dataFolderOpenError(cfg.dataDir, err);
+      });
       return { db, lock, location: cfg.dataDir, fromTemplate: false, templateBuilt: false };
     }
+    checkNewDataFolder(cfg.dataDir);
     // A new folder starts from the template snapshot too (initdb is the slow part).
     const tpl = await loadOrBuildTemplate(cfg.cacheDir, BOOTSTRAP_SQL, log);
     const db = cfg.pgliteWorker

@@ -113,6 +113,58 @@ export function isInitialisedDataDir(dataDir: string): boolean {
   return fs.existsSync(path.join(dataDir, 'PG_VERSION'));
 }
 
+/** A --data-dir localbase will not use: a file, someone's own files, a database it cannot open. Exit code 1. */
+export class DataFolderError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'DataFolderError';
+  }
+}
+
+/** What PostgreSQL (PGlite too) keeps in a data folder: part of a cluster, e.g. from a first start killed half-way. */
+const CLUSTER_ENTRY = /^(?:PG_VERSION|base|global|pg_[a-z_]+|postgresql(?:\.auto)?\.conf|postmaster\.(?:pid|opts)|current_logfiles|lost\+found)$/;
+
+/**
+ * Before a new database is written into a data folder that holds none yet (start) or the folder is replaced (db
+ * reset): refuses a path that is not a folder and a folder holding anything but (part of) a PostgreSQL cluster, so
+ * that a mistyped --data-dir never gets a database written among its files, nor deleted with them. A missing or
+ * empty folder is fine.
+ */
+export function checkNewDataFolder(dataDir: string): void {
+  let entries: string[];
+  try {
+    entries = fs.readdirSync(dataDir);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return;
+    if (code === 'ENOTDIR') throw new DataFolderError(`the data folder ${dataDir} is not a folder. Pass --data-dir a folder (a new one is created).`);
+    throw new DataFolderError(`the data folder ${dataDir} cannot be read (${(err as Error).message}).`);
+  }
+  const foreign = entries.filter((name) => !CLUSTER_ENTRY.test(name)).sort();
+  if (foreign.length > 0) {
+    const shown = foreign.slice(0, 3).join(', ') + (foreign.length > 3 ? `, … (${foreign.length} in all)` : '');
+    throw new DataFolderError(
+      `the data folder ${dataDir} holds files that are not a localbase database (${shown}); localbase writes nothing ` +
+        'there and deletes nothing. Pass --data-dir a new or empty folder, or the data folder of a localbase database.',
+    );
+  }
+}
+
+/** The error of a data folder PGlite could not open, saying which folder and what the operator can do. */
+export function dataFolderOpenError(dataDir: string, err: unknown): DataFolderError {
+  let access = '';
+  try {
+    fs.accessSync(dataDir, fs.constants.R_OK | fs.constants.W_OK | fs.constants.X_OK);
+  } catch {
+    access = ' It is not readable and writable by this user.';
+  }
+  const reason = err instanceof Error ? err.message : String(err);
+  return new DataFolderError(
+    `the data folder ${dataDir} could not be opened.${access} If the database in it is damaged, move the folder away ` +
+      `(or delete it) to start a new database, or put back a copy. (PGlite: ${reason})`,
+  );
+}
+
 /**
  * Returns a gzip tar snapshot of a freshly bootstrapped database, building and caching it on first use.
  * The cache file name carries a hash of the bootstrap SQL and the PGlite version, so any change rebuilds it.

@@ -1,0 +1,103 @@
+// What an operator sees when --data-dir points at something that is not a localbase data folder: a file, a folder
+// of their own files, a damaged database. `start` and `db reset` stop with exit code 1 and a message naming the
+// folder and what to do, and touch nothing in it (before: "[object Object]", the database written among the files,
+// `db reset` deleting them all, or PGlite's "Aborted(). Build with -sASSERTIONS for more info.").
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { startLocalbase } from '../src/index.ts';
+import { freePort, runCli, spawnCli, stopCli, type CliProcess } from './cli.ts';
+import { emptyMigrationsDir, emptySeedFile, removeDataFolder } from './helpers.ts';
+
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'localbase-data-folder-checks-'));
+const running: CliProcess[] = [];
+afterAll(async () => {
+  for (const proc of running) await stopCli(proc, 'SIGKILL');
+  fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+/** `localbase start` on dataDir until it exits or answers; one that answers is stopped and reported as started. */
+async function startOutcome(dataDir: string): Promise<{ code: number | null; output: string; started: boolean }> {
+  const proc = spawnCli(['--quiet', '--data-dir', dataDir, '--migrations-dir', emptyMigrationsDir, '--seed-file', emptySeedFile], await freePort());
+  running.push(proc);
+  const deadline = Date.now() + 90_000;
+  let exit: { code: number | null } | undefined;
+  void proc.exited.then((e) => (exit = e));
+  while (!exit && Date.now() < deadline) {
+    const up = await fetch(`${proc.url}/auth/v1/health`).then(
+      (r) => r.status === 200,
+      () => false,
+    );
+    if (up) {
+      await stopCli(proc);
+      return { code: null, output: proc.output(), started: true };
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const { code } = await proc.exited;
+  return { code, output: proc.output(), started: false };
+}
+
+const listing = (dir: string): string[] => fs.readdirSync(dir).sort();
+
+describe('a --data-dir that is not a localbase data folder', () => {
+  it('a file: start exits 1 saying it is not a folder, and leaves the file as it was', async () => {
+    const file = path.join(tmp, 'a-file');
+    fs.writeFileSync(file, 'mine');
+    const r = await startOutcome(file);
+    expect(r.started, r.output).toBe(false);
+    expect(r.code).toBe(1);
+    expect(r.output).toContain(file);
+    expect(r.output).toMatch(/is not a folder/);
+    expect(r.output).not.toContain('[object Object]');
+    expect(fs.readFileSync(file, 'utf8')).toBe('mine');
+  });
+
+  it('a folder of other files: start exits 1 naming one of them and writes nothing into the folder', async () => {
+    const dir = path.join(tmp, 'project');
+    fs.mkdirSync(dir);
+    fs.writeFileSync(path.join(dir, 'notes.txt'), 'precious');
+    const r = await startOutcome(dir);
+    expect(r.started, r.output).toBe(false);
+    expect(r.code).toBe(1);
+    expect(r.output).toContain(dir);
+    expect(r.output).toContain('notes.txt');
+    expect(listing(dir)).toEqual(['notes.txt']);
+  });
+
+  it('a folder of other files: db reset exits 1 and deletes nothing', () => {
+    const dir = path.join(tmp, 'project-reset');
+    fs.mkdirSync(dir);
+    fs.writeFileSync(path.join(dir, 'notes.txt'), 'precious');
+    const r = runCli(['db', 'reset', '--data-dir', dir, '--port', '9', '--migrations-dir', emptyMigrationsDir, '--seed-file', emptySeedFile]);
+    expect(r.code, r.stdout + r.stderr).toBe(1);
+    expect(r.stderr).toContain(dir);
+    expect(r.stderr).toContain('notes.txt');
+    expect(fs.readFileSync(path.join(dir, 'notes.txt'), 'utf8')).toBe('precious');
+    expect(listing(dir)).toEqual(['notes.txt']);
+  });
+
+  it('a damaged database: start exits 1 naming the folder and what to do, not a bare WASM abort', async () => {
+    const dir = path.join(tmp, 'damaged');
+    const lb = await startLocalbase({ dataDir: dir, port: 0, quiet: true, migrationsDir: emptyMigrationsDir, seedFile: emptySeedFile });
+    await lb.stop();
+    fs.writeFileSync(path.join(dir, 'global', 'pg_control'), '');
+    const r = await startOutcome(dir);
+    expect(r.started, r.output).toBe(false);
+    expect(r.code).toBe(1);
+    expect(r.output).toContain(`the data folder ${dir} could not be opened`);
+    expect(r.output).toMatch(/damaged/);
+    removeDataFolder(dir);
+  });
+
+  it('a database left half-written by a first start that was killed is still taken (no foreign files in it)', async () => {
+    const dir = path.join(tmp, 'half-written');
+    fs.mkdirSync(path.join(dir, 'base'), { recursive: true });
+    fs.mkdirSync(path.join(dir, 'pg_wal'));
+    fs.writeFileSync(path.join(dir, 'postgresql.conf'), '');
+    const r = await startOutcome(dir);
+    expect(r.started, r.output).toBe(true);
+    removeDataFolder(dir);
+  });
+});
