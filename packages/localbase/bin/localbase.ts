@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // localbase CLI: `localbase start [flags]` — a Supabase-compatible backend over embedded PostgreSQL — and the
 // Supabase CLI's everyday commands: db reset, migration new, gen types typescript, status.
+import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { startLocalbase, resolveConfig, DataDirLockedError, MigrationError } from '../src/index.ts';
@@ -180,6 +181,9 @@ async function runCommand(words: string[], cfg: ResolvedConfig, v: Record<string
       return;
     }
     if (!file) fail('keys rotate: no signing keys file (--signing-keys-path, or a data folder rather than --memory)');
+    // Rotating a file made just now changes no server's keys: a missing file is a mistyped --data-dir or path.
+    if (!fs.existsSync(file))
+      fail(`keys rotate: no signing keys file at ${file} (a server creates it on its first start): pass the --data-dir or --signing-keys-path the server uses`);
     const r = await rotateKeys(await loadOrCreateKeyFile(file), { maxTokenAge: cfg.jwtExpiry, alg });
     writeKeyFile(file, r.keys);
     console.log(`Rotated ${file}: ${r.current.kid} (${r.current.alg}) signs from the next start` +

@@ -41,7 +41,7 @@ async function startOutcome(dataDir: string): Promise<{ code: number | null; out
 
 const listing = (dir: string): string[] => fs.readdirSync(dir).sort();
 
-describe('a --data-dir that is not a localbase data folder', () => {
+describe('a --data-dir that is not a localbase data folder', { timeout: 120_000 }, () => {
   it('a file: start exits 1 saying it is not a folder, and leaves the file as it was', async () => {
     const file = path.join(tmp, 'a-file');
     fs.writeFileSync(file, 'mine');

@@ -24,7 +24,7 @@ import {
   uniqueEmail,
   type Localbase,
 } from './helpers.ts';
-import { cliPath, nodeBin } from './cli.ts';
+import { cliPath, nodeBin, runCli } from './cli.ts';
 
 const migrationsDir = path.join(fixturesDir, 'migrations-good');
 const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'k', 'oth'];
@@ -206,6 +206,19 @@ describe('the key file', () => {
     } finally {
       await lb.stop();
     }
+  });
+
+  it('keys rotate with a --data-dir or --signing-keys-path that has no key file says so (exit 1) and creates none', () => {
+    // A mistyped path used to "rotate" a key file made there and then, telling the operator to restart a server whose
+    // keys had not changed.
+    const dir = tmpDir();
+    const r = runCli(['keys', 'rotate', '--data-dir', path.join(dir, 'typo')]);
+    expect(r.code, r.stdout).toBe(1);
+    expect(r.stderr).toContain(path.join(dir, 'typo.signing_keys.json'));
+    expect(r.stderr).toMatch(/no signing keys file/);
+    const other = runCli(['keys', 'rotate', '--signing-keys-path', path.join(dir, 'keys.json')]);
+    expect(other.code, other.stdout).toBe(1);
+    expect(fs.readdirSync(dir)).toEqual([]);
   });
 
   it('by default lives beside the data folder (<data-dir>.signing_keys.json), outside it', async () => {
