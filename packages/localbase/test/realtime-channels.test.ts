@@ -268,3 +268,35 @@ describe('realtime: the wire', () => {
     expect(eager.frames.at(-1)).toEqual(['101', '101', 'realtime:j101', 'phx_reply', { status: 'error', response: { reason: 'ClientJoinRateLimitReached: Too many joins per second' } }]);
   });
 });
+
+describe('realtime: a client that stops reading', () => {
+  it('is disconnected once far behind, instead of the server queueing without bound; the others keep hearing', { timeout: 120_000 }, async () => {
+    // A member whose socket is never read (a hostile client, or a stuck one) made the server queue every broadcast
+    // for it: N such sockets in one room multiplied each 1 MiB message by N in the server's memory.
+    const topic = `realtime:slow-${Date.now().toString(36)}`;
+    const join = (s: Awaited<ReturnType<typeof rawSocket>>, ref: string) =>
+      s.send([ref, ref, topic, 'phx_join', { config: { broadcast: { self: false } }, access_token: null }]);
+    const stuck = await rawSocket();
+    const reader = await rawSocket();
+    const sender = await rawSocket();
+    for (const [s, ref] of [[stuck, '1'], [reader, '2'], [sender, '3']] as const) {
+      join(s, ref);
+      await s.next();
+    }
+    stuck.ws.pause(); // reads nothing more from the network
+    const payload = 'x'.repeat(1_000_000);
+    const messages = 120; // 120 MB: more than the kernel's socket buffers on loopback hold for the stuck member
+    for (let i = 0; i < messages; i++) {
+      sender.send(['3', String(100 + i), topic, 'broadcast', { type: 'broadcast', event: 'big', payload: { i, payload } }]);
+      await sleep(15); // under 100 events a second
+      reader.frames.length = 0;
+    }
+    stuck.ws.resume();
+    await until(() => stuck.closed() !== undefined, 30_000, 'the stuck member to be disconnected');
+    expect(sender.closed()).toBeUndefined();
+    expect(reader.closed()).toBeUndefined();
+    sender.send(['3', '999', topic, 'broadcast', { type: 'broadcast', event: 'small', payload: { ok: true } }]);
+    await until(() => reader.frames.some((f) => Array.isArray(f) && f[3] === 'broadcast' && (f[4] as { event?: string }).event === 'small'), 5000, 'the reader');
+    for (const s of [stuck, reader, sender]) s.ws.terminate();
+  });
+});

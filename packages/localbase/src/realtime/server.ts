@@ -22,6 +22,12 @@ import type { ChangeSubscriber, PostgresChanges, PreparedSubscriptions } from '.
 export const WEBSOCKET_PATH = '/realtime/v1/websocket';
 /** Largest frame accepted from a client (bytes): a bigger one closes the socket with 1009 "message too big". */
 export const MAX_FRAME_BYTES = 1024 * 1024;
+/**
+ * Bytes queued for a socket that is not reading them (beyond what the kernel buffers): past this the socket is
+ * dropped, as a client this far behind is stuck or hostile, and queueing on would grow the server's memory without
+ * bound (N such members of a room hold N copies of every message). realtime-js reconnects and joins again.
+ */
+export const MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
 /** A socket that sends nothing (not even a heartbeat, every 25 s from realtime-js) for this long is closed. */
 export const IDLE_TIMEOUT_MS = 60_000;
 
@@ -94,11 +100,20 @@ class Connection {
   }
 
   sendRaw(text: string): void {
-    if (this.ws.readyState === this.ws.OPEN) this.ws.send(text);
+    if (this.ws.readyState !== this.ws.OPEN) return;
+    this.ws.send(text);
+    this.#dropIfFarBehind();
   }
 
   sendBinary(buf: Buffer): void {
-    if (this.ws.readyState === this.ws.OPEN) this.ws.send(buf, { binary: true });
+    if (this.ws.readyState !== this.ws.OPEN) return;
+    this.ws.send(buf, { binary: true });
+    this.#dropIfFarBehind();
+  }
+
+  /** A close frame would only queue behind the rest: the connection is cut (the client sees 1006). */
+  #dropIfFarBehind(): void {
+    if (this.ws.bufferedAmount > MAX_BUFFERED_BYTES) this.ws.terminate();
   }
 
   reply(req: { topic: string; ref: string | null; join_ref: string | null }, status: 'ok' | 'error', response: Record<string, unknown> = {}): void {
