@@ -251,6 +251,14 @@ function num(name: string, v: string | undefined): number | undefined {
   return n;
 }
 
+/** A TCP port (0: any free one), checked before anything is opened: Node's own error came after the migrations. */
+function portNumber(name: string, v: string | undefined): number | undefined {
+  if (v === undefined || v === '') return undefined;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) fail(`${name} must be a whole number from 0 to 65535, got "${v}"`);
+  return n;
+}
+
 function positiveInt(name: string, v: string | undefined): number | undefined {
   const n = num(name, v);
   if (n !== undefined && (!Number.isInteger(n) || n < 1)) fail(`${name} must be a whole number ≥ 1, got "${v}"`);
@@ -345,7 +353,7 @@ async function main(): Promise<void> {
   const env = process.env;
   const redirects = v['redirect-url'] ?? (env.LOCALBASE_REDIRECT_URLS ? env.LOCALBASE_REDIRECT_URLS.split(',') : undefined);
   const opts: LocalbaseOptions = {
-    port: num('--port', v.port ?? env.LOCALBASE_PORT),
+    port: portNumber('--port', v.port ?? env.LOCALBASE_PORT),
     host: v.host ?? env.LOCALBASE_HOST,
     memory: v.memory ?? flag(env.LOCALBASE_MEMORY),
     dataDir: v['data-dir'] ?? env.LOCALBASE_DATA_DIR,
@@ -426,7 +434,7 @@ async function main(): Promise<void> {
   if (smtpHost)
     opts.smtp = {
       host: smtpHost,
-      port: num('--smtp-port', v['smtp-port'] ?? env.LOCALBASE_SMTP_PORT) ?? 1025,
+      port: portNumber('--smtp-port', v['smtp-port'] ?? env.LOCALBASE_SMTP_PORT) ?? 1025,
       from: v['smtp-from'] ?? env.LOCALBASE_SMTP_FROM ?? 'noreply@localbase.local',
     };
   if (opts.jwtSecret !== undefined && opts.jwtSecret.length < 32) fail('the JWT secret must be at least 32 characters');

@@ -2,6 +2,7 @@
 // of their own files, a damaged database. `start` and `db reset` stop with exit code 1 and a message naming the
 // folder and what to do, and touch nothing in it (before: "[object Object]", the database written among the files,
 // `db reset` deleting them all, or PGlite's "Aborted(). Build with -sASSERTIONS for more info.").
+// Also: a --port out of range is refused before anything is opened.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -99,5 +100,20 @@ describe('a --data-dir that is not a localbase data folder', { timeout: 120_000 
     const r = await startOutcome(dir);
     expect(r.started, r.output).toBe(true);
     removeDataFolder(dir);
+  });
+});
+
+describe('a --port out of range', () => {
+  it('stops start at once with exit 1 and the allowed range, before any data folder is made', () => {
+    for (const port of ['99999', '1.5', '65536']) {
+      const dir = path.join(tmp, `port-${port}`);
+      const r = runCli(['start', '--port', port, '--data-dir', dir, '--migrations-dir', emptyMigrationsDir, '--seed-file', emptySeedFile]);
+      expect(r.code, r.stdout + r.stderr).toBe(1);
+      expect(r.stderr).toContain(`--port must be a whole number from 0 to 65535, got "${port}"`);
+      expect(fs.existsSync(dir)).toBe(false);
+    }
+    const env = runCli(['start', '--data-dir', path.join(tmp, 'port-env')], { LOCALBASE_PORT: '70000' });
+    expect(env.code).toBe(1);
+    expect(env.stderr).toContain('--port must be a whole number from 0 to 65535, got "70000"');
   });
 });
