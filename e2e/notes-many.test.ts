@@ -1,5 +1,5 @@
 // The notes list as a heavy user on a phone sees it: thousands of notes (three-digit page numbers) and long searches
-// at 340 px (the spec's 2xs breakpoint) with touch.
+// at 340 px (the spec's 2xs breakpoint) with touch, and search links the server refuses.
 import type { Page } from 'playwright-core';
 import { describe, expect, test } from 'vitest';
 import { useBrowser } from './browser.ts';
@@ -55,5 +55,18 @@ describe('long searches', () => {
     await page.goto(`/?q=${none}`);
     await page.getByRole('heading', { name: `No notes match “${none}”` }).waitFor();
     expect(await sidewaysOverflow(page), 'empty state inside the screen').toBeLessThanOrEqual(0);
+  });
+
+  test('a search link the server refuses says why in words, never the raw validation issues', async () => {
+    const { page } = await signedInUser(fixture);
+    // A NUL no database stores, and a link longer than the 200 characters a search keeps, cut inside an emoji.
+    for (const q of ['%00', `${'a'.repeat(199)}${encodeURIComponent('🎉 and more')}`]) {
+      await page.goto(`/?q=${q}`);
+      const alert = page.getByRole('alert').filter({ hasText: 'Your notes could not be loaded' });
+      await alert.waitFor({ timeout: 30_000 });
+      const text = await alert.innerText();
+      expect(text).toContain('The text contains a character that cannot be stored');
+      expect(text, 'no JSON of validation issues').not.toMatch(/[[{]\s*"|"code"|"path"/);
+    }
   });
 });

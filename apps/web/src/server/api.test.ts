@@ -84,7 +84,9 @@ describe('tRPC API over HTTP (real client, real handler)', () => {
     expect(clientError.data?.code).toBe('BAD_REQUEST')
     expect(clientError.data?.httpStatus).toBe(400)
     expect(clientError.data?.zodError?.fieldErrors.clientTime?.[0]).toMatch(/date/i)
-    expect(clientError.message).toMatch(/clientTime/)
+    // the message is for people: the issue's own words, not tRPC's JSON of the issues
+    expect(clientError.message).toBe(clientError.data?.zodError?.fieldErrors.clientTime?.[0])
+    expect(clientError.message).not.toMatch(/[[{"]/)
   })
 
   it('marks a refusal that two-factor sign-in would lift with data.secondFactorRequired (and no other error)', async () => {

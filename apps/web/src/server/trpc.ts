@@ -165,6 +165,9 @@ export interface ZodErrorData {
   fieldErrors: Record<string, string[] | undefined>
 }
 
+/** The different messages of zod's issues, in order, as one text: "Give the note a title. Keep the note to …". */
+const readableIssues = (error: ZodError): string => [...new Set(error.issues.map((issue) => issue.message))].join(' ')
+
 const t = initTRPC.context<Context>().create({
   // superjson's wire format; its serialize with a fast path for plain answers (fast-superjson.ts, ADR 040)
   transformer: fastSuperjson,
@@ -173,6 +176,9 @@ const t = initTRPC.context<Context>().create({
       error.code === 'BAD_REQUEST' && error.cause instanceof ZodError ? z.flattenError(error.cause) : null
     return {
       ...shape,
+      // tRPC's message for invalid input is the JSON of zod's issues, which a page showing the message would show
+      // as is: the issues' own messages instead, in words (the fields are in `data.zodError`).
+      ...(error.cause instanceof ZodError && zodError ? { message: readableIssues(error.cause) } : {}),
       data: {
         ...shape.data,
         zodError,
