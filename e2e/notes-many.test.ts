@@ -41,6 +41,17 @@ describe('thousands of notes on a phone', () => {
 });
 
 describe('long searches', () => {
+  test('at 340 px the search box has room for a search: "groceries list" fits without scrolling inside the box', async () => {
+    const { page } = await signedInUser(fixture, PHONE);
+    const box = page.getByRole('searchbox', { name: 'Search notes by title' });
+    await box.tap();
+    await page.keyboard.type('groceries list');
+    const fits = await box.evaluate((input) => input.scrollWidth <= input.clientWidth);
+    expect(fits, 'the typed search is all visible').toBe(true);
+    expect(await sidewaysOverflow(page)).toBeLessThanOrEqual(0);
+  });
+
+
   test('a long search without spaces wraps: the count line and the empty state stay inside a 340 px screen', async () => {
     const long = 'x'.repeat(120);
     const { page, id } = await signedInUser(fixture, PHONE);
