@@ -14,7 +14,7 @@ import { ArrowDownIcon, ArrowUpIcon, CloseIcon, NoteIcon, PinIcon, PlusIcon, Ref
 import { isSecondFactorRequired, secondFactorPath, toastApiError } from '../auth'
 import { useCreateModal } from '../create-modal'
 import { toast } from '../toast'
-import { countNotes, formatFull, formatWhen } from './format'
+import { countMatches, countNotes, formatFull, formatWhen } from './format'
 import { listInput, listQuery, parseListParams, type ListParams } from './list-params'
 import styles from './notes.module.css'
 import { Pagination } from './Pagination'
@@ -447,7 +447,7 @@ export function NotesScreen({ viewportHint = null }: { viewportHint?: ViewportHi
       <div className={styles.heading}>
         <h1 className={styles.screenTitle}>Notes</h1>
         <span className={styles.count} aria-live="polite">
-          {data ? (params.q.trim() ? `${countNotes(data.total)} match “${params.q.trim()}”` : countNotes(data.total)) : ' '}
+          {data ? (params.q.trim() ? countMatches(data.total, params.q.trim()) : countNotes(data.total)) : ' '}
         </span>
         <LiveList />
       </div>

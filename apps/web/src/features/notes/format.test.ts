@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 
 import { seededRandom } from '../../lib/seeded-random'
-import { countNotes, formatFull, formatWhen } from './format'
+import { countMatches, countNotes, formatFull, formatWhen } from './format'
 import { groupDigits } from './rules'
 
 /** What the functions replace (ADR 058): `Intl` for `en`, in the runtime's zone. */
@@ -79,5 +79,13 @@ describe('counts', () => {
     const numbers = [0, 1, 12, 999, 1000, 20_000, 100_000, 1_000_000, -1, -1000, Number.MAX_SAFE_INTEGER, Number.MIN_SAFE_INTEGER]
     for (let i = 0; i < 5000; i++) numbers.push((1 + Math.floor(next() ** 4 * (Number.MAX_SAFE_INTEGER - 1))) * (next() < 0.1 ? -1 : 1))
     for (const n of numbers) expect([n, groupDigits(n)]).toEqual([n, n.toLocaleString('en-US')])
+  })
+})
+
+describe('countMatches', () => {
+  it('one note matches, several match', () => {
+    expect(countMatches(1, 'milk')).toBe('1 note matches “milk”')
+    expect(countMatches(0, 'milk')).toBe('0 notes match “milk”')
+    expect(countMatches(1200, 'a')).toBe(`${countNotes(1200)} match “a”`)
   })
 })

@@ -45,3 +45,5 @@ export function formatFull(date: Date): string {
 
 /** "1 note", "245 notes". */
 export const countNotes = (n: number) => `${groupDigits(n)} ${n === 1 ? 'note' : 'notes'}`
+/** The count line of a search: "1 note matches “q”", "2 notes match “q”". */
+export const countMatches = (n: number, q: string) => `${countNotes(n)} ${n === 1 ? 'matches' : 'match'} “${q}”`
