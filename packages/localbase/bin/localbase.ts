@@ -265,8 +265,25 @@ function positiveInt(name: string, v: string | undefined): number | undefined {
   return n;
 }
 
-const flag = (v: string | undefined) => v === '1' || v === 'true' || v === 'yes';
-const offFlag = (v: string | undefined) => v === '0' || v === 'false' || v === 'no';
+const SWITCH_ON = new Set(['1', 'true', 'yes', 'on']);
+const SWITCH_OFF = new Set(['0', 'false', 'no', 'off']);
+
+/**
+ * A yes/no environment variable, in any case: 1/true/yes/on, 0/false/no/off; unset or empty is neither. Any other
+ * word stops the command with exit 1 (`ON`, `TRUE` or a typo silently meant off).
+ */
+function envSwitch(name: string): boolean | undefined {
+  const raw = process.env[name];
+  const word = raw?.trim().toLowerCase();
+  if (word === undefined || word === '') return undefined;
+  if (SWITCH_ON.has(word)) return true;
+  if (SWITCH_OFF.has(word)) return false;
+  fail(`${name} must be 1, true, yes or on (or 0, false, no, off), got "${raw}"`);
+}
+/** The variable switches the feature on. */
+const flag = (name: string) => envSwitch(name) === true;
+/** The variable switches the feature off. */
+const offFlag = (name: string) => envSwitch(name) === false;
 
 async function main(): Promise<void> {
   let parsed;
@@ -355,21 +372,21 @@ async function main(): Promise<void> {
   const opts: LocalbaseOptions = {
     port: portNumber('--port', v.port ?? env.LOCALBASE_PORT),
     host: v.host ?? env.LOCALBASE_HOST,
-    memory: v.memory ?? flag(env.LOCALBASE_MEMORY),
+    memory: v.memory ?? flag('LOCALBASE_MEMORY'),
     dataDir: v['data-dir'] ?? env.LOCALBASE_DATA_DIR,
     databaseUrl: v['database-url'] ?? env.DATABASE_URL,
     migrationsDir: v['migrations-dir'] ?? env.LOCALBASE_MIGRATIONS_DIR,
     seedFile: v['seed-file'] ?? env.LOCALBASE_SEED_FILE,
     siteUrl: v['site-url'] ?? env.LOCALBASE_SITE_URL,
     additionalRedirectUrls: redirects?.map((s) => s.trim()).filter(Boolean),
-    enableConfirmations: v['enable-confirmations'] ?? flag(env.LOCALBASE_ENABLE_CONFIRMATIONS),
-    disableSignup: v['disable-signup'] ?? flag(env.LOCALBASE_DISABLE_SIGNUP),
-    enableManualLinking: v['enable-manual-linking'] ?? flag(env.LOCALBASE_ENABLE_MANUAL_LINKING),
-    enableOAuthServer: v['enable-oauth-server'] ?? flag(env.LOCALBASE_ENABLE_OAUTH_SERVER),
+    enableConfirmations: v['enable-confirmations'] ?? flag('LOCALBASE_ENABLE_CONFIRMATIONS'),
+    disableSignup: v['disable-signup'] ?? flag('LOCALBASE_DISABLE_SIGNUP'),
+    enableManualLinking: v['enable-manual-linking'] ?? flag('LOCALBASE_ENABLE_MANUAL_LINKING'),
+    enableOAuthServer: v['enable-oauth-server'] ?? flag('LOCALBASE_ENABLE_OAUTH_SERVER'),
     sms: Object.fromEntries(
       Object.entries({
-        enabled: v['enable-phone-signup'] ?? flag(env.LOCALBASE_ENABLE_PHONE_SIGNUP),
-        autoconfirm: (v['sms-confirmations'] ?? flag(env.LOCALBASE_SMS_CONFIRMATIONS)) ? false : undefined,
+        enabled: v['enable-phone-signup'] ?? flag('LOCALBASE_ENABLE_PHONE_SIGNUP'),
+        autoconfirm: (v['sms-confirmations'] ?? flag('LOCALBASE_SMS_CONFIRMATIONS')) ? false : undefined,
         otpExpiry: num('--sms-otp-expiry', v['sms-otp-expiry'] ?? env.LOCALBASE_SMS_OTP_EXPIRY),
         otpLength: num('--sms-otp-length', v['sms-otp-length'] ?? env.LOCALBASE_SMS_OTP_LENGTH),
         maxFrequencySeconds: num('--sms-max-frequency', v['sms-max-frequency'] ?? env.LOCALBASE_SMS_MAX_FREQUENCY),
@@ -377,7 +394,7 @@ async function main(): Promise<void> {
         testOtp: smsTestOtp(v['sms-test-otp'] ?? env.LOCALBASE_SMS_TEST_OTP),
       }).filter(([, x]) => x !== undefined),
     ),
-    enableAnonymousSignIns: v['enable-anonymous-sign-ins'] ?? flag(env.LOCALBASE_ENABLE_ANONYMOUS_SIGN_INS),
+    enableAnonymousSignIns: v['enable-anonymous-sign-ins'] ?? flag('LOCALBASE_ENABLE_ANONYMOUS_SIGN_INS'),
     jwtSecret: v['jwt-secret'] ?? env.LOCALBASE_JWT_SECRET,
     signingKeysPath: v['signing-keys-path'] ?? env.LOCALBASE_SIGNING_KEYS_PATH,
     anonKey: v['anon-key'] ?? env.LOCALBASE_ANON_KEY,
@@ -400,7 +417,7 @@ async function main(): Promise<void> {
     ),
     trustedProxies: (v['trusted-proxies'] ?? env.LOCALBASE_TRUSTED_PROXIES)?.split(',').map((x) => x.trim()).filter(Boolean),
     clientIpHeader: v['client-ip-header'] ?? (env.LOCALBASE_CLIENT_IP_HEADER || undefined),
-    sbForwardedFor: !(v['no-sb-forwarded-for'] ?? offFlag(env.LOCALBASE_SB_FORWARDED_FOR)),
+    sbForwardedFor: !(v['no-sb-forwarded-for'] ?? offFlag('LOCALBASE_SB_FORWARDED_FOR')),
     accountProtection: Object.fromEntries(
       Object.entries({
         freeFailures: num('--account-free-failures', v['account-free-failures'] ?? env.LOCALBASE_ACCOUNT_FREE_FAILURES),
@@ -414,7 +431,7 @@ async function main(): Promise<void> {
     ),
     maxRows: num('--max-rows', v['max-rows'] ?? env.LOCALBASE_MAX_ROWS),
     statementTimeoutMs: num('--statement-timeout', v['statement-timeout'] ?? env.LOCALBASE_STATEMENT_TIMEOUT),
-    pgliteWorker: !(v['pglite-main-thread'] ?? flag(env.LOCALBASE_PGLITE_MAIN_THREAD)),
+    pgliteWorker: !(v['pglite-main-thread'] ?? flag('LOCALBASE_PGLITE_MAIN_THREAD')),
     passwordHashConcurrency: positiveInt(
       '--password-hash-concurrency',
       v['password-hash-concurrency'] ?? env.LOCALBASE_PASSWORD_HASH_CONCURRENCY,
@@ -427,8 +444,8 @@ async function main(): Promise<void> {
     ),
     imageTransformation: v['no-image-transformation']
       ? false
-      : (v['image-transformation'] ?? flag(env.LOCALBASE_IMAGE_TRANSFORMATION)),
-    quiet: v.quiet ?? flag(env.LOCALBASE_QUIET),
+      : (v['image-transformation'] ?? flag('LOCALBASE_IMAGE_TRANSFORMATION')),
+    quiet: v.quiet ?? flag('LOCALBASE_QUIET'),
   };
   const smtpHost = v['smtp-host'] ?? env.LOCALBASE_SMTP_HOST;
   if (smtpHost)

@@ -117,3 +117,13 @@ describe('a --port out of range', () => {
     expect(env.stderr).toContain('--port must be a whole number from 0 to 65535, got "70000"');
   });
 });
+
+describe('a yes/no environment variable', () => {
+  it('with a word it does not know stops the command with exit 1, naming the variable and the words it takes', () => {
+    const dir = path.join(tmp, 'switch-unknown');
+    const r = runCli(['db', 'reset', '--data-dir', dir, '--migrations-dir', emptyMigrationsDir, '--seed-file', emptySeedFile], { LOCALBASE_DISABLE_SIGNUP: 'sure' });
+    expect(r.code, r.stdout + r.stderr).toBe(1);
+    expect(r.stderr).toContain('LOCALBASE_DISABLE_SIGNUP must be 1, true, yes or on (or 0, false, no, off), got "sure"');
+    expect(fs.existsSync(dir)).toBe(false);
+  });
+});
