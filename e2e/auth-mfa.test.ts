@@ -150,6 +150,16 @@ async function removeApp2(security: Page): Promise<void> {
   await security.getByTestId('toast').filter({ hasText: 'Authenticator removed' }).waitFor({ timeout: 15_000 });
 }
 
+/** A new page signed in with the password of an account with a factor, arrived at /mfa (its code form ready). */
+async function signedInAtMfa(email: string): Promise<Page> {
+  const page = await fixture.newPage();
+  await gotoHydrated(page, '/sign-in?next=%2Fsettings%2Faccount');
+  await signInViaUI(page, email);
+  await page.waitForURL((url) => url.pathname === '/mfa', { timeout: 20_000 });
+  await page.getByRole('button', { name: 'Verify', exact: true }).waitFor({ timeout: 15_000 });
+  return page;
+}
+
 describe('two-factor sign-in (TOTP)', () => {
   test('enrol at /settings/security, then sign-in needs the code at /mfa; aal1 is refused by tRPC', async () => {
     const context = await fixture.newContext();
@@ -242,11 +252,7 @@ describe('two-factor sign-in (TOTP)', () => {
     const email = uniqueEmail('mfa-focus');
     const used = new Set<string>();
     const secret = await accountWithTotp(email, used);
-    const page = await fixture.newPage();
-    await gotoHydrated(page, '/sign-in?next=%2Fsettings%2Faccount');
-    await signInViaUI(page, email);
-    await page.waitForURL((url) => url.pathname === '/mfa', { timeout: 20_000 });
-    await page.getByRole('button', { name: 'Verify', exact: true }).waitFor({ timeout: 15_000 });
+    const page = await signedInAtMfa(email);
     const focusedName = () => page.evaluate(() => (document.activeElement as HTMLInputElement | null)?.name ?? null);
     expect(await focusedName()).toBe('code');
 
@@ -262,11 +268,7 @@ describe('two-factor sign-in (TOTP)', () => {
     const email = uniqueEmail('mfa-retry');
     const used = new Set<string>();
     const secret = await accountWithTotp(email, used);
-    const page = await fixture.newPage();
-    await gotoHydrated(page, '/sign-in?next=%2Fsettings%2Faccount');
-    await signInViaUI(page, email);
-    await page.waitForURL((url) => url.pathname === '/mfa', { timeout: 20_000 });
-    await page.getByRole('button', { name: 'Verify', exact: true }).waitFor({ timeout: 15_000 });
+    const page = await signedInAtMfa(email);
 
     const offline = /\/auth\/v1\/user(\?|$)/;
     await page.route(offline, (route) => route.abort('internetdisconnected'));

@@ -19,18 +19,27 @@ import {
 
 const EnrollPanel = dynamic(() => import('./EnrollPanel'), { ssr: false, loading: () => <SessionPending /> })
 
-function FactorRow({ factor, onRemoved }: { factor: FactorSummary; onRemoved: () => void }) {
-  const [confirming, setConfirming] = useState(false)
-  const [pending, setPending] = useState(false)
-  const [error, setError] = useState<RemoveFactorError | null>(null)
-  const name = factor.friendly_name || 'Authenticator app'
-  // The button pressed goes away: focus follows to the question's first answer, and back to the button after it.
+/**
+ * A confirm-in-place (a button that turns into a question and its answers): the button pressed goes away, so focus
+ * follows to the first button of the returned ref's element — the question's first answer, then the button again
+ * once answered — from the first time the question is asked.
+ */
+function useFocusFollows(confirming: boolean, pending: boolean) {
   const actions = useRef<HTMLDivElement>(null)
   const asked = useRef(false)
   useEffect(() => {
     if (confirming) asked.current = true
     if (asked.current) actions.current?.querySelector('button')?.focus()
   }, [confirming, pending])
+  return actions
+}
+
+function FactorRow({ factor, onRemoved }: { factor: FactorSummary; onRemoved: () => void }) {
+  const [confirming, setConfirming] = useState(false)
+  const [pending, setPending] = useState(false)
+  const [error, setError] = useState<RemoveFactorError | null>(null)
+  const name = factor.friendly_name || 'Authenticator app'
+  const actions = useFocusFollows(confirming, pending)
 
   async function remove() {
     setPending(true)
@@ -119,13 +128,7 @@ function OtherDevicesPanel() {
   const [confirming, setConfirming] = useState(false)
   const [pending, setPending] = useState(false)
   const [error, setError] = useState<string | null>(null)
-  // The button pressed goes away: focus follows to the question's first answer, and back to the button after it.
-  const actions = useRef<HTMLDivElement>(null)
-  const asked = useRef(false)
-  useEffect(() => {
-    if (confirming) asked.current = true
-    if (asked.current) actions.current?.querySelector('button')?.focus()
-  }, [confirming, pending])
+  const actions = useFocusFollows(confirming, pending)
 
   async function signOutOthers() {
     setPending(true)
