@@ -226,8 +226,11 @@ async function runCommand(words: string[], cfg: ResolvedConfig, v: Record<string
     console.log(`Deleted ${r.deleted} guest user(s) created more than ${text} ago from ${r.location}.`);
     return;
   }
-  fail(`unknown command "${words.join(' ')}"\n\n${HELP}`);
+  fail(`unknown command "${words.join(' ')}"\n${HELP_HINT}`);
 }
+
+/** After a mistyped command or option: the way to the help (the help itself, 120 lines, scrolled the mistake away). */
+const HELP_HINT = 'Run `localbase --help` to see the commands and options.';
 
 function fail(message: string): never {
   console.error(`localbase: ${message}`);
@@ -359,7 +362,7 @@ async function main(): Promise<void> {
       },
     });
   } catch (err) {
-    fail(`${(err as Error).message}\n\n${HELP}`);
+    fail(`${(err as Error).message}\n${HELP_HINT}`);
   }
   const { values: v, positionals } = parsed;
   if (v.help) {

@@ -45,6 +45,22 @@ describe('localbase commands', () => {
     expect(unknown.stderr).toContain('unknown command "frobnicate"');
   });
 
+  it('a mistyped command or option is named in a few lines, with the way to the help, not buried under the help', () => {
+    const cases: [string[], string][] = [
+      [['frobnicate'], 'unknown command "frobnicate"'],
+      [['--bogus'], "Unknown option '--bogus'"],
+      [['auth', 'delete-guests', '--older-than', '-5d'], "use '--older-than=-XYZ'"],
+    ];
+    for (const [args, message] of cases) {
+      const r = runCli(args);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain(message);
+      expect(r.stderr).toContain('Run `localbase --help` to see the commands and options.');
+      expect(r.stderr).not.toContain('Usage:');
+      expect(r.stderr.trim().split('\n').length).toBeLessThanOrEqual(6);
+    }
+  });
+
   it('migration new creates <dir>/<YYYYMMDDHHMMSS>_<name>.sql and prints its path', () => {
     const dir = path.join(tmp, 'migrations');
     const before = new Date();
