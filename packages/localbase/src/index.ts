@@ -1,5 +1,6 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import http from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
@@ -330,12 +331,29 @@ function defaultSigningKeysPath(opts: LocalbaseOptions): string | undefined {
   return besideDataFolder(opts.dataDir ?? path.join(findRepoRoot(), '.localbase', 'data')).signingKeys;
 }
 
+/**
+ * Fails with the listen error (EADDRINUSE, EACCES…) if the address cannot be listened on now: a bind that is closed
+ * again at once. The real listen comes after the database is ready, so a program taking the port in between still
+ * gets the same error there.
+ */
+async function checkPortFree(host: string, port: number): Promise<void> {
+  const probe = net.createServer();
+  await new Promise<void>((resolve, reject) => {
+    probe.once('error', reject);
+    probe.listen({ port, host, exclusive: true }, () => resolve());
+  });
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+}
+
 export async function startLocalbase(opts: LocalbaseOptions = {}): Promise<Localbase> {
   const t0 = performance.now();
   const cfg = resolveConfig(opts);
   const log = (m: string) => {
     if (!cfg.quiet) console.log(`[localbase] ${m}`);
   };
+  // A port another program holds stops the start before anything is opened or written (a new data folder took
+  // seconds to make and migrate before the listen below found out).
+  if (cfg.port !== 0) await checkPortFree(cfg.host, cfg.port);
   // A key file that cannot be read stops the start before anything else.
   cfg.signingKeys ??= cfg.signingKeysPath ? await loadOrCreateKeyFile(cfg.signingKeysPath) : await generateKeySet('ES256');
   const opened = await openDatabase(cfg, log);

@@ -4,6 +4,7 @@
 // `db reset` deleting them all, or PGlite's "Aborted(). Build with -sASSERTIONS for more info.").
 // Also: a --port out of range is refused before anything is opened.
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -115,6 +116,23 @@ describe('a --port out of range', () => {
     const env = runCli(['start', '--data-dir', path.join(tmp, 'port-env')], { LOCALBASE_PORT: '70000' });
     expect(env.code).toBe(1);
     expect(env.stderr).toContain('--port must be a whole number from 0 to 65535, got "70000"');
+  });
+});
+
+describe('a --port another program holds', () => {
+  it('stops start at once with exit 1, before any data folder is made or migrated', async () => {
+    const holder = net.createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = String((holder.address() as net.AddressInfo).port);
+      const dir = path.join(tmp, 'port-taken');
+      const r = runCli(['start', '--port', port, '--data-dir', dir, '--migrations-dir', emptyMigrationsDir, '--seed-file', emptySeedFile]);
+      expect(r.code, r.stdout + r.stderr).toBe(1);
+      expect(r.stderr).toContain(`port ${port} is already in use`);
+      expect(fs.existsSync(dir)).toBe(false);
+    } finally {
+      holder.close();
+    }
   });
 });
 
