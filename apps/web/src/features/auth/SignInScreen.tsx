@@ -5,6 +5,7 @@ import { useState } from 'react'
 import { mfaPathFor, resolveNext, safeNextPath } from '../../lib/safe-next'
 import { toast } from '../toast'
 import { readableAuthError, type AuthField } from './auth-errors'
+import { ResendConfirmation } from './ResendConfirmation'
 import { Field } from './fields'
 import styles from './auth.module.css'
 import { AuthCard, AuthForm, CardNote, emailError, FormMessage, SecondaryButton, SubmitButton } from './form'
@@ -38,9 +39,12 @@ export function SignInScreen() {
   const [pending, setPending] = useState<'password' | 'link' | null>(null)
   const [formError, setFormError] = useState<string | null>(null)
   const [linkSentTo, setLinkSentTo] = useState<string | null>(null)
+  /** the address whose account waits for its confirmation link (the sign-in said so): offered a new link */
+  const [unconfirmed, setUnconfirmed] = useState<string | null>(null)
 
   function show(error: unknown) {
     const readable = readableAuthError(error)
+    if ((error as { code?: unknown } | null)?.code === 'email_not_confirmed') setUnconfirmed(email.trim())
     if (readable.field === 'email' || readable.field === 'password') setErrors({ [readable.field]: readable.message })
     else {
       setFormError(readable.message)
@@ -56,6 +60,7 @@ export function SignInScreen() {
     setErrors(found)
     setFormError(null)
     setLinkSentTo(null)
+    setUnconfirmed(null)
     if (Object.keys(found).length > 0) return
     setPending('password')
     try {
@@ -76,6 +81,7 @@ export function SignInScreen() {
   async function sendLink() {
     setFormError(null)
     setLinkSentTo(null)
+    setUnconfirmed(null)
     const badEmail = emailError(email, 'Enter your email address to get a sign-in link.')
     if (badEmail) {
       setErrors({ email: badEmail })
@@ -110,6 +116,7 @@ export function SignInScreen() {
           </FormMessage>
         ) : null}
         <Field label="Email" name="email" type="email" autoComplete="email" value={email} onChange={setEmail} error={errors.email} />
+        {unconfirmed !== null && unconfirmed === email.trim() ? <ResendConfirmation email={unconfirmed} linkTarget={() => confirmUrl(next)} /> : null}
         <div className={styles.passwordGroup}>
           <Field
             label="Password"

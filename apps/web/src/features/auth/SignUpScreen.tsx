@@ -9,6 +9,7 @@ import { Field } from './fields'
 import { NewAccountFields } from './new-account-fields'
 import { AuthCard, AuthForm, CardNote, checkNewAccount, FormMessage, SubmitButton } from './form'
 import { loadBrowserSupabase } from '../../lib/supabase/browser'
+import { ResendConfirmation } from './ResendConfirmation'
 import { confirmUrl, useNextParam } from './SignInScreen'
 
 
@@ -66,9 +67,12 @@ export function SignUpScreen() {
       <AuthForm label="Create account" onSubmit={signUp}>
         {formError ? <FormMessage kind="error">{formError}</FormMessage> : null}
         {confirmSentTo ? (
-          <FormMessage kind="success">
-            Almost there: we sent a confirmation link to {confirmSentTo}. Open it to finish signing up.
-          </FormMessage>
+          <>
+            <FormMessage kind="success">
+              Almost there: we sent a confirmation link to {confirmSentTo}. Open it to finish signing up.
+            </FormMessage>
+            <ResendConfirmation email={confirmSentTo} linkTarget={() => confirmUrl(next)} />
+          </>
         ) : null}
         <Field
           label="Name (optional)"
