@@ -1,7 +1,16 @@
 // Features localbase does not offer answer as a GoTrue with them switched off (never 404 "No route"), so that
 // clients show the errors they would show against a Supabase project with them off.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PASSWORD, anonClient, raw, signedInClient, startTestServer, type Localbase } from './helpers.ts';
+import {
+  PASSWORD,
+  anonClient,
+  codeOf,
+  raw,
+  serviceClient,
+  signedInClient,
+  startTestServer,
+  type Localbase,
+} from './helpers.ts';
 
 let lb: Localbase;
 
@@ -105,5 +114,41 @@ describe('phone, anonymous, WebAuthn', () => {
     const res = await raw(lb, '/auth/v1/factors', { bearer: token, body: { factor_type: 'webauthn', friendly_name: 'key' } });
     expect(res.status).toBe(422);
     expect(res.json).toMatchObject({ code: 'mfa_webauthn_enroll_not_enabled', message: 'MFA enroll is disabled for WebAuthn' });
+  });
+});
+
+describe('passkeys', () => {
+  const disabled = { status: 404, code: 'passkey_disabled', message: 'Passkeys are disabled' };
+
+  it('/settings says passkeys_enabled: false', async () => {
+    const res = await raw(lb, '/auth/v1/settings');
+    expect((res.json as { passkeys_enabled: boolean }).passkeys_enabled).toBe(false);
+  });
+
+  it("a signed-in user's passkey calls answer 404 passkey_disabled", async () => {
+    const { client } = await signedInClient(lb);
+    expect(shape((await client.auth.passkey.startRegistration()).error)).toEqual(disabled);
+    expect(shape((await client.auth.passkey.list()).error)).toEqual(disabled);
+    const passkeyId = '6f1c1c1e-3f59-4a55-9a53-1e7c6f0f2b0a';
+    expect(shape((await client.auth.passkey.update({ passkeyId, friendlyName: 'laptop' })).error)).toEqual(disabled);
+    expect(shape((await client.auth.passkey.delete({ passkeyId })).error)).toEqual(disabled);
+  });
+
+  it('a passkey sign-in answers 404 passkey_disabled, before any token is asked for', async () => {
+    expect(shape((await anonClient(lb).auth.passkey.startAuthentication()).error)).toEqual(disabled);
+    const res = await raw(lb, '/auth/v1/passkeys/registration/options', { body: {} });
+    expect([res.status, codeOf(res)]).toEqual([404, 'passkey_disabled']);
+  });
+
+  it("the admin API lists no passkeys and finds none to delete; an unknown user is user_not_found", async () => {
+    const admin = serviceClient(lb).auth.admin;
+    const { data: created } = await admin.createUser({ email: `pk-${Date.now()}@example.com`, password: PASSWORD });
+    const userId = created.user!.id;
+    const list = await admin.passkey.listPasskeys({ userId });
+    expect(list).toEqual({ data: [], error: null });
+    const del = await admin.passkey.deletePasskey({ userId, passkeyId: '6f1c1c1e-3f59-4a55-9a53-1e7c6f0f2b0a' });
+    expect(shape(del.error)).toEqual({ status: 404, code: 'validation_failed', message: 'Passkey not found' });
+    const unknown = await admin.passkey.listPasskeys({ userId: '00000000-0000-4000-8000-000000000000' });
+    expect(shape(unknown.error)).toEqual({ status: 404, code: 'user_not_found', message: 'User not found' });
   });
 });

@@ -253,6 +253,22 @@ export function adminRoutes(svc: AuthService): Hono {
     return c.json({ id: factorId });
   });
 
+  // Passkeys are not offered: as GoTrue with them off, a user (loaded as GoTrue's loadUser) has none.
+  app.use('/users/:id/passkeys', admin);
+  app.use('/users/:id/passkeys/:passkeyId', admin);
+  const passkeyOwner = async (id: string) => {
+    if (!UUID_RE.test(id)) throw new ApiError(404, 'validation_failed', 'user_id must be an UUID');
+    if (!(await svc.findUserById(svc.db, id))) throw new ApiError(404, 'user_not_found', 'User not found');
+  };
+  app.get('/users/:id/passkeys', async (c) => {
+    await passkeyOwner(c.req.param('id'));
+    return c.json([]);
+  });
+  app.delete('/users/:id/passkeys/:passkeyId', async (c) => {
+    await passkeyOwner(c.req.param('id'));
+    throw new ApiError(404, 'validation_failed', 'Passkey not found');
+  });
+
   app.post('/generate_link', async (c) => {
     const body = await readJsonObject(c);
     const type = optString(body, 'type');

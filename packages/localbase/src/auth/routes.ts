@@ -376,6 +376,13 @@ export function authRoutes(svc: AuthService): Hono {
   };
   app.all('/sso', samlDisabled);
   app.all('/sso/*', samlDisabled);
+  // Passkeys (WebAuthn sign-in) are not offered: GoTrue with GOTRUE_PASSKEY_ENABLED off checks that first, before
+  // any token, on every /passkeys route. (The admin API's passkey routes: admin.ts.)
+  const passkeysDisabled = (): never => {
+    throw new ApiError(404, 'passkey_disabled', 'Passkeys are disabled');
+  };
+  app.all('/passkeys', passkeysDisabled);
+  app.all('/passkeys/*', passkeysDisabled);
 
   // ---------- the signed-in user ----------
   app.get('/user', async (c) => {
