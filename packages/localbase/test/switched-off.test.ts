@@ -152,3 +152,20 @@ describe('passkeys', () => {
     expect(shape(unknown.error)).toEqual({ status: 404, code: 'user_not_found', message: 'User not found' });
   });
 });
+
+describe('custom OAuth providers', () => {
+  const disabled = { status: 404, code: 'feature_disabled', message: 'Custom OAuth providers are disabled' };
+
+  it("the admin API's custom provider calls answer 404 feature_disabled", async () => {
+    const providers = serviceClient(lb).auth.admin.customProviders;
+    expect(shape((await providers.listProviders()).error)).toEqual(disabled);
+    expect(shape((await providers.getProvider('acme')).error)).toEqual(disabled);
+    expect(shape((await providers.deleteProvider('acme')).error)).toEqual(disabled);
+  });
+
+  it('after the admin check: the anon key is refused as for every admin route', async () => {
+    const res = await raw(lb, '/auth/v1/admin/custom-providers', { bearer: lb.anonKey });
+    expect(res.status).toBe(403);
+    expect(codeOf(res)).not.toBe('feature_disabled');
+  });
+});

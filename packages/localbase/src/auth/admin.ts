@@ -253,6 +253,15 @@ export function adminRoutes(svc: AuthService): Hono {
     return c.json({ id: factorId });
   });
 
+  // Custom OAuth/OIDC providers are not offered: GoTrue with them off answers this after the admin check.
+  app.use('/custom-providers', admin);
+  app.use('/custom-providers/*', admin);
+  const customProvidersDisabled = (): never => {
+    throw new ApiError(404, 'feature_disabled', 'Custom OAuth providers are disabled');
+  };
+  app.all('/custom-providers', customProvidersDisabled);
+  app.all('/custom-providers/*', customProvidersDisabled);
+
   // Passkeys are not offered: as GoTrue with them off, a user (loaded as GoTrue's loadUser) has none.
   app.use('/users/:id/passkeys', admin);
   app.use('/users/:id/passkeys/:passkeyId', admin);
