@@ -418,6 +418,29 @@ describe('the authorization flows (not provided)', () => {
   });
 });
 
+describe("a user's OAuth grants (supabase.auth.oauth.listGrants / revokeGrant)", () => {
+  it('feature off: 404 feature_disabled "OAuth server is disabled", as GoTrue', async () => {
+    const { client } = await signedInClient(off);
+    const list = await client.auth.oauth.listGrants();
+    expect(list.error).toMatchObject({ status: 404, code: 'feature_disabled', message: 'OAuth server is disabled' });
+    const revoke = await client.auth.oauth.revokeGrant({ clientId: randomUUID() });
+    expect(revoke.error).toMatchObject({ status: 404, code: 'feature_disabled', message: 'OAuth server is disabled' });
+  });
+
+  it('feature on: still 404 feature_disabled, saying that localbase does not provide the flows', async () => {
+    const { client } = await signedInClient(on);
+    const list = await client.auth.oauth.listGrants();
+    expect(list.error).toMatchObject({ status: 404, code: 'feature_disabled' });
+    expect(list.error?.message).toMatch(/not provided by localbase/);
+  });
+
+  it('asks for a signed-in user first, as GET /user does', async () => {
+    const user = await raw(off, '/auth/v1/user');
+    const grants = await raw(off, '/auth/v1/user/oauth/grants');
+    expect([grants.status, grants.json]).toEqual([user.status, user.json]);
+  });
+});
+
 describe('a database made by an older localbase', () => {
   it('gets auth.oauth_clients at the next start', async () => {
     // Its own database on PostgreSQL too: dropping the table and re-running the bootstrap (which grants the API

@@ -437,7 +437,7 @@ export function oauthClientRoutes(svc: AuthService): Hono {
 
 /**
  * The OAuth 2.1 server's other endpoints (/oauth/authorize, /oauth/token, /oauth/clients/register, /oauth/userinfo,
- * /oauth/authorizations/…, /.well-known/oauth-authorization-server). Off, they answer as GoTrue's: 404
+ * /oauth/authorizations/…, /.well-known/oauth-authorization-server, a user's /user/oauth/grants). Off, they answer as GoTrue's: 404
  * feature_disabled "OAuth server is disabled". On, localbase still does not provide the flows: the same code, with a
  * message saying so (decision 035).
  */
@@ -454,5 +454,11 @@ export function oauthServerRoutes(svc: AuthService): Hono {
   app.all('/oauth', refuse);
   app.all('/oauth/*', refuse);
   app.get('/.well-known/oauth-authorization-server', refuse);
+  // A user's grants (supabase.auth.oauth.listGrants / revokeGrant): GoTrue asks for a signed-in user first (the
+  // /user routes), then for the OAuth server.
+  app.all('/user/oauth/grants', async (c) => {
+    await svc.authenticate(c.req.header('authorization'));
+    return refuse();
+  });
   return app;
 }
