@@ -236,6 +236,28 @@ describe('MFA errors', () => {
     expect(typeof error?.code).toBe('string');
   });
 
+  it('a factor or user id that is not a UUID is 404 validation_failed "… must be an UUID", before the body is read', async () => {
+    const { client } = await signedInClient(lb);
+    const token = await accessToken(client);
+    const userId = (await client.auth.getUser()).data.user?.id ?? '';
+    const refused = (res: Awaited<ReturnType<typeof raw>>) => [res.status, codeOf(res), (res.json as { message?: string } | undefined)?.message];
+    const notUuid = [404, 'validation_failed', 'factor_id must be an UUID'];
+    expect(refused(await raw(lb, '/auth/v1/factors/abc/challenge', { body: {}, bearer: token }))).toEqual(notUuid);
+    // verify: the factor is loaded before the body is looked at (GoTrue's loadFactor middleware)
+    expect(refused(await raw(lb, '/auth/v1/factors/abc/verify', { body: {}, bearer: token }))).toEqual(notUuid);
+    expect(refused(await raw(lb, '/auth/v1/factors/abc', { method: 'DELETE', bearer: token }))).toEqual(notUuid);
+    // a well-formed id that is not the user's stays "Factor not found"
+    const missing = '00000000-0000-4000-8000-000000000000';
+    expect(refused(await raw(lb, `/auth/v1/factors/${missing}`, { method: 'DELETE', bearer: token }))).toEqual([404, 'mfa_factor_not_found', 'Factor not found']);
+    // the admin API: the user is loaded first, then the factor
+    const service = { apikey: lb.serviceRoleKey, bearer: lb.serviceRoleKey };
+    expect(refused(await raw(lb, '/auth/v1/admin/users/abc/factors', service))).toEqual([404, 'validation_failed', 'user_id must be an UUID']);
+    expect(refused(await raw(lb, `/auth/v1/admin/users/abc/factors/${missing}`, { ...service, method: 'DELETE' }))).toEqual([404, 'validation_failed', 'user_id must be an UUID']);
+    expect(refused(await raw(lb, `/auth/v1/admin/users/${missing}/factors/abc`, { ...service, method: 'DELETE' }))).toEqual([404, 'user_not_found', 'User not found']);
+    expect(refused(await raw(lb, `/auth/v1/admin/users/${userId}/factors/abc`, { ...service, method: 'DELETE' }))).toEqual(notUuid);
+    expect(refused(await raw(lb, `/auth/v1/admin/users/${userId}/factors/${missing}`, { ...service, method: 'DELETE' }))).toEqual([404, 'mfa_factor_not_found', 'Factor not found']);
+  });
+
   it('factor endpoints without a user token are refused', async () => {
     const res = await raw(lb, '/auth/v1/factors', { body: { factor_type: 'totp' }, bearer: lb.anonKey });
     expect(res.status).toBe(403);

@@ -7,6 +7,7 @@ import { checkPassword, validateEmail } from './service.ts';
 import type { AuthService, OtpTokenType } from './service.ts';
 import { newOtp, tokenHash, UUID_RE } from './tokens.ts';
 import type { Queryable } from '../db/types.ts';
+import { wellFormedFactorId } from './mfa.ts';
 import { oauthClientRoutes } from './oauth-clients.ts';
 import { adminCheckPhoneFree, adminSetPhone, createPhoneUser, validatePhone } from './phone.ts';
 
@@ -230,16 +231,18 @@ export function adminRoutes(svc: AuthService): Hono {
 
   app.get('/users/:id/factors', async (c) => {
     const id = c.req.param('id');
-    if (!UUID_RE.test(id) || !(await svc.findUserById(svc.db, id)))
-      throw new ApiError(404, 'user_not_found', 'User not found');
+    if (!UUID_RE.test(id)) throw new ApiError(404, 'validation_failed', 'user_id must be an UUID');
+    if (!(await svc.findUserById(svc.db, id))) throw new ApiError(404, 'user_not_found', 'User not found');
     const r = await svc.db.query('select * from auth.mfa_factors where user_id = $1 order by created_at', [id]);
     return c.json(r.rows.map(factorJson));
   });
 
   app.delete('/users/:id/factors/:factorId', async (c) => {
+    // As GoTrue: the user is loaded first (its id a UUID, the user existing), then the factor.
     const id = c.req.param('id');
-    const factorId = c.req.param('factorId');
-    if (!UUID_RE.test(id) || !UUID_RE.test(factorId)) throw new ApiError(404, 'mfa_factor_not_found', 'Factor not found');
+    if (!UUID_RE.test(id)) throw new ApiError(404, 'validation_failed', 'user_id must be an UUID');
+    if (!(await svc.findUserById(svc.db, id))) throw new ApiError(404, 'user_not_found', 'User not found');
+    const factorId = wellFormedFactorId(c.req.param('factorId'));
     const r = await svc.db.transaction(async (tx) => {
       const del = await tx.query('delete from auth.mfa_factors where id = $1 and user_id = $2', [factorId, id]);
       if (del.affectedRows > 0)

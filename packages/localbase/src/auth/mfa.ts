@@ -106,11 +106,10 @@ export function mfaRoutes(svc: AuthService): Hono {
 
   app.post('/:id/challenge', async (c) => {
     const ctx = await svc.authenticate(c.req.header('authorization'), { notAnonymous: true });
+    const factorId = wellFormedFactorId(c.req.param('id'));
     await readJsonObject(c); // the client sends {factorId}; ignored, but must be valid JSON
-    const factorId = c.req.param('id');
     const userId = String(ctx.user.id);
     await purgeExpiredFactors(userId);
-    if (!UUID_RE.test(factorId)) throw new ApiError(404, 'mfa_factor_not_found', 'Factor not found');
     const id = crypto.randomUUID();
     // The factor is looked up and locked in the transaction that adds the challenge: an unenrolment at the same
     // moment (another request, on PostgreSQL truly concurrent) then either waits for it or is seen as not found,
@@ -134,21 +133,18 @@ export function mfaRoutes(svc: AuthService): Hono {
 
   app.post('/:id/verify', async (c) => {
     const ctx = await svc.authenticate(c.req.header('authorization'), { notAnonymous: true });
+    const factorId = wellFormedFactorId(c.req.param('id'));
     const body = await readJsonObject(c);
     const challengeId = optString(body, 'challenge_id');
     const code = (optString(body, 'code') ?? '').trim();
     if (!challengeId) throw validationFailed('challenge_id is required');
-    const factorId = c.req.param('id');
     const userId = String(ctx.user.id);
     const sessionId = String(ctx.session.id);
     const ip = clientIp(c);
     // Per account: wrong TOTP codes hold further tries back (refused before the code is looked at).
     const attempt = svc.attempts.begin('totp', userId, ip, svc.attempts.isKnownAddress(userId, ip));
     const transaction = svc.db.transaction(async (tx) => {
-      const f = UUID_RE.test(factorId)
-        ? (await tx.query('select * from auth.mfa_factors where id = $1 and user_id = $2 for update', [factorId, userId]))
-            .rows[0]
-        : undefined;
+      const f = (await tx.query('select * from auth.mfa_factors where id = $1 and user_id = $2 for update', [factorId, userId])).rows[0];
       if (!f) return { error: new ApiError(404, 'mfa_factor_not_found', 'Factor not found') };
       const ch = UUID_RE.test(challengeId)
         ? (
@@ -220,11 +216,9 @@ export function mfaRoutes(svc: AuthService): Hono {
 
   app.delete('/:id', async (c) => {
     const ctx = await svc.authenticate(c.req.header('authorization'), { notAnonymous: true });
-    const factorId = c.req.param('id');
+    const factorId = wellFormedFactorId(c.req.param('id'));
     const userId = String(ctx.user.id);
-    const f = UUID_RE.test(factorId)
-      ? (await svc.db.query('select * from auth.mfa_factors where id = $1 and user_id = $2', [factorId, userId])).rows[0]
-      : undefined;
+    const f = (await svc.db.query('select * from auth.mfa_factors where id = $1 and user_id = $2', [factorId, userId])).rows[0];
     if (!f) throw new ApiError(404, 'mfa_factor_not_found', 'Factor not found');
     if (f.status === 'verified' && ctx.session.aal !== 'aal2')
       throw new ApiError(422, 'insufficient_aal', 'AAL2 required to unenroll verified factor');
@@ -250,4 +244,13 @@ export function mfaRoutes(svc: AuthService): Hono {
   });
 
   return app;
+}
+
+/**
+ * A factor id from the path, refused as GoTrue's loadFactor refuses it when it is not a UUID (404 validation_failed),
+ * before the body is read or the factor looked up; a well-formed id that is not the user's is "Factor not found".
+ */
+export function wellFormedFactorId(id: string): string {
+  if (!UUID_RE.test(id)) throw new ApiError(404, 'validation_failed', 'factor_id must be an UUID');
+  return id;
 }
