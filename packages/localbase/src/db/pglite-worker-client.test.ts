@@ -75,6 +75,19 @@ describe('PGlite worker database', () => {
     expect((await db.query('select id from t where id in (20, 21) order by id')).rows).toEqual([{ id: 21 }]);
   });
 
+  it('a result too deeply nested to cross the thread boundary fails its statement (54001) instead of hanging', async () => {
+    // A jsonb value nested some thousands of levels deep: PostgreSQL stores it, but the structured clone of the row
+    // cannot be rebuilt on this thread ('messageerror'). Without a deadline (auth and storage statements have none)
+    // the statement used to wait forever, and every request after it behind the mutex.
+    const deep = `${'['.repeat(6000)}${']'.repeat(6000)}`;
+    const err = (await db.query('select $1::jsonb as j', [deep]).catch((e: unknown) => e)) as Record<string, unknown>;
+    expect(err).toBeInstanceOf(Error);
+    expect(err.code).toBe('54001');
+    expect(String(err.message)).toMatch(/too deeply nested/);
+    expect((await db.query('select 1 as one')).rows).toEqual([{ one: 1 }]);
+    expect(db.restarts).toBe(0);
+  }, 10_000);
+
   it('cancels a statement past its deadline with 57014, reopens, and keeps committed rows', async () => {
     const before = db.restarts;
     const err = (await db.queryWithTimeout('select pg_sleep(30)', [], 300).catch((e: unknown) => e)) as Record<string, unknown>;

@@ -49,6 +49,20 @@ export class WorkerDatabaseError extends Error {
   }
 }
 
+/**
+ * The error of a statement whose answer could not be received from the worker (its rows nest too deeply to be
+ * deserialised here): SQLSTATE 54001, PostgreSQL's own code for a value nested beyond its stack.
+ */
+export function resultNotReceivedError(cause: Error): WorkerDatabaseError {
+  return new WorkerDatabaseError({
+    name: 'error',
+    severity: 'ERROR',
+    code: '54001',
+    message: 'the statement’s result is too deeply nested to be received',
+    detail: `The database worker's answer could not be read (${cause.message}).`,
+  });
+}
+
 /** PostgreSQL's answer to a statement cancelled by statement_timeout. */
 export function statementTimeoutError(ms: number): WorkerDatabaseError {
   return new WorkerDatabaseError({
@@ -165,6 +179,15 @@ export class PGliteWorkerDatabase implements Database, Notifications {
         this.#settle(p);
         if (msg[1] === 0) p.resolve({ rows: msg[2] as Row[], affectedRows: msg[3] as number });
         else p.reject(new WorkerDatabaseError(msg[2] as Record<string, unknown>));
+      });
+      // An answer this thread could not rebuild (rows nested deeper than a structured clone can be deserialised on
+      // this stack, e.g. a jsonb value thousands of levels deep): the message is lost, so the statement in flight
+      // fails now — without this, a statement with no deadline waited forever and every request queued behind it.
+      worker.on('messageerror', (err) => {
+        const p = this.#pending;
+        if (!p) return;
+        this.#settle(p);
+        p.reject(resultNotReceivedError(err));
       });
       worker.on('error', (err) => {
         lastError = err;
