@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SignJWT } from 'jose';
 import {
   API_VERSION,
+  anonClient,
   PASSWORD,
   codeOf,
   raw,
@@ -91,6 +92,30 @@ describe('bad request bodies', () => {
       const res = await raw(lb, path, { body });
       expectErrorWithCode(res, [400, 422]);
     }
+  });
+
+  it('JSON nested deeper than 100 levels → 400 bad_json, for sign-up and user metadata alike; the server keeps answering', async () => {
+    const nested = (levels: number): unknown => {
+      let v: unknown = 'x';
+      for (let i = 0; i < levels; i++) v = { a: v };
+      return v;
+    };
+    // 100 levels (the metadata object included) is accepted and given back whole
+    const email = uniqueEmail();
+    const ok = await anonClient(lb).auth.signUp({ email, password: PASSWORD, options: { data: { n: nested(98) } } });
+    expect(ok.error).toBeNull();
+    expect(JSON.stringify(ok.data.user?.user_metadata.n)).toBe(JSON.stringify(nested(98)));
+    // deeper: a clear refusal (it used to be a 500 from 2000 levels, and a database that never answered again from 4000)
+    for (const levels of [99, 2000, 4000]) {
+      const deep = await anonClient(lb).auth.signUp({ email: uniqueEmail(), password: PASSWORD, options: { data: { n: nested(levels) } } });
+      expect(deep.error?.status, `${levels} levels`).toBe(400);
+      expect(deep.error?.code).toBe('bad_json');
+      expect(deep.error?.message).toMatch(/nested more than 100 levels deep/);
+    }
+    const { client } = await signedInClient(lb);
+    const update = await client.auth.updateUser({ data: { n: nested(4000) } });
+    expect([update.error?.status, update.error?.code]).toEqual([400, 'bad_json']);
+    expect((await client.auth.updateUser({ data: { n: 'fine' } })).error).toBeNull();
   });
 
   it('a body over 1 MB → 413 with a code (with Content-Length and when streamed)', async () => {

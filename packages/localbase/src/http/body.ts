@@ -3,10 +3,37 @@ import { ApiError, badJson, validationFailed } from './errors.ts';
 
 export type Body = Record<string, unknown>;
 
-/** Reads a JSON object body. Empty body = {}. Not JSON → 400 bad_json. */
+/**
+ * The deepest nesting of arrays and objects an auth request body may have, the body's own object included
+ * (decision 121). Deeper metadata could be stored but not put into a token or read back from the database worker.
+ */
+export const MAX_JSON_DEPTH = 100;
+
+/** Whether JSON text nests arrays and objects more than `max` levels deep (brackets inside strings do not count). */
+export function jsonNestingExceeds(text: string, max: number): boolean {
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text.charCodeAt(i);
+    if (ch === 0x22) {
+      for (i++; i < text.length; i++) {
+        const d = text.charCodeAt(i);
+        if (d === 0x5c) i++;
+        else if (d === 0x22) break;
+      }
+    } else if (ch === 0x5b || ch === 0x7b) {
+      if (++depth > max) return true;
+    } else if (ch === 0x5d || ch === 0x7d) {
+      depth--;
+    }
+  }
+  return false;
+}
+
+/** Reads a JSON object body. Empty body = {}. Not JSON, or nested too deeply → 400 bad_json. */
 export async function readJsonObject(c: Context): Promise<Body> {
   const text = await c.req.text();
   if (text.trim() === '') return {};
+  if (jsonNestingExceeds(text, MAX_JSON_DEPTH)) throw badJson(`nested more than ${MAX_JSON_DEPTH} levels deep`);
   let v: unknown;
   try {
     v = JSON.parse(text);
