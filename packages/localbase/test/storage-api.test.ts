@@ -116,6 +116,20 @@ describe('uploads', () => {
     expect((await admin.storage.from(B).info('stream.bin')).data?.metadata).toEqual({ n: 50 });
   });
 
+  it('metadata nested more than 100 levels deep is refused with 400 (it was a 500), by header and by form alike', async () => {
+    const arrays = (levels: number): unknown => JSON.parse(`${'['.repeat(levels)}${']'.repeat(levels)}`);
+    const message = 'metadata is nested more than 100 levels deep';
+    for (const levels of [100, 2000]) {
+      const byHeader = await admin.storage.from(B).upload(`deep-${levels}.txt`, 'x', { contentType: 'text/plain', metadata: { n: arrays(levels) } });
+      expect(errOf(byHeader.error)).toEqual({ statusCode: '400', message });
+      const byForm = await admin.storage.from(B).upload(`deep-${levels}.png`, new Blob(['x'], { type: 'image/png' }), { metadata: { n: arrays(levels) } });
+      expect(errOf(byForm.error)).toEqual({ statusCode: '400', message });
+    }
+    // 99 levels under the metadata object (100 with it) are kept
+    expect((await admin.storage.from(B).upload('deep-ok.txt', 'x', { contentType: 'text/plain', metadata: { n: arrays(99) } })).error).toBeNull();
+    expect(JSON.stringify((await admin.storage.from(B).info('deep-ok.txt')).data?.metadata)).toBe(JSON.stringify({ n: arrays(99) }));
+  });
+
   it('the same key again is 409 without upsert, replaced with upsert and by update()', async () => {
     await admin.storage.from(B).upload('dup.txt', 'one');
     const again = await admin.storage.from(B).upload('dup.txt', 'two');

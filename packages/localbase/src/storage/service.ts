@@ -9,6 +9,7 @@ import { Readable } from 'node:stream';
 import { jwtVerify, SignJWT } from 'jose';
 import busboy from 'busboy';
 import type { Database, Queryable, Row } from '../db/types.ts';
+import { jsonNestingExceeds, MAX_JSON_DEPTH } from '../http/body.ts';
 import {
   accessDenied,
   bucketExists,
@@ -359,14 +360,16 @@ export function createStorageService(opts: StorageOptions): StorageService {
         if (!pending) return fail(invalidRequest('No content provided'));
         pending.then(({ file, contentType }) => {
           if (settled) return void files.discard(file.tmp);
+          let userMetadata: Record<string, unknown>;
+          try {
+            userMetadata = parseMetadataText(fields.metadata ?? fields.userMetadata);
+          } catch (err) {
+            void files.discard(file.tmp);
+            return fail(err);
+          }
           settled = true;
           const cache = fields.cacheControl;
-          resolve({
-            file,
-            contentType,
-            cacheControl: cache ? `max-age=${cache}` : 'no-cache',
-            userMetadata: parseMetadataText(fields.metadata ?? fields.userMetadata),
-          });
+          resolve({ file, contentType, cacheControl: cache ? `max-age=${cache}` : 'no-cache', userMetadata });
         }, fail);
       });
       source.on('error', fail);
@@ -1207,6 +1210,8 @@ function moveArgs(body: Record<string, unknown>): { from: string; to: string; fr
 
 function parseMetadataText(text: string | undefined): Record<string, unknown> {
   if (!text || text.length > MAX_USER_METADATA_BYTES) return {};
+  // Deeper metadata could be stored but not read back (decision 121): refused, not dropped like unreadable text.
+  if (jsonNestingExceeds(text, MAX_JSON_DEPTH)) throw invalidRequest(`metadata is nested more than ${MAX_JSON_DEPTH} levels deep`);
   try {
     const v: unknown = JSON.parse(text);
     return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
@@ -1217,9 +1222,5 @@ function parseMetadataText(text: string | undefined): Record<string, unknown> {
 
 function decodeMetadataHeader(value: string | null): Record<string, unknown> {
   if (!value) return {};
-  try {
-    return parseMetadataText(Buffer.from(value, 'base64').toString('utf8'));
-  } catch {
-    return {};
-  }
+  return parseMetadataText(Buffer.from(value, 'base64').toString('utf8'));
 }
