@@ -74,6 +74,22 @@ describe('the web server in front of Next', () => {
     }
   })
 
+  it('sends the pages above with the headers every other page has: no framing, no full-URL referrer, no sniffing', async () => {
+    const answers = [
+      await rawRequest(port, `GET /?x=${'a'.repeat(70_000)} HTTP/1.1\r\nHost: x\r\n\r\n`),
+      await rawRequest(port, `GET / HTTP/1.1\r\nHost: x\r\nCookie: ${sessionCookieName(SUPABASE)}=${'a'.repeat(MAX_REQUEST_HEADER_BYTES)}\r\n\r\n`),
+      await rawRequest(port, `GET / HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(MAX_REQUEST_HEADER_BYTES)}\r\n\r\n`),
+    ]
+    for (const answer of answers) {
+      const head = answer.slice(0, answer.indexOf('\r\n\r\n'))
+      expect(head).toMatch(/^HTTP\/1\.1 (414|431) /)
+      expect(head).toContain('\r\nReferrer-Policy: strict-origin-when-cross-origin')
+      expect(head).toContain('\r\nX-Frame-Options: DENY')
+      expect(head).toContain('\r\nX-Content-Type-Options: nosniff')
+      expect(head).toMatch(/\r\nContent-Security-Policy: [^\r]*frame-ancestors 'none'/)
+    }
+  })
+
   it('blames a long URL whatever the session, and the session only when the URL is an ordinary one', async () => {
     const name = sessionCookieName(SUPABASE)
     const head = (url: number, cookie: number) =>

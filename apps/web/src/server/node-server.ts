@@ -193,6 +193,9 @@ ${PAGE_STYLE}</head>
     'Cache-Control: no-store',
     `Content-Security-Policy: ${PAGE_CSP}`,
     'X-Content-Type-Options: nosniff',
+    // as every page Next answers (src/lib/security-headers.ts): these pages are written before Next sees the request
+    'X-Frame-Options: DENY',
+    'Referrer-Policy: strict-origin-when-cross-origin',
     'Connection: close',
     ...(cause === 'session' ? clearSessionCookies(supabaseUrl).map((cookie) => `Set-Cookie: ${cookie}`) : []),
   ]
