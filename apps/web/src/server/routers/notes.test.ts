@@ -251,6 +251,18 @@ describe('isolation between users (RLS, decided by PostgreSQL)', () => {
     expect(data ?? []).toEqual([])
   })
 
+  it('tells a user deleted meanwhile (their access token still valid) that the session ended, not "try again"', async () => {
+    // The server verified this token a moment ago (no verified factor): it trusts its signature for a while (ADR 031),
+    // so the deletion shows only when the database refuses a row for a user who no longer exists.
+    const gone = await user()
+    expect(await as(gone).list({})).toMatchObject({ items: [], total: 0 })
+    const { error } = await serviceClient(lb).auth.admin.deleteUser(gone.id)
+    expect(error).toBeNull()
+    for (const call of [as(gone).create({ title: 'after deletion' }), as(gone).restore({ id: crypto.randomUUID(), title: 't', body: null, pinned: false, createdAt: new Date(), updatedAt: new Date() })]) {
+      expect(await rejection(call)).toMatchObject({ code: 'UNAUTHORIZED', message: 'Your session ended. Sign in again.' })
+    }
+  })
+
   it('lets the seeded demo user sign in and see the 30 demo notes, 3 of them pinned first', async () => {
     const demo = anonClient(lb)
     const { error } = await demo.auth.signInWithPassword({ email: 'demo@example.com', password: 'foyer-demo-2026' })

@@ -158,6 +158,9 @@ export function notesError(error: PostgrestError & { status?: number }, status?:
   // SQLSTATE class 22, "data exception": a value PostgreSQL cannot take (bad text, number out of range…).
   if (code.startsWith('22')) return new TRPCError({ code: 'BAD_REQUEST', message: 'A value has the wrong form.' })
   if (code === '23505') return new TRPCError({ code: 'CONFLICT', message: 'This note exists already.' })
+  // The notes' only foreign key is user_id → auth.users: the caller's user was deleted while their access token is
+  // still trusted (ADR 031); no retry can help.
+  if (code === '23503') return new TRPCError({ code: 'UNAUTHORIZED', message: 'Your session ended. Sign in again.' })
   // The notes' only policy that refuses with an error (the others filter rows) is the AAL2 one: a write of a user
   // with a second factor whose session is at aal1.
   if (code === '42501') return secondFactorRequiredError('You may not change this note. Finish two-factor sign-in if asked.')
