@@ -292,6 +292,20 @@ describe('GET /verify (links in mails)', () => {
       expect(res2.headers.get('location')!.startsWith(`${SITE}/`) || res2.headers.get('location')!.startsWith(`${SITE}#`)).toBe(true);
     }
   });
+
+  it('falls back to the site URL for a redirect_to with control characters (it was a 500), from a mail and by hand', async () => {
+    const email = await newUser();
+    const crlf = `${SITE}/welcome\r\nSet-Cookie: planted=1`;
+    expect((await anonClient(lb).auth.signInWithOtp({ email, options: { emailRedirectTo: crlf } })).error).toBeNull();
+    const fromMail = await fetch(verifyLink(await latestMail(lb, email, 'magiclink')), { redirect: 'manual' });
+    const byHand = await fetch(`${lb.url}/auth/v1/verify?token=bad&type=signup&redirect_to=${encodeURIComponent(crlf)}`, { redirect: 'manual' });
+    for (const res of [fromMail, byHand]) {
+      expect(res.status).toBe(303);
+      expect(res.headers.get('set-cookie')).toBeNull();
+      expect(res.headers.get('location')!.startsWith(`${SITE}#`)).toBe(true);
+    }
+    expect(fragmentOf(fromMail.headers.get('location')!).get('access_token')).toBeTruthy();
+  });
 });
 
 describe('e-mail change (confirmations off)', () => {

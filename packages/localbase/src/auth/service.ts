@@ -180,6 +180,10 @@ export class AuthService {
   /** redirect_to if it is the site URL's host or on the allow-list, else the site URL (GoTrue falls back silently). */
   redirectTo(requested: string | undefined | null): string {
     if (!requested) return this.cfg.siteUrl;
+    // Go's url.Parse refuses control characters (GoTrue then falls back); the WHATWG parser below would drop a CR/LF
+    // and pass the raw text on to a Location header, which cannot carry it.
+    // eslint-disable-next-line no-control-regex
+    if (/[\u0000-\u001f\u007f]/.test(requested)) return this.cfg.siteUrl;
     let u: URL;
     try {
       u = new URL(requested);
