@@ -5,7 +5,7 @@ import type { Locator, Page } from 'playwright-core';
 import { describe, expect, test } from 'vitest';
 import { gotoHydrated, sleep, useBrowser } from './browser.ts';
 import { signInViaUI, uniqueEmail } from './auth-helpers.ts';
-import { createUser, signedInUser } from './notes-helpers.ts';
+import { createUser, listedTitles, signedInUser } from './notes-helpers.ts';
 
 const fixture = useBrowser();
 
@@ -81,6 +81,32 @@ describe('create modal', () => {
     await dialog(page).getByRole('button', { name: 'Close', exact: true }).click();
     await dialog(page).waitFor({ state: 'hidden', timeout: 3000 });
     await expect.poll(() => isFocused(newButton(page)), { timeout: 2000 }).toBe(true);
+  });
+
+  test('a create the server never answered, sent with Enter: focus is back in the title field, and Enter again creates', async () => {
+    const { page } = await signedInUser(fixture);
+    // The first create fails as a dropped connection does (after a moment: the fields are disabled meanwhile).
+    let creates = 0;
+    await page.route(/\/api\/trpc\/notes\.create/, async (route) => {
+      creates += 1;
+      if (creates > 1) return route.continue();
+      await sleep(300);
+      return route.abort('connectionreset');
+    });
+    await page.keyboard.press('n');
+    await dialog(page).waitFor({ state: 'visible', timeout: 5000 });
+    const title = dialog(page).getByLabel('Title', { exact: true });
+    await expect.poll(() => isFocused(title), { timeout: 2000 }).toBe(true);
+    await page.keyboard.type('Typed, then Enter');
+    await page.keyboard.press('Enter');
+    await page.getByTestId('toast').filter({ hasText: 'The note was not saved' }).waitFor({ timeout: 10_000 });
+    // Not dropped to <body> (the fields were disabled while the create ran): the keyboard user is where they were.
+    await expect.poll(() => isFocused(title), { timeout: 2000 }).toBe(true);
+
+    await page.keyboard.press('Enter');
+    await dialog(page).waitFor({ state: 'hidden', timeout: 10_000 });
+    expect(creates).toBe(2);
+    await expect.poll(() => listedTitles(page), { timeout: 10_000 }).toEqual(['Typed, then Enter']);
   });
 
   test('typing n in a text field (the notes search) or with a modifier does not open it', async () => {

@@ -2,6 +2,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
 
 import { useTRPC } from '../../lib/trpc'
+import { useFocusBack } from '../../lib/use-focus-back'
 import { AuthForm, SecondaryButton, SubmitButton, toastApiError, useSession } from '../auth'
 import { toast } from '../toast'
 import { draftOf, useNoteDraft } from './draft-store'
@@ -41,6 +42,9 @@ export function CreateNoteForm({ onDone }: { onDone: () => void }) {
     }),
   )
 
+  // The fields are disabled while the note is sent, which drops focus to <body>: after a failure it goes back.
+  const rememberFocus = useFocusBack(create.isPending)
+
   const onChange = (next: typeof draft) => {
     if (userId) setDraft(userId, next)
     if (tried) setErrors(checkNote(next))
@@ -55,6 +59,7 @@ export function CreateNoteForm({ onDone }: { onDone: () => void }) {
         const found = checkNote(draft)
         setErrors(found)
         if (Object.keys(found).length > 0) return
+        rememberFocus()
         create.mutate(draft)
       }}
     >

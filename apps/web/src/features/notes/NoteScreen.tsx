@@ -7,6 +7,7 @@ import { useCallback, useEffect, useRef, useState } from 'react'
 import { useTRPC, useTRPCClient, type RouterOutputs } from '../../lib/trpc'
 import { ArrowLeftIcon, PinIcon, TrashIcon } from '../../ui/icons'
 import { guardUnsavedChanges } from '../../lib/unsaved-changes'
+import { useFocusBack } from '../../lib/use-focus-back'
 import { AuthForm, SubmitButton, toastApiError, useSession } from '../auth'
 import { toast } from '../toast'
 import { formatFull, formatWhen } from './format'
@@ -168,8 +169,6 @@ export function NoteScreen({ note: initial }: NoteScreenProps) {
 
   const invalidateList = () => queryClient.invalidateQueries({ queryKey: trpc.notes.list.pathKey() })
 
-  // Where focus was when a save started: a Save button disabled while saving drops it to <body>; it goes back.
-  const focusedAtSave = useRef<Element | null>(null)
   // Saves refused because the note changed or went away since the version this page edits (ADR 066): NoteLive
   // fetches the stored note and shows the notice it shows for a change heard live; the form keeps every character.
   const [refusedSaves, setRefusedSaves] = useState(0)
@@ -204,6 +203,9 @@ export function NoteScreen({ note: initial }: NoteScreenProps) {
       },
     }),
   )
+
+  // Where focus was when a save started: a Save button disabled while saving drops it to <body>; it goes back.
+  const rememberFocus = useFocusBack(update.isPending)
 
   const setPinned = useMutation(
     trpc.notes.setPinned.mutationOptions({
@@ -288,18 +290,10 @@ export function NoteScreen({ note: initial }: NoteScreenProps) {
     const found = checkNote(draft)
     setErrors(found)
     if (Object.keys(found).length > 0) return
-    focusedAtSave.current = document.activeElement
+    rememberFocus()
     // Based on the version the page shows (rendered, saved, or accepted from elsewhere): a newer one is not replaced.
     update.mutate({ id: note.id, title: draft.title, body: draft.body, baseUpdatedAt: note.updatedAt })
   }
-  useEffect(() => {
-    if (update.isPending || !focusedAtSave.current) return
-    const focused = focusedAtSave.current
-    focusedAtSave.current = null
-    if ((document.activeElement === document.body || document.activeElement === null) && focused instanceof HTMLElement && focused.isConnected) {
-      focused.focus()
-    }
-  }, [update.isPending])
   useEffect(() => {
     submitRef.current = submit
   })
