@@ -306,6 +306,21 @@ describe('the list', () => {
     expect(await page.getByTestId('note-row').first().innerText()).toMatch(/Pinned/);
   });
 
+  test('pinning from the list by keyboard keeps focus on the button (now "Unpin"), so Enter again unpins', async () => {
+    const { page, id } = await signedInUser(fixture);
+    await seedNotes(id, numberedNotes(3));
+    await page.reload();
+    await listSettled(page);
+    const focusedName = () => page.evaluate(() => document.activeElement?.getAttribute('aria-label') ?? document.activeElement?.tagName);
+    await page.getByRole('button', { name: 'Pin “Note 03”' }).focus();
+    await page.keyboard.press('Enter');
+    await toastWith(page, 'Pinned').waitFor();
+    await expect.poll(focusedName, { timeout: 3000 }).toBe('Unpin “Note 03”');
+    await page.keyboard.press('Enter');
+    await toastWith(page, 'Unpinned').waitFor();
+    await expect.poll(focusedName, { timeout: 3000 }).toBe('Pin “Note 03”');
+  });
+
   // The server renders both shapes (it does not know the width); the browser hydrates only the one that fits (React
   // never walks into the other: 38 % of the signed-in page's elements at 20 notes), and the other is gone after load.
   // Hydrating an element reads its `firstChild`: the page counts those reads on the other shape's descendants.
@@ -468,6 +483,21 @@ describe('one note', () => {
     expect(await page.getByLabel('Note', { exact: true }).inputValue()).toBe('newer body');
     await page.getByRole('link', { name: 'All notes' }).click();
     await expect.poll(() => listedTitles(page)).toEqual(['Final version']);
+  });
+
+  test('Pin and Unpin on the note page by keyboard: focus stays on the button, so Enter again undoes it', async () => {
+    const { page, id } = await signedInUser(fixture);
+    const [note] = await seedNotes(id, [{ title: 'Pin me by keyboard' }]);
+    await gotoHydrated(page, `/notes/${note!.id}`);
+    const focusedText = () => page.evaluate(() => (document.activeElement as HTMLElement | null)?.innerText.trim() ?? null);
+    await page.getByRole('button', { name: 'Pin', exact: true }).focus();
+    await page.keyboard.press('Enter');
+    await toastWith(page, 'Pinned').waitFor();
+    await expect.poll(focusedText, { timeout: 3000 }).toBe('Unpin');
+    await page.keyboard.press('Enter');
+    await toastWith(page, 'Unpinned').waitFor();
+    await expect.poll(focusedText, { timeout: 3000 }).toBe('Pin');
+    expect(await page.getByRole('button', { name: 'Pin', exact: true }).getAttribute('aria-pressed')).toBe('false');
   });
 
   test('delete asks first; after deleting, Undo in the toast restores the note as it was', async () => {

@@ -310,8 +310,10 @@ export function NoteScreen({ note: initial }: NoteScreenProps) {
             type="button"
             className={`${controls.button} ${controls.small} ${controls.iconGap} ${controls.outlined}`}
             aria-pressed={note.pinned}
-            disabled={setPinned.isPending || gone}
-            onClick={() => setPinned.mutate({ id: note.id, pinned: !note.pinned })}
+            // Pending: aria-disabled, not `disabled`, which would drop a keyboard user's focus to <body>.
+            aria-disabled={setPinned.isPending || undefined}
+            disabled={gone}
+            onClick={() => setPinned.isPending || setPinned.mutate({ id: note.id, pinned: !note.pinned })}
           >
             <PinIcon size={15} fill={note.pinned ? 'currentColor' : 'none'} />
             <span>{note.pinned ? 'Unpin' : 'Pin'}</span>

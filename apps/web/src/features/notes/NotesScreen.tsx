@@ -72,8 +72,9 @@ function PinButton({ note }: { note: NoteListItem }) {
       aria-pressed={note.pinned}
       aria-label={label}
       title={note.pinned ? 'Unpin' : 'Pin to the top'}
-      disabled={setPinned.isPending}
-      onClick={() => setPinned.mutate({ id: note.id, pinned: !note.pinned })}
+      // Not `disabled` while pending: that would drop a keyboard user's focus to <body>.
+      aria-disabled={setPinned.isPending || undefined}
+      onClick={() => setPinned.isPending || setPinned.mutate({ id: note.id, pinned: !note.pinned })}
     >
       <PinIcon size={17} fill={note.pinned ? 'currentColor' : 'none'} />
     </button>
