@@ -545,6 +545,28 @@ describe('note attachments', () => {
     await expect.poll(() => focused(page)).toBe('#attachments-file');
   });
 
+  test('by keyboard, cancelling an upload puts focus on the next upload\'s Cancel, then on "Attach files"', async () => {
+    const { page, id } = await signedInUser(fixture);
+    const [note] = await seedNotes(id, [{ title: 'Cancel by keyboard' }]);
+    await gotoHydrated(page, `/notes/${note!.id}`);
+    await page.getByText('No files yet.').waitFor({ timeout: 20_000 });
+    await slowUploads(page, 50_000);
+    await page.locator('#attachments-file').setInputFiles([
+      { name: 'one.bin', mimeType: 'application/octet-stream', buffer: Buffer.alloc(2_000_000, 1) },
+      { name: 'two.bin', mimeType: 'application/octet-stream', buffer: Buffer.alloc(2_000_000, 2) },
+    ]);
+    await page.getByRole('progressbar', { name: 'Upload of two.bin' }).waitFor();
+    await page.getByRole('button', { name: 'Cancel upload of one.bin' }).focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('progressbar', { name: 'Upload of one.bin' }).waitFor({ state: 'detached' });
+    await expect.poll(() => focused(page)).toBe('Cancel upload of two.bin');
+    await page.keyboard.press('Enter');
+    await page.getByRole('progressbar', { name: 'Upload of two.bin' }).waitFor({ state: 'detached' });
+    await expect.poll(() => focused(page)).toBe('#attachments-file');
+    await slowUploads(page, null);
+    await page.getByText('No files yet.').waitFor();
+  });
+
   test('a file over 20 MB gets a clear message before any upload', async () => {
     const { page, id } = await signedInUser(fixture);
     const [note] = await seedNotes(id, [{ title: 'Big' }]);

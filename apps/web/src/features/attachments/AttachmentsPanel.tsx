@@ -44,6 +44,9 @@ export function AttachmentsPanel({ noteId, onCountChange }: { noteId: string; on
   const cancels = useRef(new Set<() => void>())
   /** The deleted file and its row's place: once the list no longer has it, focus goes to the row now there. */
   const focusAfterDelete = useRef<{ name: string; index: number } | null>(null)
+  /** The cancelled upload and its row's place: once its row is gone, focus goes to the upload now there. */
+  const focusAfterCancel = useRef<{ id: number; index: number } | null>(null)
+  const uploadsRef = useRef<HTMLDivElement>(null)
 
   const count = list.data?.length
   useEffect(() => {
@@ -67,6 +70,18 @@ export function AttachmentsPanel({ noteId, onCountChange }: { noteId: string; on
     const row = rows && rows.length > 0 ? rows[Math.min(pending.index, rows.length - 1)] : null
     ;(row?.querySelector('button') ?? inputRef.current)?.focus()
   }, [list.data])
+
+  // Cancel's row goes with its upload, and focus with it (to <body>): it goes to the next upload's Cancel (the one now
+  // in its place, or the last), or to "Attach files" when none is left — unless the user has moved on meanwhile.
+  useEffect(() => {
+    const pending = focusAfterCancel.current
+    if (!pending || transfers.some((t) => t.id === pending.id)) return
+    focusAfterCancel.current = null
+    if (document.activeElement !== document.body && document.activeElement !== null) return
+    const buttons = uploadsRef.current?.querySelectorAll('button')
+    const next = buttons && buttons.length > 0 ? buttons[Math.min(pending.index, buttons.length - 1)] : null
+    ;(next ?? inputRef.current)?.focus()
+  }, [transfers])
 
   const remove = useMutation(
     trpc.attachments.delete.mutationOptions({
@@ -220,8 +235,8 @@ export function AttachmentsPanel({ noteId, onCountChange }: { noteId: string; on
       ) : null}
 
       {transfers.length > 0 ? (
-        <div aria-label="Uploads" role="group" className={styles.uploads}>
-          {transfers.map((t) => {
+        <div ref={uploadsRef} aria-label="Uploads" role="group" className={styles.uploads}>
+          {transfers.map((t, index) => {
             const percent = t.total > 0 ? Math.round((t.sent / t.total) * 100) : 0
             return (
               <div key={t.id} className={styles.progressRow} data-testid="upload-row">
@@ -229,7 +244,15 @@ export function AttachmentsPanel({ noteId, onCountChange }: { noteId: string; on
                 <span className={styles.fileMeta}>
                   {percent}% · {formatBytes(t.sent)} of {formatBytes(t.total)}
                 </span>
-                <button type="button" className={styles.smallButton} onClick={t.cancel} aria-label={`Cancel upload of ${t.name}`}>
+                <button
+                  type="button"
+                  className={styles.smallButton}
+                  onClick={() => {
+                    focusAfterCancel.current = { id: t.id, index }
+                    t.cancel()
+                  }}
+                  aria-label={`Cancel upload of ${t.name}`}
+                >
                   Cancel
                 </button>
                 <progress aria-label={`Upload of ${t.name}`} max={100} value={percent} />
