@@ -122,6 +122,41 @@ describe('create a note in the global modal', () => {
   });
 });
 
+describe('offline', () => {
+  test('a create or a save with the browser offline says the server cannot be reached, in words (not "Failed to fetch"); the text stays', async () => {
+    const { page, id } = await signedInUser(fixture);
+    const [note] = await seedNotes(id, [{ title: 'Written offline' }]);
+    await page.context().setOffline(true);
+    try {
+      await page.keyboard.press('n');
+      await dialog(page).waitFor();
+      await dialog(page).getByLabel('Title', { exact: true }).fill('No connection');
+      await dialog(page).getByRole('button', { name: 'Create note' }).click();
+      const created = toastWith(page, 'The note was not saved');
+      await created.waitFor({ timeout: 10_000 });
+      expect(await created.innerText()).toMatch(/Can't reach the server\. Check your connection and try again\./);
+      expect(await created.innerText()).not.toMatch(/fetch/i);
+      expect(await dialog(page).getByLabel('Title', { exact: true }).inputValue()).toBe('No connection');
+      await page.keyboard.press('Escape');
+      await dialog(page).waitFor({ state: 'hidden' });
+    } finally {
+      await page.context().setOffline(false);
+    }
+    await gotoHydrated(page, `/notes/${note!.id}`);
+    await page.context().setOffline(true);
+    try {
+      await page.getByLabel('Note', { exact: true }).fill('typed without a connection');
+      await page.getByRole('button', { name: 'Save changes' }).click();
+      const saved = toastWith(page, 'Your changes were not saved');
+      await saved.waitFor({ timeout: 10_000 });
+      expect(await saved.innerText()).toMatch(/Can't reach the server\. Check your connection and try again\./);
+      expect(await page.getByLabel('Note', { exact: true }).inputValue()).toBe('typed without a connection');
+    } finally {
+      await page.context().setOffline(false);
+    }
+  });
+});
+
 describe('the list', () => {
   test('45 notes: pages of 20 with "21–40 of 45", page numbers, and the page in the URL across reload and Back', async () => {
     const { page, id } = await signedInUser(fixture);

@@ -22,5 +22,13 @@ export function secondFactorPath(): string {
  * typed stays on the page, and a page that guards unsaved input asks before the link leaves it.
  */
 export function toastApiError(title: string, error: { message: string }, message: string = error.message): number {
-  return toast.error(title, message, isSecondFactorRequired(error) ? { action: { label: 'Enter a code', href: secondFactorPath() } } : {})
+  // No answer at all (offline, a dropped connection): fetch's TypeError, which tRPC wraps without `data`. Its message
+  // ("Failed to fetch", "Load failed"…) is the browser's, not for people: said as the server says an unreachable backend.
+  const { cause, data } = error as { cause?: unknown; data?: unknown }
+  const unanswered = error instanceof TypeError || (cause instanceof TypeError && !data)
+  return toast.error(
+    title,
+    unanswered ? "Can't reach the server. Check your connection and try again." : message,
+    isSecondFactorRequired(error) ? { action: { label: 'Enter a code', href: secondFactorPath() } } : {},
+  )
 }
