@@ -1,7 +1,7 @@
 // Notes, end to end in Chromium against the production build and localbase: create in the global modal (button and
 // keyboard), validation, pages of 20 with totals, sorting, search, URL state, edit, pin, delete + Undo, isolation
 // between users, one batched GET for the list, and a create while the backend is down.
-import type { Page, Request } from 'playwright-core';
+import type { Locator, Page, Request } from 'playwright-core';
 import { describe, expect, test } from 'vitest';
 import { signInViaUI, uniqueEmail } from './auth-helpers.ts';
 import { backendControllable, startBackend, stopBackend } from './backend-control.ts';
@@ -119,6 +119,44 @@ describe('create a note in the global modal', () => {
     await dialog(page).getByRole('button', { name: 'Create note' }).click();
     await dialog(page).waitFor({ state: 'hidden', timeout: 20_000 });
     await expect.poll(() => listedTitles(page), { timeout: 20_000 }).toEqual([title]);
+  });
+});
+
+describe('right-to-left text', () => {
+  test('a Hebrew title reads right to left in the list, the heading and the fields: its "!" ends it on the left', async () => {
+    const { page, id } = await signedInUser(fixture);
+    const title = 'שלום עולם!';
+    const [note] = await seedNotes(id, [{ title, body: 'שורה ראשונה, בעברית.' }, { title: 'Plain English!' }]);
+    await page.reload();
+    await listSettled(page);
+    /** Where the last character ("!") is drawn against the first: 'left' in right-to-left text. */
+    const endSide = (scope: Locator, text: string) =>
+      scope.evaluate((root, wanted) => {
+        const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+        for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+          if (node.textContent !== wanted) continue;
+          const rect = (from: number) => {
+            const range = document.createRange();
+            range.setStart(node!, from);
+            range.setEnd(node!, from + 1);
+            return range.getBoundingClientRect();
+          };
+          return rect(wanted.length - 1).left < rect(0).left ? 'left' : 'right';
+        }
+        return 'not found';
+      }, text);
+    const row = page.getByTestId('note-row').filter({ hasText: title });
+    expect(await endSide(row, title)).toBe('left');
+    expect(await endSide(page.getByTestId('note-row').filter({ hasText: 'Plain English!' }), 'Plain English!')).toBe('right');
+
+    await gotoHydrated(page, `/notes/${note!.id}`);
+    expect(await endSide(page.getByRole('heading', { level: 1 }), title)).toBe('left');
+    const isRtl = (label: string) => page.getByLabel(label, { exact: true }).evaluate((el) => el.matches(':dir(rtl)'));
+    expect(await isRtl('Title')).toBe(true);
+    expect(await isRtl('Note')).toBe(true);
+    // Typed over with English, the field turns left to right.
+    await page.getByLabel('Title', { exact: true }).fill('Now in English');
+    expect(await isRtl('Title')).toBe(false);
   });
 });
 

@@ -80,6 +80,8 @@ export function NoteFields({
         <input
           id={`${id}-title`}
           name="title"
+          // Right to left when the text is (Hebrew, Arabic…): from its first letter, as the list and the heading show it.
+          dir="auto"
           className={styles.input}
           value={draft.title}
           onChange={(event) => onChange({ ...draft, title: event.target.value })}
@@ -102,6 +104,7 @@ export function NoteFields({
         <textarea
           id={`${id}-body`}
           name="body"
+          dir="auto"
           className={styles.textarea}
           value={draft.body}
           onChange={(event) => onChange({ ...draft, body: event.target.value })}

@@ -368,7 +368,9 @@ export function NoteScreen({ note: initial }: NoteScreenProps) {
       ) : null}
 
       <div className={panel.panel}>
-        <h1 className={styles.title}>{note.title}</h1>
+        <h1 className={styles.title} dir="auto">
+          {note.title}
+        </h1>
         <p className={styles.dates}>
           Created <time dateTime={note.createdAt.toISOString()}>{formatFull(note.createdAt)}</time> · Last edited{' '}
           <time dateTime={note.updatedAt.toISOString()} title={formatFull(note.updatedAt)}>

@@ -143,9 +143,9 @@ const NotesTable = memo(function NotesTable({
             <td>
               <Link href={`/notes/${note.id}`} className={`${styles.titleLink} ${styles.stretch}`}>
                 {note.pinned ? <PinnedBadge /> : null}
-                {note.title}
+                <bdi>{note.title}</bdi>
               </Link>
-              {note.excerpt ? <div className={styles.excerpt}>{note.excerpt}</div> : null}
+              {note.excerpt ? <div className={styles.excerpt} dir="auto">{note.excerpt}</div> : null}
             </td>
             <td className={styles.date}>
               <When date={note.createdAt} />
@@ -172,9 +172,9 @@ const NoteCards = memo(function NoteCards({ items, params }: { items: NoteListIt
           <div className={styles.cardBody}>
             <Link href={`/notes/${note.id}`} className={`${styles.titleLink} ${styles.stretch}`}>
               {note.pinned ? <PinnedBadge /> : null}
-              {note.title}
+              <bdi>{note.title}</bdi>
             </Link>
-            {note.excerpt ? <div className={styles.excerpt}>{note.excerpt}</div> : null}
+            {note.excerpt ? <div className={styles.excerpt} dir="auto">{note.excerpt}</div> : null}
             <div className={styles.cardMeta}>
               {shown === 'created' ? 'Created ' : 'Edited '}
               <When date={shown === 'created' ? note.createdAt : note.updatedAt} />
