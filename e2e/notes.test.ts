@@ -122,6 +122,27 @@ describe('create a note in the global modal', () => {
   });
 });
 
+describe('no answer from the server', () => {
+  test('a list or a note\'s files that got no answer (connection dropped) say the server cannot be reached, not "Failed to fetch"', async () => {
+    const { page, id } = await signedInUser(fixture);
+    const [note] = await seedNotes(id, [{ title: 'Connection drops' }]);
+    await page.reload();
+    await listSettled(page);
+    await page.route(/\/api\/trpc\/[^?]*notes\.list/, (route) => route.abort('connectionreset'));
+    await page.getByRole('searchbox', { name: 'Search notes by title' }).fill('drops');
+    const listError = page.getByRole('alert').filter({ hasText: 'Your notes could not be loaded' });
+    await listError.waitFor({ timeout: 30_000 });
+    expect(await listError.innerText()).toContain("Can't reach the server. Check your connection and try again.");
+    expect(await listError.innerText()).not.toMatch(/fetch/i);
+
+    await page.route(/\/api\/trpc\/[^?]*attachments\.list/, (route) => route.abort('connectionreset'));
+    await gotoHydrated(page, `/notes/${note!.id}`);
+    const filesError = page.getByText('The files could not be loaded');
+    await filesError.waitFor({ timeout: 30_000 });
+    expect(await filesError.innerText()).toBe("The files could not be loaded: Can't reach the server. Check your connection and try again.");
+  });
+});
+
 describe('right-to-left text', () => {
   test('a Hebrew title reads right to left in the list, the heading and the fields: its "!" ends it on the left', async () => {
     const { page, id } = await signedInUser(fixture);

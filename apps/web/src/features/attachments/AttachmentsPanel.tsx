@@ -4,7 +4,7 @@ import { useEffect, useRef, useState, type DragEvent } from 'react'
 import { useTRPC, useTRPCClient } from '../../lib/trpc'
 import { ConfirmDialog } from '../../ui/ConfirmDialog'
 import panel from '../../ui/panel.module.css'
-import { FormMessage, toastApiError } from '../auth'
+import { FormMessage, readableApiError, toastApiError } from '../auth'
 import { toast } from '../toast'
 import styles from '../../ui/files.module.css'
 import { ATTACHMENT_MAX_BYTES, ATTACHMENTS_PER_BATCH, attachmentProblem, formatBytes } from './rules'
@@ -263,7 +263,7 @@ export function AttachmentsPanel({ noteId, onCountChange }: { noteId: string; on
       ) : null}
 
       {list.isError ? (
-        <FormMessage kind="error">The files could not be loaded: {list.error.message}</FormMessage>
+        <FormMessage kind="error">The files could not be loaded: {readableApiError(list.error)}</FormMessage>
       ) : list.data === undefined ? (
         <p className={styles.quiet}>Loading files…</p>
       ) : list.data.length === 0 ? (

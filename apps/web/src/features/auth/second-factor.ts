@@ -17,18 +17,24 @@ export function secondFactorPath(): string {
 }
 
 /**
+ * What to say about a failed API call: `message` (the server's, by default), except for a call that got no answer at
+ * all (offline, a dropped connection) — fetch's TypeError, which tRPC wraps without `data`, and whose message ("Failed
+ * to fetch", "Load failed"…) is the browser's, not for people: it is said as the server says an unreachable backend.
+ */
+export function readableApiError(error: { message: string }, message: string = error.message): string {
+  const { cause, data } = error as { cause?: unknown; data?: unknown }
+  return error instanceof TypeError || (cause instanceof TypeError && !data) ? "Can't reach the server. Check your connection and try again." : message
+}
+
+/**
  * The error toast of a failed API call: the title, the server's message and, when the session must finish two-factor
  * sign-in first, an "Enter a code" link to /mfa that comes back here. A link, not an automatic move: what the user
  * typed stays on the page, and a page that guards unsaved input asks before the link leaves it.
  */
-export function toastApiError(title: string, error: { message: string }, message: string = error.message): number {
-  // No answer at all (offline, a dropped connection): fetch's TypeError, which tRPC wraps without `data`. Its message
-  // ("Failed to fetch", "Load failed"…) is the browser's, not for people: said as the server says an unreachable backend.
-  const { cause, data } = error as { cause?: unknown; data?: unknown }
-  const unanswered = error instanceof TypeError || (cause instanceof TypeError && !data)
+export function toastApiError(title: string, error: { message: string }, message?: string): number {
   return toast.error(
     title,
-    unanswered ? "Can't reach the server. Check your connection and try again." : message,
+    readableApiError(error, message),
     isSecondFactorRequired(error) ? { action: { label: 'Enter a code', href: secondFactorPath() } } : {},
   )
 }

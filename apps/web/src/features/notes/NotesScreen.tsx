@@ -11,7 +11,7 @@ import type { ViewportHint } from '../../lib/viewport-hint'
 import { breakpoints } from '../../ui/breakpoints'
 import controls from '../../ui/controls.module.css'
 import { ArrowDownIcon, ArrowUpIcon, CloseIcon, NoteIcon, PinIcon, PlusIcon, RefreshIcon, SearchIcon, SpinnerIcon } from '../../ui/icons'
-import { isSecondFactorRequired, secondFactorPath, toastApiError } from '../auth'
+import { isSecondFactorRequired, readableApiError, secondFactorPath, toastApiError } from '../auth'
 import { useCreateModal } from '../create-modal'
 import { toast } from '../toast'
 import { countMatches, countNotes, formatFull, formatWhen } from './format'
@@ -297,7 +297,7 @@ function ListError({ error, retrying, onRetry }: { error: { message: string }; r
       <span className={styles.listErrorTitle}>
         {needsCode ? 'Finish two-factor sign-in to see your notes' : 'Your notes could not be loaded'}
       </span>
-      <p className={styles.listErrorText}>{needsCode ? 'Enter a code from your authenticator app; you will come back here.' : error.message}</p>
+      <p className={styles.listErrorText}>{needsCode ? 'Enter a code from your authenticator app; you will come back here.' : readableApiError(error)}</p>
       {needsCode ? (
         <Link href={secondFactorPath()} className="button-link">
           Enter a code
