@@ -2,9 +2,9 @@
 // sign-in's "confirm your email address first" each offer "Send the link again", which mails a new link that
 // replaces the old one and finishes the sign-up.
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { ANON_KEY, PASSWORD, signInViaUI, supabaseURL, uniqueEmail, type MailMessage } from './auth-helpers.ts';
-import { restartBackendWith } from './backend-control.ts';
+import { useBackendWith } from './backend-control.ts';
 import { gotoHydrated, screenshotPath, useBrowser } from './browser.ts';
 
 const fixture = useBrowser();
@@ -49,13 +49,7 @@ async function confirmWith(page: Page, mail: MailMessage): Promise<void> {
 }
 
 describe('an account waiting for its confirmation link (confirmations on)', () => {
-  let restore: (() => Promise<void>) | undefined;
-  beforeAll(async () => {
-    restore = await restartBackendWith({ env: { LOCALBASE_ENABLE_CONFIRMATIONS: '1' } });
-  }, 90_000);
-  afterAll(async () => {
-    await restore?.();
-  }, 90_000);
+  useBackendWith({ env: { LOCALBASE_ENABLE_CONFIRMATIONS: '1' } });
 
   test('sign-up\'s "Almost there" sends the link again; the newest link finishes the sign-up, the first no longer does', async () => {
     const context = await fixture.newContext();

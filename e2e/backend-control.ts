@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll } from 'vitest';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const BACKEND_STATE_FILE = join(ROOT, 'test-results/e2e-localbase.json');
@@ -140,4 +141,18 @@ export async function restartBackendWith(change: BackendChange): Promise<() => P
     await stopBackend();
     await waitForBackend(spec, launchBackend(spec));
   };
+}
+
+/**
+ * For a describe block (or a whole file) about another configuration: restarts localbase with `change` before its
+ * tests and as global setup had it after them, so later files see the usual backend.
+ */
+export function useBackendWith(change: BackendChange, timeoutMs = 90_000): void {
+  let restore: (() => Promise<void>) | undefined;
+  beforeAll(async () => {
+    restore = await restartBackendWith(change);
+  }, timeoutMs);
+  afterAll(async () => {
+    await restore?.();
+  }, timeoutMs);
 }

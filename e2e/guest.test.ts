@@ -3,9 +3,9 @@
 // mailbox → the same user (id and notes) as a permanent account; the sign-out warning; the banner hidden for a
 // week; a server with guest sessions switched off.
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { describeViolations, seriousViolations, signInViaUI, uniqueEmail, waitForMail } from './auth-helpers.ts';
-import { restartBackendWith } from './backend-control.ts';
+import { useBackendWith } from './backend-control.ts';
 import { baseURL, gotoHydrated, screenshotPath, useBrowser } from './browser.ts';
 import { listedTitles, listSettled } from './notes-helpers.ts';
 
@@ -47,13 +47,7 @@ async function expectNoSeriousViolations(page: Page): Promise<void> {
 }
 
 describe('a guest keeps their notes by adding an email and password (confirmations on)', () => {
-  let restore: (() => Promise<void>) | undefined;
-  beforeAll(async () => {
-    restore = await restartBackendWith({ env: { LOCALBASE_ENABLE_CONFIRMATIONS: '1' } });
-  }, 90_000);
-  afterAll(async () => {
-    await restore?.();
-  }, 90_000);
+  useBackendWith({ env: { LOCALBASE_ENABLE_CONFIRMATIONS: '1' } });
 
   test('try → notes → banner → add email and password → confirm from the mailbox → same user, same notes, banner gone', async () => {
     const context = await fixture.newContext();
@@ -233,13 +227,7 @@ describe('guest sessions', () => {
 });
 
 describe('a server with guest sessions switched off', () => {
-  let restore: (() => Promise<void>) | undefined;
-  beforeAll(async () => {
-    restore = await restartBackendWith({ dropArgs: ['--enable-anonymous-sign-ins'] });
-  }, 90_000);
-  afterAll(async () => {
-    await restore?.();
-  }, 90_000);
+  useBackendWith({ dropArgs: ['--enable-anonymous-sign-ins'] });
 
   test('"Try it without an account" explains the refusal beside the button and can be pressed again', async () => {
     const page = await fixture.newPage();

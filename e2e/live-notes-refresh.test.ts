@@ -6,9 +6,9 @@
 // expires soon after. A page clock moved ahead of the auth server's would make every token it is given look
 // almost expired and refresh in a loop — what a first attempt at this test ran into.
 import type { BrowserContext, Page, WebSocket } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { sessionCookies, signInViaUI, uniqueEmail } from './auth-helpers.ts';
-import { backendControllable, restartBackendWith } from './backend-control.ts';
+import { useBackendWith } from './backend-control.ts';
 import { gotoHydrated, sleep, useBrowser } from './browser.ts';
 import { createUser, listedTitles, listSettled, seedNotes } from './notes-helpers.ts';
 
@@ -16,14 +16,7 @@ const fixture = useBrowser();
 const LIVE = { timeout: 8_000 };
 const JWT_EXPIRY_S = 130;
 
-let restoreBackend: (() => Promise<void>) | undefined;
-beforeAll(async () => {
-  if (!backendControllable()) throw new Error('this file needs the localbase started by the e2e global setup (not E2E_BASE_URL)');
-  restoreBackend = await restartBackendWith({ env: { LOCALBASE_JWT_EXPIRY: String(JWT_EXPIRY_S) } });
-}, 120_000);
-afterAll(async () => {
-  await restoreBackend?.();
-}, 120_000);
+useBackendWith({ env: { LOCALBASE_JWT_EXPIRY: String(JWT_EXPIRY_S) } }, 120_000);
 
 interface CookieSession {
   accessToken: string;
