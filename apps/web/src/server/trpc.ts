@@ -84,9 +84,9 @@ export class RetryAfter extends Error {
  * The caller's verified session, or null. When the auth server cannot be reached the call fails with
  * SERVICE_UNAVAILABLE instead: "sign in" would be the wrong thing to tell a signed-in user.
  */
-async function verifiedSessionOf(supabase: AppSupabaseClient): Promise<VerifiedSession | null> {
+async function verifiedSessionOf(supabase: AppSupabaseClient, options: { fresh?: boolean } = {}): Promise<VerifiedSession | null> {
   try {
-    return await verifySession(supabase)
+    return await verifySession(supabase, options)
   } catch (error) {
     if (error instanceof AuthServerUnavailable)
       throw new TRPCError({ code: 'SERVICE_UNAVAILABLE', message: "Can't reach the server. Check your connection and try again." })
@@ -251,5 +251,17 @@ export const protectedProcedure = baseProcedure.use(async ({ ctx, type, next }) 
   spendBudget(ctx.limits, type, `user:${verified.user.id}`)
   if (verified.needsSecondFactor) throw secondFactorRequiredError()
   return next({ ctx: { ...ctx, user: verified.user, claims: verified.claims, db: ctx.dataClientFor(verified) } })
+})
+
+/**
+ * A protected procedure that also asks the auth server whether the session still stands (not signed out elsewhere,
+ * the user not deleted) before it gives anything that outlives the call, such as an upload URL for the profile
+ * picture: the one round trip that ADR 031's trust in a token's signature leaves to the calls where freshness matters.
+ */
+export const freshProcedure = protectedProcedure.use(async ({ ctx, next }) => {
+  const supabase = ctx.getSupabase()
+  const fresh = supabase ? await verifiedSessionOf(supabase, { fresh: true }) : null
+  if (!fresh || fresh.user.id !== ctx.user.id) throw new TRPCError({ code: 'UNAUTHORIZED', message: 'Your session ended. Sign in again.' })
+  return next()
 })
 

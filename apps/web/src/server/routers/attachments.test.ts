@@ -8,7 +8,7 @@ import type { SupabaseClient } from '@supabase/supabase-js'
 import { StorageUnknownError } from '@supabase/storage-js'
 import { TRPCError } from '@trpc/server'
 import { findRepoRoot, type Localbase } from 'localbase'
-import { signedInClient, startTestServer } from 'localbase/testing'
+import { serviceClient, signedInClient, startTestServer } from 'localbase/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { createCaller } from '../root'
@@ -205,6 +205,16 @@ describe('avatar', () => {
     expect(notTheirs.code).toBe('BAD_REQUEST')
     expect(await as(alice).avatar.remove({ path: first.path })).toEqual({ removed: 1 })
     expect((await fetch(publicUrl)).status).not.toBe(200)
+  })
+
+  it('gives no upload URL to a user deleted meanwhile (their access token still trusted): their session ended', async () => {
+    // The picture would be stored under a user who no longer exists, and never saved to their profile (ADR 031).
+    const gone = await user()
+    expect(await as(gone).notes.list({})).toMatchObject({ total: 0 })
+    const { error } = await serviceClient(lb).auth.admin.deleteUser(gone.id)
+    expect(error).toBeNull()
+    const refused = await rejection(as(gone).avatar.createUploadUrl({ type: 'image/png', size: png.length }))
+    expect(refused).toMatchObject({ code: 'UNAUTHORIZED', message: 'Your session ended. Sign in again.' })
   })
 
   it('a wrong type or a picture over 2 MB is refused before any URL, and the bucket refuses them too', async () => {

@@ -4,7 +4,7 @@ import { z } from 'zod'
 
 import { AVATAR_MAX_BYTES, AVATAR_TYPES, avatarExtension, formatBytes } from '../../features/attachments/rules'
 import { storageError } from '../storage'
-import { createTRPCRouter, protectedProcedure } from '../trpc'
+import { createTRPCRouter, freshProcedure, protectedProcedure } from '../trpc'
 import { storageOf } from './attachments'
 
 /** The public bucket of profile pictures: keys `<user id>/<time>-<random>.<ext>` (ADR 037). */
@@ -16,9 +16,10 @@ export const avatarRouter = createTRPCRouter({
   /**
    * A signed upload URL for a new picture under a new key (so a replaced picture never lingers in a cache: its
    * URL changes). The browser PUTs the file to it with progress, then saves the key in `user_metadata.avatar_path`
-   * and removes the old picture.
+   * and removes the old picture. The auth server is asked first (freshProcedure): a user deleted or signed out
+   * elsewhere gets no URL, so no picture is stored for an account that can no longer save it.
    */
-  createUploadUrl: protectedProcedure
+  createUploadUrl: freshProcedure
     .input(
       z.object({
         type: z.enum(AVATAR_TYPES, 'A picture must be a PNG, JPEG, WebP or GIF image.'),
