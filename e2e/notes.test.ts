@@ -818,6 +818,27 @@ describe('one note', () => {
     expect(await editor.evaluate(() => JSON.stringify(sessionStorage)).then((s) => s.includes('private unsaved words'))).toBe(false);
   });
 
+  test('the address of a deleted note says so (404) and leads back to the notes, not "the address may be mistyped"', async () => {
+    const { page, id } = await signedInUser(fixture);
+    const [gone, kept] = await seedNotes(id, [{ title: 'Soon deleted' }, { title: 'Still here' }]);
+    await gotoHydrated(page, `/notes/${gone!.id}`);
+    await page.getByRole('button', { name: 'Delete', exact: true }).click();
+    await page.getByRole('dialog', { name: 'Delete this note?' }).getByRole('button', { name: 'Delete note' }).click();
+    await page.waitForURL((url) => url.pathname === '/');
+    const response = await page.goto(`/notes/${gone!.id}`);
+    expect(response?.status()).toBe(404);
+    await page.getByRole('heading', { name: 'Note not found', level: 1 }).waitFor();
+    await page.getByText('It may have been deleted, or the link is not one of your notes.').waitFor();
+    expect(await page.title()).toBe('Note not found · Foyer');
+    await page.getByRole('link', { name: 'Back to your notes' }).click();
+    await page.waitForURL((url) => url.pathname === '/');
+    await listSettled(page);
+    expect(await listedTitles(page)).toEqual([kept!.title]);
+    // An address that is no note id at all stays the general "Page not found".
+    await page.goto('/notes/not-a-note');
+    await page.getByRole('heading', { name: 'Page not found', level: 1 }).waitFor();
+  });
+
   test("a second user in another browser context sees none of the first user's notes, not even by URL", async () => {
     const alice = await signedInUser(fixture);
     const [secret] = await seedNotes(alice.id, [{ title: 'Alice private plan' }, { title: 'Alice diary' }]);
@@ -827,7 +848,8 @@ describe('one note', () => {
 
     const response = await bob.page.goto(`/notes/${secret!.id}`);
     expect(response?.status()).toBe(404);
-    await bob.page.getByRole('heading', { name: 'Page not found' }).waitFor();
+    // The same answer as for a note that never existed or was deleted: nothing tells that Alice has it.
+    await bob.page.getByRole('heading', { name: 'Note not found' }).waitFor();
 
     await alice.page.reload();
     expect((await listedTitles(alice.page)).sort()).toEqual(['Alice diary', 'Alice private plan']);

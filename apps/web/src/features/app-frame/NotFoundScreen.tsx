@@ -4,18 +4,32 @@ import Link from 'next/link'
 import { SITE_TITLE } from '../../lib/site'
 import styles from './not-found.module.css'
 
-/** The 404 page's content (a static page: plain HTML, no Tamagui runtime; ADR 053). */
-export function NotFoundScreen() {
+export interface NotFoundScreenProps {
+  title?: string
+  text?: string
+  /** Where the button leads, and what it says. */
+  back?: { href: string; label: string }
+}
+
+/**
+ * The 404 page's content (a static page: plain HTML, no Tamagui runtime; ADR 053), also what a page says of one of
+ * its own things that is not there (a note deleted, or not the caller's), in its own words.
+ */
+export function NotFoundScreen({
+  title = 'Page not found',
+  text = 'The address may be mistyped, or the page has moved.',
+  back = { href: '/', label: 'Back to the start page' },
+}: NotFoundScreenProps) {
   return (
     <div className={styles.screen}>
       <Head>
-        <title>{`Page not found · ${SITE_TITLE}`}</title>
+        <title>{`${title} · ${SITE_TITLE}`}</title>
       </Head>
       <p className={styles.code}>Error 404</p>
-      <h1 className={styles.title}>Page not found</h1>
-      <p className={styles.text}>The address may be mistyped, or the page has moved.</p>
-      <Link href="/" className="button-link">
-        Back to the start page
+      <h1 className={styles.title}>{title}</h1>
+      <p className={styles.text}>{text}</p>
+      <Link href={back.href} className="button-link">
+        {back.label}
       </Link>
     </div>
   )
