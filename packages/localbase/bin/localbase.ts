@@ -103,6 +103,10 @@ Options (environment variable in brackets; each command reads the ones it needs)
   --account-failure-window SECONDS
                                 an account's failures are forgotten after this long without one, default 900
                                 [LOCALBASE_ACCOUNT_FAILURE_WINDOW]
+  --email-max-frequency SECONDS least time between two mails of one kind (sign-up confirmation, sign-in link or
+                                password reset, email change, reauthentication) to a user, default 60 as GoTrue's
+                                SMTP_MAX_FREQUENCY (the CLI's [auth.email] max_frequency), 0 = none
+                                [LOCALBASE_EMAIL_MAX_FREQUENCY]
   --otp-max-attempts N          wrong email codes per recipient before its pending codes and links are deleted,
                                 default 5, 0 = never [LOCALBASE_OTP_MAX_ATTEMPTS]
   --smtp-host H --smtp-port N --smtp-from A
@@ -337,6 +341,7 @@ async function main(): Promise<void> {
         'account-max-delay': { type: 'string' },
         'account-failure-window': { type: 'string' },
         'otp-max-attempts': { type: 'string' },
+        'email-max-frequency': { type: 'string' },
         'smtp-host': { type: 'string' },
         'smtp-port': { type: 'string' },
         'smtp-from': { type: 'string' },
@@ -432,6 +437,7 @@ async function main(): Promise<void> {
         otpMaxAttempts: num('--otp-max-attempts', v['otp-max-attempts'] ?? env.LOCALBASE_OTP_MAX_ATTEMPTS),
       }).filter(([, x]) => x !== undefined),
     ),
+    emailMaxFrequencySeconds: num('--email-max-frequency', v['email-max-frequency'] ?? env.LOCALBASE_EMAIL_MAX_FREQUENCY),
     maxRows: num('--max-rows', v['max-rows'] ?? env.LOCALBASE_MAX_ROWS),
     statementTimeoutMs: num('--statement-timeout', v['statement-timeout'] ?? env.LOCALBASE_STATEMENT_TIMEOUT),
     pgliteWorker: !(v['pglite-main-thread'] ?? flag('LOCALBASE_PGLITE_MAIN_THREAD')),

@@ -35,6 +35,9 @@ export interface RateLimits {
   windowSeconds: number;
 }
 
+/** GoTrue's default SMTP_MAX_FREQUENCY (one minute), also hosted Supabase's (decision 141). */
+export const DEFAULT_EMAIL_MAX_FREQUENCY_SECONDS = 60;
+
 export const DEFAULT_RATE_LIMITS: RateLimits = {
   signInSignUps: 30,
   tokenRefresh: 150,
@@ -166,6 +169,11 @@ export interface ResolvedConfig {
   cacheDir: string;
   /** Seconds a mailed OTP / link stays valid (Supabase CLI: 3600). */
   otpExpiry: number;
+  /**
+   * GOTRUE_SMTP_MAX_FREQUENCY in seconds: the least time between two mails of one kind (confirmation, recovery and
+   * sign-in link, email change, reauthentication) to one user; 0 = none. Default 60, GoTrue's (decision 141).
+   */
+  emailMaxFrequencySeconds: number;
   /** Seconds a revoked refresh token may still be exchanged (Supabase CLI: 10). */
   refreshTokenReuseInterval: number;
   mfaMaxEnrolledFactors: number;

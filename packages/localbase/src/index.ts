@@ -8,6 +8,7 @@ import { getRequestListener } from '@hono/node-server';
 import {
   DEFAULT_ACCOUNT_PROTECTION,
   DEFAULT_ANON_KEY,
+  DEFAULT_EMAIL_MAX_FREQUENCY_SECONDS,
   DEFAULT_JWT_SECRET,
   DEFAULT_RATE_LIMITS,
   DEFAULT_SERVICE_ROLE_KEY,
@@ -51,6 +52,7 @@ export { MigrationError } from './db/migrations.ts';
 export {
   DEFAULT_SMS,
   DEFAULT_ACCOUNT_PROTECTION,
+  DEFAULT_EMAIL_MAX_FREQUENCY_SECONDS,
   DEFAULT_ANON_KEY,
   DEFAULT_JWT_SECRET,
   DEFAULT_RATE_LIMITS,
@@ -93,6 +95,11 @@ export interface LocalbaseOptions {
   siteUrl?: string;
   additionalRedirectUrls?: string[];
   rateLimits?: Partial<RateLimits>;
+  /**
+   * Least seconds between two mails of one kind to one user, as GOTRUE_SMTP_MAX_FREQUENCY (default 60; 0 = none):
+   * sooner is 429 over_email_send_rate_limit "For security purposes, you can only request this after N seconds."
+   */
+  emailMaxFrequencySeconds?: number;
   /** Phone sign-ups / sign-ins and their SMS codes (default: off, as the Supabase CLI's [auth.sms] enable_signup). */
   sms?: Partial<SmsSettings>;
   /**
@@ -222,6 +229,10 @@ export function resolveConfig(opts: LocalbaseOptions = {}): ResolvedConfig {
     repoRoot,
     cacheDir: path.join(repoRoot, 'node_modules', '.cache', 'localbase'),
     otpExpiry: 3600,
+    emailMaxFrequencySeconds:
+      opts.emailMaxFrequencySeconds !== undefined && opts.emailMaxFrequencySeconds >= 0
+        ? opts.emailMaxFrequencySeconds
+        : DEFAULT_EMAIL_MAX_FREQUENCY_SECONDS,
     refreshTokenReuseInterval: 10,
     mfaMaxEnrolledFactors: 10,
   };

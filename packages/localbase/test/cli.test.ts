@@ -70,6 +70,10 @@ describe('localbase start', () => {
     const recover = await fetch(`${proc.url}/auth/v1/recover`, { method: 'POST', headers, body: JSON.stringify({ email }) });
     expect(recover.status).toBe(200);
     await waitForLine(proc, (l) => l.includes(email) && !l.includes('/auth/v1/recover '), 'mail');
+    // The default --email-max-frequency (60 s): a second reset within it is refused.
+    const again = await fetch(`${proc.url}/auth/v1/recover`, { method: 'POST', headers, body: JSON.stringify({ email }) });
+    expect(again.status).toBe(429);
+    expect(await again.json()).toMatchObject({ code: 'over_email_send_rate_limit' });
 
     proc.child.kill('SIGINT');
     const exit = await proc.exited;
@@ -84,6 +88,7 @@ describe('localbase start', () => {
       LOCALBASE_RATE_LIMIT_REFRESH: '1',
       LOCALBASE_ENABLE_ANONYMOUS_SIGN_INS: '1',
       LOCALBASE_RATE_LIMIT_ANONYMOUS_USERS: '1',
+      LOCALBASE_EMAIL_MAX_FREQUENCY: '0',
     };
     const configured = spawnCli(['--memory', '--quiet'], await freePort(), env);
     running.push(configured);
@@ -120,6 +125,9 @@ describe('localbase start', () => {
     }
     expect(statuses).toEqual(Array<number>(7).fill(400));
     // LOCALBASE_ENABLE_ANONYMOUS_SIGN_INS=1 and LOCALBASE_RATE_LIMIT_ANONYMOUS_USERS=1: one guest per address an hour.
+    // LOCALBASE_EMAIL_MAX_FREQUENCY=0: resets to one address follow each other without a wait.
+    const reset = () => fetch(`${configured.url}/auth/v1/recover`, { method: 'POST', headers, body: JSON.stringify({ email }) });
+    expect([(await reset()).status, (await reset()).status]).toEqual([200, 200]);
     const guest = () => fetch(`${configured.url}/auth/v1/signup`, { method: 'POST', headers, body: JSON.stringify({ data: {} }) });
     expect([(await guest()).status, (await guest()).status]).toEqual([200, 429]);
     configured.child.kill('SIGTERM');
@@ -133,7 +141,7 @@ describe('localbase start', () => {
     const help = spawnSync(nodeBin, [cliPath, 'start', '--help'], { encoding: 'utf8' });
     for (const flag of ['--trusted-proxies', '--client-ip-header', '--no-sb-forwarded-for', 'LOCALBASE_SB_FORWARDED_FOR=0',
       '--account-free-failures', '--account-max-delay', '--account-failure-window', '--otp-max-attempts',
-      '--enable-anonymous-sign-ins', 'LOCALBASE_ENABLE_ANONYMOUS_SIGN_INS=1', '--rate-limit-anonymous-users'])
+      '--email-max-frequency', 'LOCALBASE_EMAIL_MAX_FREQUENCY', '--enable-anonymous-sign-ins', 'LOCALBASE_ENABLE_ANONYMOUS_SIGN_INS=1', '--rate-limit-anonymous-users'])
       expect(help.stdout).toContain(flag);
   }, 180_000);
 

@@ -67,6 +67,8 @@ export async function startTestServer(overrides: LocalbaseOptions = {}): Promise
       ...overrides,
       // A test file signs in far more than 30 times in 5 minutes: raise the limits unless the file tests them.
       rateLimits: { ...GENEROUS_RATE_LIMITS, ...overrides.rateLimits },
+      // ... and mails one address again within a minute (test/email-frequency.test.ts tests the interval).
+      emailMaxFrequencySeconds: overrides.emailMaxFrequencySeconds ?? 0,
     });
   } catch (error) {
     if (storageDir) rmSync(storageDir, { recursive: true, force: true }); // a server refused at start keeps nothing

@@ -420,8 +420,20 @@ export class AuthService {
       pkce?: PkceChallenge;
     },
   ): Promise<void> {
-    const otp = newOtp();
     const userId = String(p.user.id);
+    const column: Partial<Record<OtpTokenType, string>> = {
+      confirmation_token: 'confirmation_sent_at',
+      recovery_token: 'recovery_sent_at',
+      email_change_token_new: 'email_change_sent_at',
+      email_change_token_current: 'email_change_sent_at',
+      reauthentication_token: 'reauthentication_sent_at',
+    };
+    const col = column[p.tokenType];
+    // GoTrue's SMTP_MAX_FREQUENCY: an invite is not limited; the current address's email-change mail goes with the
+    // new address's, which was checked.
+    if (col && p.mailType !== 'invite' && p.tokenType !== 'email_change_token_current')
+      await this.#checkMailFrequency(q, userId, col);
+    const otp = newOtp();
     this.newCodeFor(p.to);
     let hash = tokenHash(p.to, otp);
     if (p.pkce) {
@@ -441,14 +453,6 @@ export class AuthService {
          relates_to = excluded.relates_to, created_at = now(), updated_at = now()`,
       [userId, p.tokenType, hash, p.to],
     );
-    const column: Partial<Record<OtpTokenType, string>> = {
-      confirmation_token: 'confirmation_sent_at',
-      recovery_token: 'recovery_sent_at',
-      email_change_token_new: 'email_change_sent_at',
-      email_change_token_current: 'email_change_sent_at',
-      reauthentication_token: 'reauthentication_sent_at',
-    };
-    const col = column[p.tokenType];
     if (col) await q.query(`update auth.users set ${col} = now() where id = $1`, [userId]);
     const linkType = p.mailType === 'reauthentication' ? undefined : p.mailType;
     const link = linkType
@@ -457,6 +461,31 @@ export class AuthService {
         )}`
       : undefined;
     await this.mailbox.deliver(q, composeMail(p.mailType, p.to, link, otp));
+  }
+
+  /**
+   * GoTrue's validateSentWithinFrequencyLimit: a mail of this kind (its `*_sent_at` column) to this user within
+   * emailMaxFrequencySeconds of the previous one is 429 over_email_send_rate_limit, with GoTrue's words and the
+   * whole seconds left. Locks the user's row, so two requests at once cannot both pass.
+   */
+  async #checkMailFrequency(q: Queryable, userId: string, sentAtColumn: string): Promise<void> {
+    const seconds = this.cfg.emailMaxFrequencySeconds;
+    if (!(seconds > 0)) return;
+    const r = await q.query<{ left: number | string | null }>(
+      `select extract(epoch from (${sentAtColumn} + make_interval(secs => $2) - clock_timestamp()))::float8 as left
+       from auth.users where id = $1 for update`,
+      [userId, seconds],
+    );
+    const raw = r.rows[0]?.left;
+    const left = raw === null || raw === undefined ? null : Number(raw);
+    if (left === null || !(left > 0)) return;
+    const err = new ApiError(
+      429,
+      'over_email_send_rate_limit',
+      `For security purposes, you can only request this after ${Math.floor(left)} seconds.`,
+    );
+    err.retryAfter = Math.max(1, Math.ceil(left));
+    throw err;
   }
 
   /**
