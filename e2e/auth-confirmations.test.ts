@@ -108,3 +108,66 @@ describe('an account waiting for its confirmation link (confirmations on)', () =
     await context.close();
   });
 });
+
+describe("the auth server's least time between two mails to an address (LOCALBASE_EMAIL_MAX_FREQUENCY)", () => {
+  let restore: (() => Promise<void>) | undefined;
+  beforeAll(async () => {
+    restore = await restartBackendWith({ env: { LOCALBASE_ENABLE_CONFIRMATIONS: '1', LOCALBASE_EMAIL_MAX_FREQUENCY: '4' } });
+  }, 90_000);
+  afterAll(async () => {
+    await restore?.();
+  }, 90_000);
+
+  const WAIT = /^An email was just sent to this address\. Wait (\d) seconds? before asking for another\.$/;
+
+  /** The wait's message: its seconds counting down while the button stays disabled, then gone and the button usable. */
+  async function expectCountdown(page: Page, button: string): Promise<void> {
+    const message = page.getByRole('alert').filter({ hasText: WAIT });
+    await message.waitFor();
+    const first = Number(WAIT.exec((await message.textContent()) ?? '')?.[1]);
+    expect(first).toBeGreaterThanOrEqual(2);
+    expect(await page.getByRole('button', { name: button }).isDisabled()).toBe(true);
+    await expect
+      .poll(async () => Number(WAIT.exec((await message.textContent().catch(() => '')) ?? '')?.[1] ?? 0), { timeout: 3_000, intervals: [100] })
+      .toBeLessThan(first);
+    expect(await page.getByRole('button', { name: button }).isDisabled()).toBe(true);
+    await message.waitFor({ state: 'detached', timeout: 6_000 });
+    expect(await page.getByRole('button', { name: button }).isEnabled()).toBe(true);
+  }
+
+  test('"Send the link again" at once says how many seconds to wait, counts them down, then sends', async () => {
+    const page = await fixture.newPage();
+    const email = uniqueEmail('resend-wait');
+    await gotoHydrated(page, '/sign-up');
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Create account' }).click();
+    await page.getByRole('status').filter({ hasText: `Almost there: we sent a confirmation link to ${email}.` }).waitFor();
+    await page.getByRole('button', { name: 'Send the link again' }).click();
+    await expectCountdown(page, 'Send the link again');
+    await page.screenshot({ path: screenshotPath('sign-up-resend-after-wait'), fullPage: true });
+    await sendAgain(page, email);
+    await expectSignupMails(email, 2);
+  });
+
+  test('a second reset link at once says how many seconds to wait, counts them down, then sends', async () => {
+    const email = uniqueEmail('reset-wait');
+    const signup = await fetch(`${supabaseURL}/auth/v1/signup`, {
+      method: 'POST',
+      headers: { apikey: ANON_KEY, 'content-type': 'application/json' },
+      body: JSON.stringify({ email, password: PASSWORD }),
+    });
+    expect(signup.status).toBe(200);
+    const page = await fixture.newPage();
+    await gotoHydrated(page, '/forgot-password');
+    await page.getByLabel('Email').fill(email);
+    const sent = page.getByRole('status').filter({ hasText: `If an account exists for ${email}, a reset link is on its way.` });
+    await page.getByRole('button', { name: 'Send reset link' }).click();
+    await sent.waitFor();
+    await page.getByRole('button', { name: 'Send reset link' }).click();
+    await page.screenshot({ path: screenshotPath('forgot-password-wait'), fullPage: true });
+    await expectCountdown(page, 'Send reset link');
+    await page.getByRole('button', { name: 'Send reset link' }).click();
+    await sent.waitFor();
+  });
+});

@@ -386,6 +386,11 @@ describe('accounts', () => {
     }
     await held.waitFor({ timeout: 5_000 });
     expect(await page.getByLabel('Email').inputValue()).toBe(email); // nothing typed is lost
+    // The wait counts down with "Sign in" disabled; when it is over the message goes and the form may try again.
+    const signIn = page.getByRole('button', { name: 'Sign in', exact: true });
+    expect(await signIn.isDisabled()).toBe(true);
+    await held.waitFor({ state: 'detached', timeout: 65_000 });
+    expect(await signIn.isEnabled()).toBe(true);
   });
 
   test('signing in from the app keeps working under the policy (no violation on the auth screens)', async () => {

@@ -4,7 +4,7 @@ import { useState } from 'react'
 import { toast } from '../toast'
 import { readableAuthError } from './auth-errors'
 import { Field } from './fields'
-import { AuthCard, AuthForm, CardNote, emailError, FormMessage, SubmitButton } from './form'
+import { AuthCard, AuthForm, CardNote, emailError, FormMessage, SubmitButton, useRetryWait, WaitMessage } from './form'
 import { loadBrowserSupabase } from '../../lib/supabase/browser'
 import { confirmUrl } from './SignInScreen'
 
@@ -14,6 +14,7 @@ export function ForgotPasswordScreen() {
   const [error, setError] = useState<string | undefined>()
   const [pending, setPending] = useState(false)
   const [sentTo, setSentTo] = useState<string | null>(null)
+  const wait = useRetryWait(email.trim())
 
   async function send() {
     setSentTo(null)
@@ -28,6 +29,7 @@ export function ForgotPasswordScreen() {
       const { error: failure } = await (await loadBrowserSupabase()).auth.resetPasswordForEmail(email.trim(), { redirectTo: confirmUrl('/reset-password') })
       if (failure) {
         const readable = readableAuthError(failure)
+        if (wait.start(readable)) return
         if (readable.field === 'email') setError(readable.message)
         else toast.error('Could not send the link', readable.message)
         return
@@ -48,8 +50,9 @@ export function ForgotPasswordScreen() {
             If an account exists for {sentTo}, a reset link is on its way. Open it in this browser.
           </FormMessage>
         ) : null}
+        {wait.text ? <WaitMessage text={wait.text} /> : null}
         <Field label="Email" name="email" type="email" autoComplete="email" value={email} onChange={setEmail} error={error} />
-        <SubmitButton pending={pending} pendingLabel="Sending link…">
+        <SubmitButton pending={pending} pendingLabel="Sending link…" disabled={wait.text !== null}>
           Send reset link
         </SubmitButton>
       </AuthForm>

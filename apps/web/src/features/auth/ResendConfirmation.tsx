@@ -2,7 +2,7 @@ import { useState } from 'react'
 
 import { loadBrowserSupabase } from '../../lib/supabase/browser'
 import { readableAuthError } from './auth-errors'
-import { FormMessage, SecondaryButton } from './form'
+import { FormMessage, SecondaryButton, useRetryWait, WaitMessage } from './form'
 
 /**
  * "Send the link again" for an account still waiting for its confirmation link (the mail lost, expired or never
@@ -13,6 +13,7 @@ import { FormMessage, SecondaryButton } from './form'
 export function ResendConfirmation({ email, linkTarget }: { email: string; linkTarget: () => string }) {
   const [pending, setPending] = useState(false)
   const [outcome, setOutcome] = useState<{ kind: 'error' | 'success'; text: string } | null>(null)
+  const wait = useRetryWait(email)
 
   async function resend() {
     setPending(true)
@@ -23,9 +24,11 @@ export function ResendConfirmation({ email, linkTarget }: { email: string; linkT
         email,
         options: { emailRedirectTo: linkTarget() },
       })
+      const readable = error ? readableAuthError(error) : null
+      if (readable && wait.start(readable)) return
       setOutcome(
-        error
-          ? { kind: 'error', text: readableAuthError(error).message }
+        readable
+          ? { kind: 'error', text: readable.message }
           : { kind: 'success', text: `A new confirmation link is on its way to ${email}. Use the newest one: it replaces the others.` },
       )
     } catch (error) {
@@ -38,7 +41,8 @@ export function ResendConfirmation({ email, linkTarget }: { email: string; linkT
   return (
     <>
       {outcome ? <FormMessage kind={outcome.kind}>{outcome.text}</FormMessage> : null}
-      <SecondaryButton onPress={() => void resend()} disabled={pending}>
+      {wait.text ? <WaitMessage text={wait.text} /> : null}
+      <SecondaryButton onPress={() => void resend()} disabled={pending || wait.text !== null}>
         {pending ? 'Sending link…' : 'Send the link again'}
       </SecondaryButton>
     </>

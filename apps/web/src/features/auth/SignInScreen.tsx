@@ -8,7 +8,7 @@ import { readableAuthError, type AuthField } from './auth-errors'
 import { ResendConfirmation } from './ResendConfirmation'
 import { Field } from './fields'
 import styles from './auth.module.css'
-import { AuthCard, AuthForm, CardNote, emailError, FormMessage, SecondaryButton, SubmitButton } from './form'
+import { AuthCard, AuthForm, CardNote, emailError, FormMessage, SecondaryButton, SubmitButton, useRetryWait, WaitMessage } from './form'
 import { sessionNeedsSecondFactor } from '../../lib/supabase/assurance'
 import { loadBrowserSupabase } from '../../lib/supabase/browser'
 
@@ -41,10 +41,14 @@ export function SignInScreen() {
   const [linkSentTo, setLinkSentTo] = useState<string | null>(null)
   /** the address whose account waits for its confirmation link (the sign-in said so): offered a new link */
   const [unconfirmed, setUnconfirmed] = useState<string | null>(null)
+  // waits the server asked for, counting down: the account's after failed passwords, the address's between mails
+  const held = useRetryWait(email.trim())
+  const mailWait = useRetryWait(email.trim())
 
-  function show(error: unknown) {
+  function show(error: unknown, wait: typeof held) {
     const readable = readableAuthError(error)
     if ((error as { code?: unknown } | null)?.code === 'email_not_confirmed') setUnconfirmed(email.trim())
+    if (wait.start(readable)) return
     if (readable.field === 'email' || readable.field === 'password') setErrors({ [readable.field]: readable.message })
     else {
       setFormError(readable.message)
@@ -66,13 +70,13 @@ export function SignInScreen() {
     try {
       const supabase = await loadBrowserSupabase()
       const { data, error } = await supabase.auth.signInWithPassword({ email: email.trim(), password })
-      if (error) return show(error)
+      if (error) return show(error, held)
       // A user with a verified authenticator app signs in at aal1: the code comes next, at /mfa. Read from the new
       // session itself (its token's level, its user's factors), so the page changes at once (the header waits for it).
       const needsCode = data.session ? sessionNeedsSecondFactor(data.session.access_token, data.session.user) : false
       await Router.replace(needsCode ? mfaPathFor(resolveNext(next)) : resolveNext(next))
     } catch (error) {
-      show(error)
+      show(error, held)
     } finally {
       setPending(null)
     }
@@ -96,10 +100,10 @@ export function SignInScreen() {
       })
       // No account for the address: Supabase Auth answers otp_disabled ("Signups not allowed for otp"). Said as for
       // an address that has one, as the reset form does (ADR 071): never "links are not enabled", never who signed up.
-      if (error && error.code !== 'otp_disabled') return show(error)
+      if (error && error.code !== 'otp_disabled') return show(error, mailWait)
       setLinkSentTo(email.trim())
     } catch (error) {
-      show(error)
+      show(error, mailWait)
     } finally {
       setPending(null)
     }
@@ -110,6 +114,8 @@ export function SignInScreen() {
     <AuthCard title="Sign in" lead="Welcome back. Sign in with your password or get a one-time link by email.">
       <AuthForm label="Sign in" onSubmit={signIn}>
         {formError ? <FormMessage kind="error">{formError}</FormMessage> : null}
+        {held.text ? <WaitMessage text={held.text} /> : null}
+        {mailWait.text ? <WaitMessage text={mailWait.text} /> : null}
         {linkSentTo ? (
           <FormMessage kind="success">
             If an account exists for {linkSentTo}, a sign-in link is on its way. Open it in this browser.
@@ -133,13 +139,13 @@ export function SignInScreen() {
             </Link>
           </div>
         </div>
-        <SubmitButton pending={pending === 'password'} pendingLabel="Signing in…">
+        <SubmitButton pending={pending === 'password'} pendingLabel="Signing in…" disabled={held.text !== null}>
           Sign in
         </SubmitButton>
         <div className={styles.divider} aria-hidden>
           or
         </div>
-        <SecondaryButton onPress={() => void sendLink()} disabled={pending !== null}>
+        <SecondaryButton onPress={() => void sendLink()} disabled={pending !== null || mailWait.text !== null}>
           {pending === 'link' ? 'Sending link…' : 'Email me a sign-in link'}
         </SecondaryButton>
       </AuthForm>

@@ -7,7 +7,7 @@ import { toast } from '../toast'
 import { readableAuthError, type AuthField } from './auth-errors'
 import { Field } from './fields'
 import { NewAccountFields } from './new-account-fields'
-import { AuthCard, AuthForm, CardNote, checkNewAccount, FormMessage, SubmitButton } from './form'
+import { AuthCard, AuthForm, CardNote, checkNewAccount, FormMessage, SubmitButton, useRetryWait, WaitMessage } from './form'
 import { loadBrowserSupabase } from '../../lib/supabase/browser'
 import { ResendConfirmation } from './ResendConfirmation'
 import { confirmUrl, useNextParam } from './SignInScreen'
@@ -23,6 +23,7 @@ export function SignUpScreen() {
   const [pending, setPending] = useState(false)
   const [formError, setFormError] = useState<string | null>(null)
   const [confirmSentTo, setConfirmSentTo] = useState<string | null>(null)
+  const wait = useRetryWait(email.trim())
 
   async function signUp() {
     const found: Partial<Record<AuthField, string>> = checkNewAccount(email, password)
@@ -40,6 +41,7 @@ export function SignUpScreen() {
       })
       if (error) {
         const readable = readableAuthError(error)
+        if (wait.start(readable)) return
         if (readable.field === 'email' || readable.field === 'password') setErrors({ [readable.field]: readable.message })
         else {
           setFormError(readable.message)
@@ -66,6 +68,7 @@ export function SignUpScreen() {
     <AuthCard title="Create your account" lead="It takes a few seconds. You can change all of this later.">
       <AuthForm label="Create account" onSubmit={signUp}>
         {formError ? <FormMessage kind="error">{formError}</FormMessage> : null}
+        {wait.text ? <WaitMessage text={wait.text} /> : null}
         {confirmSentTo ? (
           <>
             <FormMessage kind="success">
@@ -83,7 +86,7 @@ export function SignUpScreen() {
           error={errors.displayName}
         />
         <NewAccountFields email={email} password={password} onEmailChange={setEmail} onPasswordChange={setPassword} errors={errors} />
-        <SubmitButton pending={pending} pendingLabel="Creating account…">
+        <SubmitButton pending={pending} pendingLabel="Creating account…" disabled={wait.text !== null}>
           Create account
         </SubmitButton>
       </AuthForm>

@@ -43,6 +43,21 @@ describe('readableAuthError', () => {
     expect(readableAuthError(new AuthApiError('held', 429, 'too_many_failed_attempts')).message).toMatch(/Wait a minute/)
   })
 
+  it("says how long until another email can be sent (GoTrue's per-address interval), and hands the wait on to count down", () => {
+    const soon = new AuthApiError('For security purposes, you can only request this after 42 seconds.', 429, 'over_email_send_rate_limit')
+    const readable = readableAuthError(soon)
+    // GoTrue rounds the seconds left down: the wait is over one second later
+    expect(readable.message).toBe('An email was just sent to this address. Wait 43 seconds before asking for another.')
+    expect(readable.retry?.seconds).toBe(43)
+    expect(readable.retry?.say('1 second')).toBe('An email was just sent to this address. Wait 1 second before asking for another.')
+    const last = new AuthApiError('For security purposes, you can only request this after 0 seconds.', 429, 'over_email_send_rate_limit')
+    expect(readableAuthError(last).message).toMatch(/Wait 1 second before/)
+    // the count limit names no wait
+    const count = readableAuthError(new AuthApiError('email rate limit exceeded', 429, 'over_email_send_rate_limit'))
+    expect(count).toEqual({ message: 'Too many emails were sent to this address. Wait a few minutes, then try again.' })
+    expect(readableAuthError(new AuthApiError('Too many failed attempts: try again in 3 seconds.', 429, 'too_many_failed_attempts')).retry?.seconds).toBe(3)
+  })
+
   it("puts the auth server's own email check beside the email field (validation_failed)", () => {
     const invalid = new AuthApiError('Unable to validate email address: invalid format', 400, 'validation_failed')
     expect(readableAuthError(invalid)).toEqual({ message: 'Enter a valid email address.', field: 'email' })

@@ -9,6 +9,22 @@ export interface ReadableAuthError {
   message: string
   /** The field the message belongs beside; absent → show it as a toast / form-level alert. */
   field?: AuthField
+  /** A wait the server asked for: its seconds, and the message for the time left ("2 seconds"), to count down. */
+  retry?: { seconds: number; say: (left: string) => string }
+}
+
+/** "1 second", "42 seconds". */
+export const secondsText = (n: number): string => (n === 1 ? '1 second' : `${n} seconds`)
+
+/**
+ * The wait a message names ("… 42 seconds"), plus `extra` seconds, worded by `say` and counting down; undefined when
+ * it names none.
+ */
+function waitFor(message: unknown, say: (left: string) => string, extra = 0): ReadableAuthError | undefined {
+  const n = typeof message === 'string' ? /(\d+)\s*seconds?/.exec(message)?.[1] : undefined
+  if (n === undefined) return undefined
+  const seconds = Math.max(1, Number(n) + extra)
+  return { message: say(secondsText(seconds)), retry: { seconds, say } }
 }
 
 interface ErrorLike {
@@ -84,9 +100,15 @@ export function readableAuthError(error: unknown): ReadableAuthError {
   }
   if (code === 'too_many_failed_attempts') {
     // localbase's per-account defence: the server's message says how long to wait ("… in 4 seconds.").
-    const wait = typeof e.message === 'string' ? /(\d+)\s*seconds?/.exec(e.message)?.[1] : undefined
-    const when = wait === undefined ? 'a minute' : wait === '1' ? '1 second' : `${wait} seconds`
-    return { message: `Too many failed attempts for this account. Wait ${when}, then try again.` }
+    const say = (when: string) => `Too many failed attempts for this account. Wait ${when}, then try again.`
+    return waitFor(e.message, say) ?? { message: say('a minute') }
+  }
+  if (code === 'over_email_send_rate_limit') {
+    // GoTrue's least time between two mails to an address: "For security purposes, you can only request this after
+    // 42 seconds." — the whole seconds left, rounded down: one more is when it is over. (Without a number it is the
+    // count limit, "email rate limit exceeded": BY_CODE's words.)
+    const wait = waitFor(e.message, (when) => `An email was just sent to this address. Wait ${when} before asking for another.`, 1)
+    if (wait) return wait
   }
   if (code === 'validation_failed' && typeof e.message === 'string' && /email address/i.test(e.message)) {
     // GoTrue's own email check ("Unable to validate email address: invalid format", "… too long") is stricter than

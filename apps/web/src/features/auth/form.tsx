@@ -1,12 +1,13 @@
 // The parts every auth form is made of (card, form, buttons, messages), as plain HTML styled by auth.module.css and
 // ui/controls.module.css with Tamagui's tokens and theme variables: the sign-in, sign-up and password pages load no
 // Tamagui runtime (ADR 053). Screens that still use Tamagui components render these inside their TamaguiScope.
-import { useRef, type FormEvent, type ReactNode } from 'react'
+import { useEffect, useRef, useState, type FormEvent, type ReactNode } from 'react'
 
 import controls from '../../ui/controls.module.css'
 import { AlertCircleIcon, CheckCircleIcon, SpinnerIcon } from '../../ui/icons'
 import panel from '../../ui/panel.module.css'
 import styles from './auth.module.css'
+import { secondsText, type ReadableAuthError } from './auth-errors'
 
 /** The centred card every auth screen sits in: heading, optional lead text, content. */
 export function AuthCard({ title, lead, children }: { title: string; lead?: ReactNode; children: ReactNode }) {
@@ -70,9 +71,19 @@ export function AuthForm({
 
 
 /** The form's main button; while pending it says what is happening and cannot be pressed twice. */
-export function SubmitButton({ pending, children, pendingLabel }: { pending: boolean; children: string; pendingLabel: string }) {
+export function SubmitButton({
+  pending,
+  children,
+  pendingLabel,
+  disabled = false,
+}: {
+  pending: boolean
+  children: string
+  pendingLabel: string
+  disabled?: boolean
+}) {
   return (
-    <button type="submit" className={`${controls.button} t_accent`} disabled={pending} aria-disabled={pending || undefined}>
+    <button type="submit" className={`${controls.button} t_accent`} disabled={pending || disabled} aria-disabled={pending || undefined}>
       {pending ? <SpinnerIcon size={16} /> : null}
       {pending ? pendingLabel : children}
     </button>
@@ -95,6 +106,45 @@ export function FormMessage({ kind, children }: { kind: 'error' | 'success'; chi
       <span className={styles.messageIcon}>{kind === 'error' ? <AlertCircleIcon size={16} /> : <CheckCircleIcon size={16} />}</span>
       <div className={styles.messageText}>{children}</div>
     </div>
+  )
+}
+
+/**
+ * A wait the auth server asked for (ReadableAuthError.retry), for the address `key` it was asked for: `text` says the
+ * seconds left, counting down, and is null once they are over (or for another address), when the form may try
+ * again. `start` begins one and says whether the error had one.
+ */
+export function useRetryWait(key: string): { text: string | null; start: (readable: ReadableAuthError) => boolean } {
+  const [wait, setWait] = useState<{ key: string; until: number; say: (left: string) => string } | null>(null)
+  const [ticks, tick] = useState(0)
+  const ms = wait ? wait.until - Date.now() : 0
+  useEffect(() => {
+    if (!wait) return
+    const left = wait.until - Date.now()
+    if (left <= 0) {
+      setWait(null)
+      return
+    }
+    // again at the next whole second of the wait
+    const timer = setTimeout(() => tick((n) => n + 1), left % 1000 || 1000)
+    return () => clearTimeout(timer)
+  }, [wait, ticks])
+  return {
+    text: wait && ms > 0 && wait.key === key ? wait.say(secondsText(Math.ceil(ms / 1000))) : null,
+    start(readable) {
+      const retry = readable.retry
+      if (retry) setWait({ key, until: Date.now() + retry.seconds * 1000, say: retry.say })
+      return Boolean(retry)
+    },
+  }
+}
+
+/** The wait's message: announced once when it appears (role=alert), not again at each second it counts down. */
+export function WaitMessage({ text }: { text: string }) {
+  return (
+    <FormMessage kind="error">
+      <span aria-live="off">{text}</span>
+    </FormMessage>
   )
 }
 
