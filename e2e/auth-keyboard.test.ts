@@ -84,3 +84,38 @@ describe('keyboard', () => {
     expect(await focusedLabel(page)).toBe('Forgot password?');
   });
 });
+
+describe('the email typed on one auth page', () => {
+  test('goes along to "Forgot password?", "Create an account" and back, and never into a URL (nor the password anywhere)', async () => {
+    const page = await fixture.newPage();
+    const urls: string[] = [];
+    page.on('request', (request) => urls.push(request.url()));
+    await gotoHydrated(page, '/sign-in');
+    const email = uniqueEmail('carried');
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password').fill('not-carried-secret');
+    await page.getByRole('link', { name: 'Forgot password?' }).click();
+    await page.getByRole('heading', { name: 'Reset your password' }).waitFor();
+    expect(await page.getByLabel('Email').inputValue()).toBe(email);
+
+    const corrected = `fixed-${email}`;
+    await page.getByLabel('Email').fill(corrected);
+    await page.getByRole('link', { name: 'Back to sign in' }).click();
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    expect(await page.getByLabel('Email').inputValue()).toBe(corrected);
+    expect(await page.getByLabel('Password').inputValue()).toBe('');
+
+    await page.getByRole('link', { name: 'Create an account' }).click();
+    await page.getByRole('heading', { name: 'Create your account' }).waitFor();
+    expect(await page.getByLabel('Email').inputValue()).toBe(corrected);
+    expect(await page.getByLabel('Password').inputValue()).toBe('');
+    await page.getByText('Already have an account?').getByRole('link', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    expect(await page.getByLabel('Email').inputValue()).toBe(corrected);
+
+    for (const url of [...urls, page.url()]) {
+      expect(decodeURIComponent(url)).not.toContain(email);
+      expect(url).not.toContain('not-carried-secret');
+    }
+  });
+});

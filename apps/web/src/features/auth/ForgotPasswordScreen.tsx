@@ -4,13 +4,13 @@ import { useState } from 'react'
 import { toast } from '../toast'
 import { readableAuthError } from './auth-errors'
 import { Field } from './fields'
-import { AuthCard, AuthForm, CardNote, emailError, FormMessage, SubmitButton, useRetryWait, WaitMessage } from './form'
+import { AuthCard, AuthForm, CardNote, emailError, FormMessage, SubmitButton, useRetryWait, useTypedEmail, WaitMessage } from './form'
 import { loadBrowserSupabase } from '../../lib/supabase/browser'
 import { confirmUrl } from './SignInScreen'
 
 /** Mails a password-reset link; the link signs the user in for recovery and leads to /reset-password. */
 export function ForgotPasswordScreen() {
-  const [email, setEmail] = useState('')
+  const [email, setEmail] = useTypedEmail()
   const [error, setError] = useState<string | undefined>()
   const [pending, setPending] = useState(false)
   const [sentTo, setSentTo] = useState<string | null>(null)

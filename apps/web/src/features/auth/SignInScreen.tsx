@@ -8,7 +8,7 @@ import { readableAuthError, type AuthField } from './auth-errors'
 import { ResendConfirmation } from './ResendConfirmation'
 import { Field } from './fields'
 import styles from './auth.module.css'
-import { AuthCard, AuthForm, CardNote, emailError, FormMessage, SecondaryButton, SubmitButton, useRetryWait, WaitMessage } from './form'
+import { AuthCard, AuthForm, CardNote, emailError, FormMessage, SecondaryButton, SubmitButton, useRetryWait, useTypedEmail, WaitMessage } from './form'
 import { sessionNeedsSecondFactor } from '../../lib/supabase/assurance'
 import { loadBrowserSupabase } from '../../lib/supabase/browser'
 
@@ -33,7 +33,7 @@ export function useNextParam(): string | null {
 /** Sign in with email + password, or have a sign-in link mailed. `?next=` is followed only when same-origin. */
 export function SignInScreen() {
   const next = useNextParam()
-  const [email, setEmail] = useState('')
+  const [email, setEmail] = useTypedEmail()
   const [password, setPassword] = useState('')
   const [errors, setErrors] = useState<Errors>({})
   const [pending, setPending] = useState<'password' | 'link' | null>(null)

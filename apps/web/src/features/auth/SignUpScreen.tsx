@@ -7,7 +7,7 @@ import { toast } from '../toast'
 import { readableAuthError, type AuthField } from './auth-errors'
 import { Field } from './fields'
 import { NewAccountFields } from './new-account-fields'
-import { AuthCard, AuthForm, CardNote, checkNewAccount, FormMessage, SubmitButton, useRetryWait, WaitMessage } from './form'
+import { AuthCard, AuthForm, CardNote, checkNewAccount, FormMessage, SubmitButton, useRetryWait, useTypedEmail, WaitMessage } from './form'
 import { loadBrowserSupabase } from '../../lib/supabase/browser'
 import { ResendConfirmation } from './ResendConfirmation'
 import { confirmUrl, useNextParam } from './SignInScreen'
@@ -17,7 +17,7 @@ import { confirmUrl, useNextParam } from './SignInScreen'
 export function SignUpScreen() {
   const next = useNextParam()
   const [displayName, setDisplayName] = useState('')
-  const [email, setEmail] = useState('')
+  const [email, setEmail] = useTypedEmail()
   const [password, setPassword] = useState('')
   const [errors, setErrors] = useState<Partial<Record<AuthField, string>>>({})
   const [pending, setPending] = useState(false)

@@ -70,6 +70,15 @@ export function AuthForm({
 }
 
 
+/** The email last typed on an auth page, kept in memory only (never in a URL) for the next one. */
+let typedEmail = ''
+
+/** An auth form's email, starting from the one typed on the auth page before (sign-in ↔ forgot password ↔ sign-up). */
+export function useTypedEmail(): [string, (value: string) => void] {
+  const [email, setEmail] = useState(() => typedEmail)
+  return [email, (value) => setEmail((typedEmail = value))]
+}
+
 /** The form's main button; while pending it says what is happening and cannot be pressed twice. */
 export function SubmitButton({
   pending,
