@@ -31,6 +31,20 @@ describe('navigation and failure states', () => {
     expect(statuses).toEqual(Object.fromEntries(paths.map((path) => [path, 404])));
   });
 
+  test('a mangled address (not valid percent-encoding) answers 400 with a page that says so and the headers every page has', async () => {
+    const page = await fixture.newPage();
+    const response = await page.goto('/notes/%E0%A4%A');
+    expect(response?.status()).toBe(400);
+    const headers = response?.headers() ?? {};
+    expect(headers['x-frame-options']).toBe('DENY');
+    expect(headers['referrer-policy']).toBe('strict-origin-when-cross-origin');
+    expect(headers['x-content-type-options']).toBe('nosniff');
+    expect(headers['content-security-policy']).toMatch(/frame-ancestors 'none'/);
+    await page.getByRole('heading', { level: 1, name: 'This address is not valid' }).waitFor();
+    await page.getByRole('link', { name: 'Go to the start page' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Welcome to Foyer' }).waitFor({ timeout: 15_000 });
+  });
+
   test('a slow client-side route change shows the top progress bar until the page is there', async () => {
     const page = await fixture.newPage();
     // Hold back the home page's code (its prefetch too) until the bar has been seen, so the route change

@@ -47,6 +47,24 @@ describe('the web server in front of Next', () => {
     expect(await rawRequest(port, 'GET /ok HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n')).toMatch(/next handled \/ok/)
   })
 
+  it('answers a path that is not valid percent-encoding with a 400 page of its own, with the headers every page has', async () => {
+    for (const target of ['/notes/%E0%A4%A', '/notes/100%', '/%zz?next=%2F']) {
+      const answer = await rawRequest(port, `GET ${target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`)
+      const head = answer.slice(0, answer.indexOf('\r\n\r\n'))
+      expect(head).toMatch(/^HTTP\/1\.1 400 /)
+      expect(head).toMatch(/\r\nContent-Type: text\/html; charset=utf-8/i)
+      expect(head).toMatch(/\r\nContent-Security-Policy: [^\r]*frame-ancestors 'none'/i)
+      expect(head).toMatch(/\r\nX-Frame-Options: DENY/i)
+      expect(head).toMatch(/\r\nReferrer-Policy: strict-origin-when-cross-origin/i)
+      expect(head).toMatch(/\r\nX-Content-Type-Options: nosniff/i)
+      expect(answer).toMatch(/<h1>This address is not valid<\/h1>/)
+      expect(answer).not.toMatch(/next handled/)
+    }
+    // an encoded path, and a query Next reads even when it is not valid encoding, go on to Next
+    for (const target of ['/notes/caf%C3%A9', '/sign-in?next=%E0%A4%A'])
+      expect(await rawRequest(port, `GET ${target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`)).toContain(`next handled ${target}`)
+  })
+
   it('accepts a 40 kB cookie (a large session) that Node would refuse by default', async () => {
     const cookie = `${sessionCookieName(SUPABASE)}.0=${'a'.repeat(40_000)}`
     const answer = await rawRequest(port, `GET /big HTTP/1.1\r\nHost: x\r\nCookie: ${cookie}\r\nConnection: close\r\n\r\n`)

@@ -10,6 +10,9 @@
  *   leaves the session alone; other oversized headers a plain 431 (ADR 070).
  * - A request-target that is not a path (`OPTIONS *`, absolute-form `GET http://…`) is answered here: Next cannot
  *   parse it and answered 500.
+ * - A path that is not valid percent-encoding (`/notes/%E0%A4%A`, a mangled link) gets a 400 page of ours: Next's
+ *   own 400 for it came before its headers() config, without the security headers every page has (no CSP, framing
+ *   allowed).
  * - Idle keep-alive connections stay open 65 s, longer than the clients and load balancers in front keep theirs
  *   (undici 4 s, AWS ALB 60 s): with Node's 5 s a client that sent a request on a connection just as the server
  *   closed it got the connection reset.
@@ -33,7 +36,7 @@ export function createWebServer(
   const heads = new WeakMap<Duplex, HeadInProgress>()
   const server = http.createServer({ maxHeaderSize: MAX_REQUEST_HEADER_BYTES }, (req, res) => {
     headReceived(heads.get(req.socket), req, res)
-    if (answerNonPathTarget(req, res)) return
+    if (answerNonPathTarget(req, res) || answerMalformedPath(req, res)) return
     void handle(req, res)
   })
   server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS
@@ -139,6 +142,16 @@ export function clearSessionCookies(supabaseUrl: string): string[] {
 
 const PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
 
+/** The headers of the pages written here: those every page Next answers has (src/lib/security-headers.ts). */
+const PAGE_HEADERS: Record<string, string> = {
+  'Content-Type': 'text/html; charset=utf-8',
+  'Cache-Control': 'no-store',
+  'Content-Security-Policy': PAGE_CSP,
+  'X-Content-Type-Options': 'nosniff',
+  'X-Frame-Options': 'DENY',
+  'Referrer-Policy': 'strict-origin-when-cross-origin',
+}
+
 const PAGE_STYLE = `<style>body{font:16px/1.5 system-ui,sans-serif;max-width:36rem;margin:4rem auto;padding:0 1rem;color:#1a1a1a}
 @media (prefers-color-scheme:dark){body{background:#121212;color:#eee}a{color:#8ab4ff}}</style>`
 
@@ -188,14 +201,9 @@ ${PAGE_STYLE}</head>
 `
   const lines = [
     `HTTP/1.1 ${page.status}`,
-    'Content-Type: text/html; charset=utf-8',
     `Content-Length: ${Buffer.byteLength(body)}`,
-    'Cache-Control: no-store',
-    `Content-Security-Policy: ${PAGE_CSP}`,
-    'X-Content-Type-Options: nosniff',
-    // as every page Next answers (src/lib/security-headers.ts): these pages are written before Next sees the request
-    'X-Frame-Options: DENY',
-    'Referrer-Policy: strict-origin-when-cross-origin',
+    // as every page Next answers: these pages are written before Next sees the request
+    ...Object.entries(PAGE_HEADERS).map(([name, value]) => `${name}: ${value}`),
     'Connection: close',
     ...(cause === 'session' ? clearSessionCookies(supabaseUrl).map((cookie) => `Set-Cookie: ${cookie}`) : []),
   ]
@@ -246,5 +254,32 @@ export function answerNonPathTarget(req: IncomingMessage, res: ServerResponse): 
     res.write('Bad request: the request target must be a path.\n')
   }
   res.end()
+  return true
+}
+
+/**
+ * Answers a request whose path is not valid percent-encoding (`%E0%A4%A`, a lone `%`) with a 400 page and returns
+ * true, or returns false for Next to handle. The query is not looked at: Next reads a bad one without failing.
+ */
+export function answerMalformedPath(req: IncomingMessage, res: ServerResponse): boolean {
+  const target = req.url ?? ''
+  const end = target.search(/[?#]/)
+  try {
+    decodeURIComponent(end < 0 ? target : target.slice(0, end))
+    return false
+  } catch {
+    // not valid percent-encoding
+  }
+  const body = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>This address is not valid</title>
+${PAGE_STYLE}</head>
+<body><h1>This address is not valid</h1>
+<p>The address of the page you asked for has characters that cannot be read (it may have been cut or mangled when
+it was copied), so it could not be opened.</p>
+<p><a href="/">Go to the start page</a>.</p></body></html>
+`
+  res.writeHead(400, { ...PAGE_HEADERS, 'Content-Length': Buffer.byteLength(body) })
+  res.end(body)
   return true
 }
