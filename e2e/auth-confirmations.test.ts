@@ -128,7 +128,7 @@ describe("the auth server's least time between two mails to an address (LOCALBAS
     expect(first).toBeGreaterThanOrEqual(2);
     expect(await page.getByRole('button', { name: button }).isDisabled()).toBe(true);
     await expect
-      .poll(async () => Number(WAIT.exec((await message.textContent().catch(() => '')) ?? '')?.[1] ?? 0), { timeout: 3_000, intervals: [100] })
+      .poll(async () => Number(WAIT.exec((await message.textContent().catch(() => '')) ?? '')?.[1] ?? 0), { timeout: 3_000, interval: 100 })
       .toBeLessThan(first);
     expect(await page.getByRole('button', { name: button }).isDisabled()).toBe(true);
     await message.waitFor({ state: 'detached', timeout: 6_000 });
