@@ -5,7 +5,7 @@ import type { Locator, Page } from 'playwright-core';
 import { describe, expect, test } from 'vitest';
 import { gotoHydrated, sleep, useBrowser } from './browser.ts';
 import { signInViaUI, uniqueEmail } from './auth-helpers.ts';
-import { createUser, listedTitles, signedInUser } from './notes-helpers.ts';
+import { createUser, listedTitles, seedNotes, signedInUser } from './notes-helpers.ts';
 
 const fixture = useBrowser();
 
@@ -107,6 +107,48 @@ describe('create modal', () => {
     await dialog(page).waitFor({ state: 'hidden', timeout: 10_000 });
     expect(creates).toBe(2);
     await expect.poll(() => listedTitles(page), { timeout: 10_000 }).toEqual(['Typed, then Enter']);
+  });
+
+  test('Ctrl+S with the modal open over an edited note creates the modal\'s note and leaves the note behind unsaved', async () => {
+    const { page, id } = await signedInUser(fixture);
+    const [note] = await seedNotes(id, [{ title: 'Behind the modal', body: 'stored body' }]);
+    await gotoHydrated(page, `/notes/${note!.id}`);
+    await page.getByLabel('Note', { exact: true }).fill('edited, not to be saved by the modal');
+    await newButton(page).click();
+    await dialog(page).waitFor({ state: 'visible', timeout: 5000 });
+    await page.keyboard.type('Made with Ctrl+S');
+    const requests: string[] = [];
+    page.on('request', (request) => {
+      if (request.url().includes('/api/trpc/')) requests.push(new URL(request.url()).pathname);
+    });
+    await page.keyboard.press('Control+s');
+    await page.getByTestId('toast').filter({ hasText: 'Note created' }).waitFor({ timeout: 10_000 });
+    await dialog(page).waitFor({ state: 'hidden', timeout: 3000 });
+    await sleep(500);
+    // What the user saw (the modal) got the keys; the note behind was not saved under it.
+    expect(requests.filter((path) => path.includes('notes.update'))).toEqual([]);
+    expect(await page.getByTestId('toast').filter({ hasText: 'Saved' }).count()).toBe(0);
+    expect(await page.getByText('Unsaved changes').isVisible()).toBe(true);
+    expect(await page.getByRole('textbox', { name: 'Note', exact: true }).inputValue()).toBe('edited, not to be saved by the modal');
+  });
+
+  test('Ctrl+S while the note page\'s delete confirmation is open saves nothing behind it', async () => {
+    const { page, id } = await signedInUser(fixture);
+    const [note] = await seedNotes(id, [{ title: 'Under a confirmation', body: 'stored body' }]);
+    await gotoHydrated(page, `/notes/${note!.id}`);
+    await page.getByLabel('Note', { exact: true }).fill('edited');
+    await page.getByRole('button', { name: 'Delete', exact: true }).click();
+    const confirm = page.getByRole('dialog', { name: 'Delete this note?' });
+    await confirm.waitFor();
+    let updates = 0;
+    page.on('request', (request) => {
+      if (request.url().includes('notes.update')) updates += 1;
+    });
+    await page.keyboard.press('Control+s');
+    await sleep(800);
+    expect(updates).toBe(0);
+    expect(await page.getByTestId('toast').filter({ hasText: 'Saved' }).count()).toBe(0);
+    expect(await confirm.isVisible()).toBe(true);
   });
 
   test('typing n in a text field (the notes search) or with a modifier does not open it', async () => {

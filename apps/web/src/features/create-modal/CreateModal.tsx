@@ -40,6 +40,12 @@ export default function CreateModal() {
       className={styles.dialog}
       aria-labelledby={`${id}-title`}
       aria-describedby={`${id}-text`}
+      // Ctrl+S / Cmd+S creates the note, as it saves one on its page (ADR 131): the form in front takes the keys.
+      onKeyDown={(event) => {
+        if (event.key.toLowerCase() !== 's' || !(event.ctrlKey || event.metaKey) || event.altKey || event.shiftKey) return
+        event.preventDefault()
+        event.currentTarget.querySelector('form')?.requestSubmit()
+      }}
       onClose={() => {
         setOpen(false)
         setClosings((n) => n + 1)

@@ -155,11 +155,13 @@ export function NoteScreen({ note: initial }: NoteScreenProps) {
     bodyFieldRef.current?.querySelector<HTMLElement>('textarea')?.focus()
   }
 
-  // Ctrl+S / Cmd+S saves, as in any editor (instead of the browser's "save page").
+  // Ctrl+S / Cmd+S saves, as in any editor (instead of the browser's "save page"). Not under a modal dialog (the
+  // create modal, a delete confirmation): the keys are for what is in front, never the note the user cannot see.
   const submitRef = useRef<() => void>(() => {})
   useEffect(() => {
     const onKeyDown = (event: KeyboardEvent) => {
       if (event.key.toLowerCase() !== 's' || !(event.ctrlKey || event.metaKey) || event.altKey || event.shiftKey) return
+      if (event.defaultPrevented || document.querySelector(':modal')) return
       event.preventDefault()
       submitRef.current()
     }
