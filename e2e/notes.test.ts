@@ -639,6 +639,29 @@ describe('one note', () => {
     await expect.poll(() => listedTitles(page)).toEqual(['Twice']);
   });
 
+  test('deleting by keyboard from the note page puts focus on the list\'s heading, not <body>; Tab goes on from there', async () => {
+    const { page, id } = await signedInUser(fixture);
+    const [note] = await seedNotes(id, [{ title: 'Stays' }, { title: 'Delete by keyboard' }]).then((notes) => notes.slice(1));
+    await gotoHydrated(page, `/notes/${note!.id}`);
+    await page.getByRole('button', { name: 'Delete', exact: true }).focus();
+    await page.keyboard.press('Enter');
+    const confirm = page.getByRole('dialog', { name: 'Delete this note?' });
+    await confirm.getByRole('button', { name: 'Delete note' }).focus();
+    await page.keyboard.press('Enter');
+    await page.waitForURL((url) => url.pathname === '/');
+    await toastWith(page, 'Note deleted').waitFor();
+    await expect.poll(() => listedTitles(page)).toEqual(['Stays']);
+    const focusedName = () => page.evaluate(() => {
+      const el = document.activeElement;
+      return !el || el === document.body ? 'body' : `${el.tagName} ${(el.textContent ?? '').trim()}`;
+    });
+    await expect.poll(focusedName, { timeout: 3000 }).toBe('H1 Notes');
+    // The toast was not closed or paused by it (focus went nowhere near it), and Tab continues into the page.
+    expect(await toastWith(page, 'Note deleted').isVisible()).toBe(true);
+    await page.keyboard.press('Tab');
+    expect(await focusedName()).toMatch(/^INPUT/);
+  });
+
   test('typing while a save runs: the fields stay editable and focused, nothing typed is lost, and it is saved next', async () => {
     const { page, id } = await signedInUser(fixture);
     const [note] = await seedNotes(id, [{ title: 'Keys', body: '' }]);

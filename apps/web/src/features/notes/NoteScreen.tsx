@@ -53,6 +53,27 @@ function keepUnsaved(unsaved: { userId: string; edits: KeptEdits } | null, noteI
 const historyIndex = (): number | null =>
   (window as { navigation?: { currentEntry?: { index: number } | null } }).navigation?.currentEntry?.index ?? null
 
+/**
+ * After a delete, the note's page goes, and focus with it (to <body>): it goes to the list's heading, where a keyboard
+ * user goes on from the top of the list (ADR 132). The list's code may still be on its way (its own chunk): the
+ * heading is focused when it shows, within a few seconds, unless the user has put focus somewhere meanwhile.
+ */
+function focusListHeading() {
+  const focusIt = () => {
+    if (document.activeElement !== document.body) return true
+    const heading = document.querySelector<HTMLElement>('main h1')
+    if (heading) {
+      heading.tabIndex = -1
+      heading.focus()
+    }
+    return Boolean(heading)
+  }
+  if (focusIt()) return
+  const observer = new MutationObserver(() => focusIt() && observer.disconnect())
+  observer.observe(document.body, { childList: true, subtree: true })
+  setTimeout(() => observer.disconnect(), 5_000)
+}
+
 /** One note: read and edit it (title, body), pin it, delete it with a confirmation and an Undo toast. */
 export function NoteScreen({ note: initial }: NoteScreenProps) {
   const trpc = useTRPC()
@@ -226,6 +247,7 @@ export function NoteScreen({ note: initial }: NoteScreenProps) {
         dialogRef.current?.close()
         leaving.current = true // the note is gone: its unsaved edits go with it
         await router.push(listUrl())
+        focusListHeading()
         await invalidateList()
         // Its files went for good before the note (ADR 037): Undo brings back the note only, and says so.
         const files = deleted.attachmentsRemoved
