@@ -567,6 +567,28 @@ describe('note attachments', () => {
     await page.getByText('No files yet.').waitFor();
   });
 
+  test('by keyboard, an upload finishing while its Cancel has focus puts focus on the next upload\'s Cancel, then on "Attach files"', async () => {
+    const { page, id } = await signedInUser(fixture);
+    const [note] = await seedNotes(id, [{ title: 'Finish with focus on Cancel' }]);
+    await gotoHydrated(page, `/notes/${note!.id}`);
+    await page.getByText('No files yet.').waitFor({ timeout: 20_000 });
+    await slowUploads(page, 100_000);
+    await page.locator('#attachments-file').setInputFiles([
+      { name: 'small.bin', mimeType: 'application/octet-stream', buffer: Buffer.alloc(150_000, 1) },
+      { name: 'large.bin', mimeType: 'application/octet-stream', buffer: Buffer.alloc(3_000_000, 2) },
+    ]);
+    await page.getByRole('progressbar', { name: 'Upload of large.bin' }).waitFor();
+    await page.getByRole('button', { name: 'Cancel upload of small.bin' }).focus();
+    // small.bin arrives by itself: its row (and the focused Cancel) goes.
+    await page.getByRole('progressbar', { name: 'Upload of small.bin' }).waitFor({ state: 'detached', timeout: 20_000 });
+    await expect.poll(() => focused(page)).toBe('Cancel upload of large.bin');
+    await slowUploads(page, null);
+    await page.getByRole('progressbar', { name: 'Upload of large.bin' }).waitFor({ state: 'detached', timeout: 20_000 });
+    await expect.poll(() => focused(page)).toBe('#attachments-file');
+    await toastWith(page, '2 files attached').waitFor();
+    await page.getByRole('button', { name: 'Download large.bin', exact: true }).waitFor();
+  });
+
   test('a file over 20 MB gets a clear message before any upload', async () => {
     const { page, id } = await signedInUser(fixture);
     const [note] = await seedNotes(id, [{ title: 'Big' }]);

@@ -44,8 +44,8 @@ export function AttachmentsPanel({ noteId, onCountChange }: { noteId: string; on
   const cancels = useRef(new Set<() => void>())
   /** The deleted file and its row's place: once the list no longer has it, focus goes to the row now there. */
   const focusAfterDelete = useRef<{ name: string; index: number } | null>(null)
-  /** The cancelled upload and its row's place: once its row is gone, focus goes to the upload now there. */
-  const focusAfterCancel = useRef<{ id: number; index: number } | null>(null)
+  /** The ended upload whose Cancel had focus, and its row's place: once its row is gone, focus goes to the upload now there. */
+  const focusAfterUpload = useRef<{ id: number; index: number } | null>(null)
   const uploadsRef = useRef<HTMLDivElement>(null)
 
   const count = list.data?.length
@@ -71,12 +71,13 @@ export function AttachmentsPanel({ noteId, onCountChange }: { noteId: string; on
     ;(row?.querySelector('button') ?? inputRef.current)?.focus()
   }, [list.data])
 
-  // Cancel's row goes with its upload, and focus with it (to <body>): it goes to the next upload's Cancel (the one now
-  // in its place, or the last), or to "Attach files" when none is left — unless the user has moved on meanwhile.
+  // An upload's row goes when it ends (cancelled, attached or failed), and focus on its Cancel with it (to <body>): it
+  // goes to the next upload's Cancel (the one now in its place, or the last), or to "Attach files" when none is left
+  // — unless the user has moved on meanwhile.
   useEffect(() => {
-    const pending = focusAfterCancel.current
+    const pending = focusAfterUpload.current
     if (!pending || transfers.some((t) => t.id === pending.id)) return
-    focusAfterCancel.current = null
+    focusAfterUpload.current = null
     if (document.activeElement !== document.body && document.activeElement !== null) return
     const buttons = uploadsRef.current?.querySelectorAll('button')
     const next = buttons && buttons.length > 0 ? buttons[Math.min(pending.index, buttons.length - 1)] : null
@@ -146,6 +147,9 @@ export function AttachmentsPanel({ noteId, onCountChange }: { noteId: string; on
           else setProblems((all) => [...all, uploadErrorMessage(error, name, LIMIT)])
         } finally {
           cancels.current.delete(upload.cancel)
+          const buttons = [...(uploadsRef.current?.querySelectorAll('button') ?? [])]
+          const focused = buttons.findIndex((button) => button === document.activeElement && button.dataset.upload === String(id))
+          if (focused >= 0) focusAfterUpload.current = { id, index: focused }
           setTransfers((all) => all.filter((t) => t.id !== id))
         }
         return { outcome, removed: outcome === 'cancelled' ? await discard(name) : false }
@@ -236,7 +240,7 @@ export function AttachmentsPanel({ noteId, onCountChange }: { noteId: string; on
 
       {transfers.length > 0 ? (
         <div ref={uploadsRef} aria-label="Uploads" role="group" className={styles.uploads}>
-          {transfers.map((t, index) => {
+          {transfers.map((t) => {
             const percent = t.total > 0 ? Math.round((t.sent / t.total) * 100) : 0
             return (
               <div key={t.id} className={styles.progressRow} data-testid="upload-row">
@@ -247,10 +251,8 @@ export function AttachmentsPanel({ noteId, onCountChange }: { noteId: string; on
                 <button
                   type="button"
                   className={styles.smallButton}
-                  onClick={() => {
-                    focusAfterCancel.current = { id: t.id, index }
-                    t.cancel()
-                  }}
+                  data-upload={t.id}
+                  onClick={t.cancel}
                   aria-label={`Cancel upload of ${t.name}`}
                 >
                   Cancel
