@@ -109,6 +109,35 @@ describe('create modal', () => {
     await expect.poll(() => listedTitles(page), { timeout: 10_000 }).toEqual(['Typed, then Enter']);
   });
 
+  test('closed with Escape while its create is on the way, then opened again: the form says "Creating…" and cannot send the note twice', async () => {
+    const { page } = await signedInUser(fixture);
+    let creates = 0;
+    await page.route(/\/api\/trpc\/notes\.create/, async (route) => {
+      creates += 1;
+      await sleep(2000);
+      return route.continue();
+    });
+    await page.keyboard.press('n');
+    await dialog(page).waitFor({ state: 'visible', timeout: 5000 });
+    await page.keyboard.type('Sent once');
+    await page.keyboard.press('Enter');
+    await dialog(page).getByRole('button', { name: 'Creating…' }).waitFor();
+    // Escape still closes the modal: the note goes on its way, and its toast says when it is created.
+    await page.keyboard.press('Escape');
+    await dialog(page).waitFor({ state: 'hidden', timeout: 3000 });
+    await newButton(page).click();
+    await dialog(page).waitFor({ state: 'visible', timeout: 5000 });
+    expect(await dialog(page).getByLabel('Title', { exact: true }).inputValue()).toBe('Sent once');
+    expect(await dialog(page).getByRole('button', { name: 'Creating…' }).isDisabled()).toBe(true);
+    expect(await dialog(page).getByLabel('Title', { exact: true }).isDisabled()).toBe(true);
+    await page.keyboard.press('Enter');
+    await page.getByTestId('toast').filter({ hasText: 'Note created' }).waitFor({ timeout: 10_000 });
+    await dialog(page).waitFor({ state: 'hidden', timeout: 3000 });
+    await sleep(1000);
+    expect(creates).toBe(1);
+    await expect.poll(() => listedTitles(page), { timeout: 10_000 }).toEqual(['Sent once']);
+  });
+
   test('Ctrl+S with the modal open over an edited note creates the modal\'s note and leaves the note behind unsaved', async () => {
     const { page, id } = await signedInUser(fixture);
     const [note] = await seedNotes(id, [{ title: 'Behind the modal', body: 'stored body' }]);

@@ -1,4 +1,4 @@
-import { useMutation, useQueryClient } from '@tanstack/react-query'
+import { useIsMutating, useMutation, useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
 
 import { useTRPC } from '../../lib/trpc'
@@ -42,6 +42,10 @@ export function CreateNoteForm({ onDone }: { onDone: () => void }) {
     }),
   )
 
+  // A create sent by this modal before it was closed (Escape, Close) and opened again is still on its way: this form
+  // waits for it too, so the note is not sent twice and nothing typed meanwhile is cleared by its success (ADR 133).
+  const pending = useIsMutating({ mutationKey: trpc.notes.create.mutationKey() }) > 0
+
   // The fields are disabled while the note is sent, which drops focus to <body>: after a failure it goes back.
   const rememberFocus = useFocusBack(create.isPending)
 
@@ -54,7 +58,7 @@ export function CreateNoteForm({ onDone }: { onDone: () => void }) {
     <AuthForm
       label="New note"
       onSubmit={() => {
-        if (create.isPending) return
+        if (pending || create.isPending) return
         setTried(true)
         const found = checkNote(draft)
         setErrors(found)
@@ -63,12 +67,12 @@ export function CreateNoteForm({ onDone }: { onDone: () => void }) {
         create.mutate(draft)
       }}
     >
-      <NoteFields draft={draft} onChange={onChange} errors={errors} disabled={create.isPending} withPinned />
+      <NoteFields draft={draft} onChange={onChange} errors={errors} disabled={pending} withPinned />
       <div className={styles.formActions}>
-        <SecondaryButton onPress={onDone} disabled={create.isPending}>
+        <SecondaryButton onPress={onDone} disabled={pending}>
           Cancel
         </SecondaryButton>
-        <SubmitButton pending={create.isPending} pendingLabel="Creating…">
+        <SubmitButton pending={pending} pendingLabel="Creating…">
           Create note
         </SubmitButton>
       </div>
