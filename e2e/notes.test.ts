@@ -251,6 +251,32 @@ describe('the list', () => {
     await expect.poll(() => pageRangeText(page)).toBe('21–40 of 45');
   });
 
+  test('by keyboard, Next page to the last page and Previous page to the first keep focus on the button (unavailable there, not <body>)', async () => {
+    const { page, id } = await signedInUser(fixture);
+    await seedNotes(id, numberedNotes(45));
+    await page.reload();
+    await listSettled(page);
+    const focusedLabel = () => page.evaluate(() => document.activeElement?.getAttribute('aria-label') ?? document.activeElement?.tagName ?? null);
+    await page.getByRole('button', { name: 'Next page' }).focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(() => pageRangeText(page)).toBe('21–40 of 45');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => pageRangeText(page)).toBe('41–45 of 45');
+    await expect.poll(focusedLabel).toBe('Next page');
+    expect(await page.getByRole('button', { name: 'Next page' }).isDisabled()).toBe(true);
+    await page.keyboard.press('Enter'); // unavailable: nothing happens
+    await sleep(500);
+    expect(await pageRangeText(page)).toBe('41–45 of 45');
+    expect(new URL(page.url()).searchParams.get('page')).toBe('3');
+
+    await page.getByRole('button', { name: 'Previous page' }).focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(() => pageRangeText(page)).toBe('21–40 of 45');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => pageRangeText(page)).toBe('1–20 of 45');
+    await expect.poll(focusedLabel).toBe('Previous page');
+  });
+
   test('sorts by each column both ways from the table headers, pinned first, with aria-sort and the URL', async () => {
     const { page, id } = await signedInUser(fixture);
     const day = (d: number) => new Date(Date.UTC(2026, 3, d, 12)).toISOString();

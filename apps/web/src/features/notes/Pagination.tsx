@@ -17,7 +17,10 @@ export function Pagination({
 }) {
   const count = pageCount(total, pageSize)
   const range = pageRange(page, pageSize, total)
+  // Previous / Next are aria-disabled at either end, not `disabled`: a keyboard user who pressed Next to the last page
+  // would be dropped to <body>. A press there does nothing.
   const go = (target: number) => {
+    if (target < 1 || target > count) return
     onPage(target)
     document.getElementById('main')?.scrollIntoView({ block: 'start' })
   }
@@ -29,7 +32,7 @@ export function Pagination({
       {count > 1 ? (
         <ul className={styles.pages}>
           <li>
-            <button type="button" className={styles.pageButton} disabled={page <= 1} onClick={() => go(page - 1)} aria-label="Previous page">
+            <button type="button" className={styles.pageButton} aria-disabled={page <= 1} onClick={() => go(page - 1)} aria-label="Previous page">
               <ChevronLeftIcon size={16} />
             </button>
           </li>
@@ -53,7 +56,7 @@ export function Pagination({
             ),
           )}
           <li>
-            <button type="button" className={styles.pageButton} disabled={page >= count} onClick={() => go(page + 1)} aria-label="Next page">
+            <button type="button" className={styles.pageButton} aria-disabled={page >= count} onClick={() => go(page + 1)} aria-label="Next page">
               <ChevronRightIcon size={16} />
             </button>
           </li>
