@@ -86,6 +86,33 @@ describe('create a note in the global modal', () => {
     await dialog(page).waitFor();
   });
 
+  test('by keyboard, the first note written from the empty list leaves focus on the list (its new note), not <body>', async () => {
+    const { page } = await signedInUser(fixture);
+    await page.getByRole('button', { name: 'Write your first note' }).focus();
+    await page.keyboard.press('Enter');
+    await dialog(page).waitFor();
+    await page.keyboard.type('My first');
+    await page.keyboard.press('Enter');
+    await toastWith(page, 'Note created').waitFor();
+    await expect.poll(() => listedTitles(page)).toEqual(['My first']);
+    await expect.poll(() => page.evaluate(() => document.activeElement?.textContent?.trim() ?? null), { timeout: 3000 }).toBe('My first');
+  });
+
+  test('by keyboard, "Clear search" under a search that matched nothing puts focus in the emptied search box', async () => {
+    const { page, id } = await signedInUser(fixture);
+    await seedNotes(id, [{ title: 'Groceries' }]);
+    await page.reload();
+    await listSettled(page);
+    await page.getByLabel('Search notes by title').fill('zzz');
+    const clear = page.getByRole('button', { name: 'Clear search', exact: true }).and(page.getByText('Clear search'));
+    await clear.waitFor();
+    await clear.focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(() => listedTitles(page)).toEqual(['Groceries']);
+    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('type') ?? document.activeElement?.tagName ?? null)).toBe('search');
+    expect(await page.getByLabel('Search notes by title').inputValue()).toBe('');
+  });
+
   test('with localbase stopped, creating shows an error toast and every character typed survives (also a close and reopen)', async () => {
     if (!backendControllable()) throw new Error('this test needs the localbase started by the e2e global setup (not E2E_BASE_URL)');
     const { page } = await signedInUser(fixture);

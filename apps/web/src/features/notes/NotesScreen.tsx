@@ -3,7 +3,7 @@ import dynamic from 'next/dynamic'
 import Head from 'next/head'
 import Link from 'next/link'
 import { useRouter } from 'next/router'
-import { memo, useEffect, useId, useRef, useState, useSyncExternalStore } from 'react'
+import { memo, useEffect, useId, useLayoutEffect, useRef, useState, useSyncExternalStore } from 'react'
 
 import { useTRPC, type RouterOutputs } from '../../lib/trpc'
 import { useMinWidth, viewportAtLeast } from '../../lib/use-min-width'
@@ -189,8 +189,17 @@ const NoteCards = memo(function NoteCards({ items, params }: { items: NoteListIt
 
 function EmptyState({ q, onClear }: { q: string; onClear: () => void }) {
   const openCreate = useCreateModal((s) => s.setOpen)
+  // Its buttons go with it when notes show, and focus with them (to <body>): "Clear search" puts focus in the search
+  // box at once; after the first note is written (focus back on "Write your first note"), it goes to that note.
+  const ref = useRef<HTMLDivElement>(null)
+  useLayoutEffect(() => {
+    const box = ref.current
+    return () => {
+      if (box?.contains(document.activeElement)) requestAnimationFrame(() => document.querySelector<HTMLElement>(`#${NOTES_LIST_ID} a`)?.focus())
+    }
+  }, [])
   return (
-    <div className={styles.empty}>
+    <div ref={ref} className={styles.empty}>
       <span className={styles.emptyIcon}>{q ? <SearchIcon size={24} /> : <NoteIcon size={24} />}</span>
       <h2 className={styles.emptyTitle}>{q ? `No notes match “${q}”` : 'No notes yet'}</h2>
       <p className={styles.emptyText}>
@@ -199,7 +208,14 @@ function EmptyState({ q, onClear }: { q: string; onClear: () => void }) {
           : 'Write down a thought, a plan or a list. Your notes are private to you and sorted the way you like.'}
       </p>
       {q ? (
-        <button type="button" className={`${controls.button} ${controls.small} ${controls.outlined}`} onClick={onClear}>
+        <button
+          type="button"
+          className={`${controls.button} ${controls.small} ${controls.outlined}`}
+          onClick={() => {
+            onClear()
+            document.querySelector<HTMLElement>('[role=search] input')?.focus()
+          }}
+        >
           Clear search
         </button>
       ) : (
