@@ -545,6 +545,33 @@ describe('note attachments', () => {
     await expect.poll(() => focused(page)).toBe('#attachments-file');
   });
 
+  test('by keyboard, a file delete that failed leaves focus on the file\'s Delete button, so Enter tries again', async () => {
+    const { page, id, email } = await signedInUser(fixture);
+    const [note] = await seedNotes(id, [{ title: 'Delete fails' }]);
+    const token = await accessToken(email);
+    await storeAs(token, 'attachments', `${id}/${note!.id}/a.txt`, 'a', 'text/plain');
+    await gotoHydrated(page, `/notes/${note!.id}`);
+    await page.getByRole('list', { name: 'Attached files' }).waitFor({ timeout: 20_000 });
+    let deletes = 0;
+    await page.route(/\/api\/trpc\/attachments\.delete/, (route) => {
+      deletes += 1;
+      return deletes === 1 ? route.abort('connectionreset') : route.continue();
+    });
+    await page.getByRole('button', { name: 'Delete a.txt', exact: true }).focus();
+    await page.keyboard.press('Enter');
+    const dialog = page.getByRole('dialog', { name: 'Delete this file?' });
+    await dialog.getByRole('button', { name: 'Delete file' }).focus();
+    await page.keyboard.press('Enter');
+    await toastWith(page, 'The file was not deleted').waitFor();
+    await dialog.waitFor({ state: 'detached' });
+    await expect.poll(() => focused(page)).toBe('Delete a.txt');
+    await page.keyboard.press('Enter');
+    await dialog.getByRole('button', { name: 'Delete file' }).focus();
+    await page.keyboard.press('Enter');
+    await page.getByText('No files yet.').waitFor();
+    await expect.poll(() => focused(page)).toBe('#attachments-file');
+  });
+
   test('by keyboard, cancelling an upload puts focus on the next upload\'s Cancel, then on "Attach files"', async () => {
     const { page, id } = await signedInUser(fixture);
     const [note] = await seedNotes(id, [{ title: 'Cancel by keyboard' }]);

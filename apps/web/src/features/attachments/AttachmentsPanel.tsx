@@ -92,9 +92,13 @@ export function AttachmentsPanel({ noteId, onCountChange }: { noteId: string; on
         toast.success('File deleted', name)
         await refresh()
       },
-      onError: (error) => {
+      onError: (error, { name }) => {
+        // The dialog goes without being closed, so nothing gives focus back (it was on <body>, the button disabled
+        // while deleting): it goes back to the file's Delete button, where Enter tries again.
+        const index = list.data?.findIndex((file) => file.name === name) ?? -1
         setConfirming(null)
         toastApiError('The file was not deleted', error)
+        requestAnimationFrame(() => listRef.current?.querySelectorAll('li')[index]?.querySelectorAll('button')[1]?.focus())
       },
     }),
   )
