@@ -161,6 +161,26 @@ describe('an open note changed or deleted elsewhere', () => {
     expect(await page.getByLabel('Note', { exact: true }).inputValue()).toBe('milk, eggs, bread — typed here');
   });
 
+  test('by keyboard, "Keep my changes" and "Show the other version" put focus in the note\'s text (the notice goes), not <body>', async () => {
+    const { page, id } = await signedInUser(fixture);
+    const [note] = await seedNotes(id, [{ title: 'Keys', body: 'one' }]);
+    await page.goto(`/notes/${note!.id}`);
+    await page.getByRole('heading', { name: 'Keys', level: 1 }).waitFor();
+    await liveOn(page);
+    const notice = page.getByTestId('note-elsewhere');
+    const focusedField = () => page.evaluate(() => (document.activeElement as HTMLTextAreaElement | null)?.name ?? document.activeElement?.tagName ?? null);
+    for (const [answer, body] of [['Keep my changes', 'two'], ['Show the other version', 'three']] as const) {
+      await page.getByLabel('Note', { exact: true }).fill(`typed before ${body}`);
+      await changeNote(note!.id, { body });
+      await notice.getByText('This note was changed in another tab or device').waitFor(LIVE);
+      await notice.getByRole('button', { name: answer }).focus();
+      await page.keyboard.press('Enter');
+      await notice.waitFor({ state: 'detached' });
+      await expect.poll(focusedField, { timeout: 3000 }).toBe('body');
+    }
+    expect(await page.getByLabel('Note', { exact: true }).inputValue()).toBe('three');
+  });
+
   test('deleted elsewhere with unsaved edits: the page says so, saving is refused, and the text becomes a new note', async () => {
     const { page, id } = await signedInUser(fixture);
     const [note] = await seedNotes(id, [{ title: 'Doomed', body: 'draft' }]);

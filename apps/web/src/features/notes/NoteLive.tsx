@@ -175,17 +175,23 @@ export default function NoteLive({ setDraft, onGone, onShown, onSaveAsNew, savin
   }, [onShown])
   const gone = elsewhere?.kind === 'deleted'
   useEffect(() => onGone(gone), [gone, onGone])
+  // The notice goes with its answer, and focus on its button with it (to <body>): it goes to the note's text, where
+  // the user goes on writing (and saves).
+  const answered = () => {
+    setElsewhere(null)
+    requestAnimationFrame(() => document.querySelector<HTMLElement>('form[aria-label="Edit note"] textarea')?.focus())
+  }
   const showTheirs = (theirs: Note) => {
     const mine = options.draft
     options.show(theirs, true)
-    setElsewhere(null)
+    answered()
     toast.info('Showing the other version', 'Your changes were set aside.', {
       action: { label: 'Bring mine back', onAction: () => setDraft(mine) },
     })
   }
   const keepMine = (theirs: Note) => {
     options.show(theirs, false)
-    setElsewhere(null)
+    answered()
   }
   return (
     <>
