@@ -424,6 +424,28 @@ describe('the list', () => {
     }
   });
 
+  test('by keyboard, "Try again" keeps focus while it tries (aria-disabled, not <body>), so Enter tries once more after another failure', async () => {
+    const { page, id } = await signedInUser(fixture);
+    await seedNotes(id, [{ title: 'Groceries' }]);
+    await page.reload();
+    await listSettled(page);
+    let blocked = true;
+    await page.route(/\/api\/trpc\/[^?]*notes\.list/, (route) => (blocked ? route.abort('connectionreset') : route.continue()));
+    await page.getByRole('searchbox', { name: 'Search notes by title' }).fill('Gro');
+    const failed = page.getByRole('alert').filter({ hasText: 'Your notes could not be loaded' });
+    await failed.waitFor({ timeout: 20_000 });
+    const focusedText = () => page.evaluate(() => (document.activeElement as HTMLElement | null)?.innerText?.trim() ?? null);
+    await failed.getByRole('button', { name: 'Try again' }).focus();
+    await page.keyboard.press('Enter');
+    await failed.getByRole('button', { name: 'Trying again…' }).waitFor({ timeout: 2000 });
+    expect(await focusedText()).toBe('Trying again…');
+    await failed.getByRole('button', { name: 'Try again' }).waitFor({ timeout: 20_000 });
+    expect(await focusedText()).toBe('Try again');
+    blocked = false;
+    await page.keyboard.press('Enter');
+    await expect.poll(() => listedTitles(page), { timeout: 20_000 }).toEqual(['Groceries']);
+  });
+
   test('the list arrives as one batched GET to /api/trpc', async () => {
     const { page, id } = await signedInUser(fixture);
     await seedNotes(id, numberedNotes(3));

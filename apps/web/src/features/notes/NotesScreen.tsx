@@ -322,7 +322,7 @@ function ListError({ error, retrying, onRetry }: { error: { message: string }; r
         <button
           type="button"
           className={`${controls.button} ${controls.small} ${controls.iconGap} ${controls.outlined}`}
-          disabled={retrying}
+          // Not `disabled` while trying: that would drop a keyboard user's focus to <body> (onRetry does nothing then).
           aria-disabled={retrying || undefined}
           onClick={onRetry}
         >
