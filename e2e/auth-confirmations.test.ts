@@ -34,6 +34,7 @@ async function sendAgain(page: Page, email: string): Promise<void> {
   const pending = page.getByRole('button', { name: 'Sending link…' });
   await pending.waitFor();
   expect(await pending.isDisabled()).toBe(true);
+  expect(await pending.evaluate((el) => el === document.activeElement), 'focus stays on the pending button').toBe(true);
   release();
   await page
     .getByRole('status')
@@ -110,13 +111,7 @@ describe('an account waiting for its confirmation link (confirmations on)', () =
 });
 
 describe("the auth server's least time between two mails to an address (LOCALBASE_EMAIL_MAX_FREQUENCY)", () => {
-  let restore: (() => Promise<void>) | undefined;
-  beforeAll(async () => {
-    restore = await restartBackendWith({ env: { LOCALBASE_ENABLE_CONFIRMATIONS: '1', LOCALBASE_EMAIL_MAX_FREQUENCY: '4' } });
-  }, 90_000);
-  afterAll(async () => {
-    await restore?.();
-  }, 90_000);
+  useBackendWith({ env: { LOCALBASE_ENABLE_CONFIRMATIONS: '1', LOCALBASE_EMAIL_MAX_FREQUENCY: '4' } });
 
   const WAIT = /^An email was just sent to this address\. Wait (\d) seconds? before asking for another\.$/;
 
@@ -126,7 +121,18 @@ describe("the auth server's least time between two mails to an address (LOCALBAS
     await message.waitFor();
     const first = Number(WAIT.exec((await message.textContent()) ?? '')?.[1]);
     expect(first).toBeGreaterThanOrEqual(2);
-    expect(await page.getByRole('button', { name: button }).isDisabled()).toBe(true);
+    const waiting = page.getByRole('button', { name: button });
+    expect(await waiting.isDisabled()).toBe(true);
+    // Focus stays on the button while it waits (a disabled one drops it to <body>), and pressing it sends nothing.
+    expect(await waiting.evaluate((el) => el === document.activeElement), 'focus stays on the waiting button').toBe(true);
+    const sent: string[] = [];
+    const onRequest = (request: { url: () => string }) => void (request.url().includes('/auth/v1/') && sent.push(request.url()));
+    page.on('request', onRequest);
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('Space');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    page.off('request', onRequest);
+    expect(sent).toEqual([]);
     await expect
       .poll(async () => Number(WAIT.exec((await message.textContent().catch(() => '')) ?? '')?.[1] ?? 0), { timeout: 3_000, interval: 100 })
       .toBeLessThan(first);

@@ -4,9 +4,10 @@ import { useState } from 'react'
 import { toast } from '../toast'
 import { readableAuthError } from './auth-errors'
 import { Field } from './fields'
-import { AuthCard, AuthForm, CardNote, emailError, FormMessage, SubmitButton, useRetryWait, useTypedEmail, WaitMessage } from './form'
+import { AuthCard, AuthForm, CardNote, emailError, FormMessage, SubmitButton, useTypedEmail } from './form'
+import { useRetryWait, WaitMessage } from './retry-wait'
 import { loadBrowserSupabase } from '../../lib/supabase/browser'
-import { confirmUrl } from './SignInScreen'
+import { confirmUrl } from './next-param'
 
 /** Mails a password-reset link; the link signs the user in for recovery and leads to /reset-password. */
 export function ForgotPasswordScreen() {

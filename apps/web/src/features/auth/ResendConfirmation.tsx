@@ -2,7 +2,8 @@ import { useState } from 'react'
 
 import { loadBrowserSupabase } from '../../lib/supabase/browser'
 import { readableAuthError } from './auth-errors'
-import { FormMessage, SecondaryButton, useRetryWait, WaitMessage } from './form'
+import { FormMessage, SecondaryButton } from './form'
+import { useRetryWait, WaitMessage } from './retry-wait'
 
 /**
  * "Send the link again" for an account still waiting for its confirmation link (the mail lost, expired or never

@@ -1,34 +1,22 @@
 import Link from 'next/link'
-import Router, { useRouter } from 'next/router'
-import { useState } from 'react'
+import Router from 'next/router'
+import { lazy, Suspense, useState } from 'react'
 
-import { mfaPathFor, resolveNext, safeNextPath } from '../../lib/safe-next'
+import { mfaPathFor, resolveNext } from '../../lib/safe-next'
 import { toast } from '../toast'
 import { readableAuthError, type AuthField } from './auth-errors'
-import { ResendConfirmation } from './ResendConfirmation'
 import { Field } from './fields'
 import styles from './auth.module.css'
-import { AuthCard, AuthForm, CardNote, emailError, FormMessage, SecondaryButton, SubmitButton, useRetryWait, useTypedEmail, WaitMessage } from './form'
+import { AuthCard, AuthForm, CardNote, emailError, FormMessage, SecondaryButton, SubmitButton, useTypedEmail } from './form'
+import { confirmUrl, useNextParam } from './next-param'
+import { useRetryWait, WaitMessage } from './retry-wait'
 import { sessionNeedsSecondFactor } from '../../lib/supabase/assurance'
 import { loadBrowserSupabase } from '../../lib/supabase/browser'
 
+/** Shown only after the auth server says the address waits for its confirmation link: loaded then, not with the page. */
+const ResendConfirmation = lazy(() => import('./ResendConfirmation').then((m) => ({ default: m.ResendConfirmation })))
+
 type Errors = Partial<Record<AuthField, string>>
-
-/** Where email links land: /auth/confirm verifies them on the server, then goes on to `next`. */
-export function confirmUrl(next: string | null): string {
-  const url = new URL('/auth/confirm', window.location.origin)
-  if (next && next !== '/') url.searchParams.set('next', next)
-  return url.toString()
-}
-
-function queryValue(value: string | string[] | undefined): string | undefined {
-  return typeof value === 'string' ? value : undefined
-}
-
-export function useNextParam(): string | null {
-  const router = useRouter()
-  return safeNextPath(queryValue(router.query.next))
-}
 
 /** Sign in with email + password, or have a sign-in link mailed. `?next=` is followed only when same-origin. */
 export function SignInScreen() {
@@ -122,7 +110,11 @@ export function SignInScreen() {
           </FormMessage>
         ) : null}
         <Field label="Email" name="email" type="email" autoComplete="email" value={email} onChange={setEmail} error={errors.email} />
-        {unconfirmed !== null && unconfirmed === email.trim() ? <ResendConfirmation email={unconfirmed} linkTarget={() => confirmUrl(next)} /> : null}
+        {unconfirmed !== null && unconfirmed === email.trim() ? (
+          <Suspense fallback={null}>
+            <ResendConfirmation email={unconfirmed} linkTarget={() => confirmUrl(next)} />
+          </Suspense>
+        ) : null}
         <div className={styles.passwordGroup}>
           <Field
             label="Password"

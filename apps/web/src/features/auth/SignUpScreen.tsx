@@ -1,17 +1,19 @@
 import Link from 'next/link'
 import Router from 'next/router'
-import { useState } from 'react'
+import { lazy, Suspense, useState } from 'react'
 
 import { resolveNext } from '../../lib/safe-next'
 import { toast } from '../toast'
 import { readableAuthError, type AuthField } from './auth-errors'
 import { Field } from './fields'
 import { NewAccountFields } from './new-account-fields'
-import { AuthCard, AuthForm, CardNote, checkNewAccount, FormMessage, SubmitButton, useRetryWait, useTypedEmail, WaitMessage } from './form'
+import { AuthCard, AuthForm, CardNote, checkNewAccount, FormMessage, SubmitButton, useTypedEmail } from './form'
+import { useRetryWait, WaitMessage } from './retry-wait'
 import { loadBrowserSupabase } from '../../lib/supabase/browser'
-import { ResendConfirmation } from './ResendConfirmation'
-import { confirmUrl, useNextParam } from './SignInScreen'
+import { confirmUrl, useNextParam } from './next-param'
 
+/** Shown only after the auth server says the address waits for its confirmation link: loaded then, not with the page. */
+const ResendConfirmation = lazy(() => import('./ResendConfirmation').then((m) => ({ default: m.ResendConfirmation })))
 
 /** Create an account; with email confirmation off (localbase default) the user lands signed in. */
 export function SignUpScreen() {
@@ -74,7 +76,9 @@ export function SignUpScreen() {
             <FormMessage kind="success">
               Almost there: we sent a confirmation link to {confirmSentTo}. Open it to finish signing up.
             </FormMessage>
-            <ResendConfirmation email={confirmSentTo} linkTarget={() => confirmUrl(next)} />
+            <Suspense fallback={null}>
+              <ResendConfirmation email={confirmSentTo} linkTarget={() => confirmUrl(next)} />
+            </Suspense>
           </>
         ) : null}
         <Field

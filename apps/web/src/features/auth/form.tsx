@@ -1,13 +1,12 @@
 // The parts every auth form is made of (card, form, buttons, messages), as plain HTML styled by auth.module.css and
 // ui/controls.module.css with Tamagui's tokens and theme variables: the sign-in, sign-up and password pages load no
 // Tamagui runtime (ADR 053). Screens that still use Tamagui components render these inside their TamaguiScope.
-import { useEffect, useRef, useState, type FormEvent, type ReactNode } from 'react'
+import { useRef, useState, type FormEvent, type ReactNode } from 'react'
 
 import controls from '../../ui/controls.module.css'
 import { AlertCircleIcon, CheckCircleIcon, SpinnerIcon } from '../../ui/icons'
 import panel from '../../ui/panel.module.css'
 import styles from './auth.module.css'
-import { secondsText, type ReadableAuthError } from './auth-errors'
 
 /** The centred card every auth screen sits in: heading, optional lead text, content. */
 export function AuthCard({ title, lead, children }: { title: string; lead?: ReactNode; children: ReactNode }) {
@@ -48,6 +47,10 @@ export function AuthForm({
       noValidate
       onSubmit={(event: FormEvent<HTMLFormElement>) => {
         event.preventDefault()
+        // A submit button that is waiting (pending, or a wait the server asked for) is aria-disabled, not disabled,
+        // so that it keeps keyboard focus; pressing it, or Enter in a field, then does nothing.
+        const submitter = (event.nativeEvent as SubmitEvent).submitter
+        if (submitter?.getAttribute('aria-disabled') === 'true') return
         const focusedAtSubmit = document.activeElement
         void Promise.resolve(onSubmit()).then(() => {
           requestAnimationFrame(() => {
@@ -79,7 +82,11 @@ export function useTypedEmail(): [string, (value: string) => void] {
   return [email, (value) => setEmail((typedEmail = value))]
 }
 
-/** The form's main button; while pending it says what is happening and cannot be pressed twice. */
+/**
+ * The form's main button; while pending it says what is happening and cannot be pressed twice. Unavailable buttons
+ * here are aria-disabled rather than disabled: a disabled button loses keyboard focus to <body> (AuthForm ignores
+ * the press).
+ */
 export function SubmitButton({
   pending,
   children,
@@ -92,17 +99,27 @@ export function SubmitButton({
   disabled?: boolean
 }) {
   return (
-    <button type="submit" className={`${controls.button} t_accent`} disabled={pending || disabled} aria-disabled={pending || undefined}>
+    <button type="submit" className={`${controls.button} t_accent`} aria-disabled={pending || disabled || undefined}>
       {pending ? <SpinnerIcon size={16} /> : null}
       {pending ? pendingLabel : children}
     </button>
   )
 }
 
-/** A secondary action inside a form (type=button, so Enter never triggers it). */
+/**
+ * A secondary action inside a form (type=button, so Enter never triggers it). While unavailable it is aria-disabled
+ * and ignores presses, so that it keeps keyboard focus (a disabled button drops it to <body>).
+ */
 export function SecondaryButton({ onPress, disabled, children }: { onPress: () => void; disabled?: boolean; children: string }) {
   return (
-    <button type="button" className={`${controls.button} ${controls.outlined}`} onClick={onPress} disabled={disabled}>
+    <button
+      type="button"
+      className={`${controls.button} ${controls.outlined}`}
+      onClick={() => {
+        if (!disabled) onPress()
+      }}
+      aria-disabled={disabled || undefined}
+    >
       {children}
     </button>
   )
@@ -115,45 +132,6 @@ export function FormMessage({ kind, children }: { kind: 'error' | 'success'; chi
       <span className={styles.messageIcon}>{kind === 'error' ? <AlertCircleIcon size={16} /> : <CheckCircleIcon size={16} />}</span>
       <div className={styles.messageText}>{children}</div>
     </div>
-  )
-}
-
-/**
- * A wait the auth server asked for (ReadableAuthError.retry), for the address `key` it was asked for: `text` says the
- * seconds left, counting down, and is null once they are over (or for another address), when the form may try
- * again. `start` begins one and says whether the error had one.
- */
-export function useRetryWait(key: string): { text: string | null; start: (readable: ReadableAuthError) => boolean } {
-  const [wait, setWait] = useState<{ key: string; until: number; say: (left: string) => string } | null>(null)
-  const [ticks, tick] = useState(0)
-  const ms = wait ? wait.until - Date.now() : 0
-  useEffect(() => {
-    if (!wait) return
-    const left = wait.until - Date.now()
-    if (left <= 0) {
-      setWait(null)
-      return
-    }
-    // again at the next whole second of the wait
-    const timer = setTimeout(() => tick((n) => n + 1), left % 1000 || 1000)
-    return () => clearTimeout(timer)
-  }, [wait, ticks])
-  return {
-    text: wait && ms > 0 && wait.key === key ? wait.say(secondsText(Math.ceil(ms / 1000))) : null,
-    start(readable) {
-      const retry = readable.retry
-      if (retry) setWait({ key, until: Date.now() + retry.seconds * 1000, say: retry.say })
-      return Boolean(retry)
-    },
-  }
-}
-
-/** The wait's message: announced once when it appears (role=alert), not again at each second it counts down. */
-export function WaitMessage({ text }: { text: string }) {
-  return (
-    <FormMessage kind="error">
-      <span aria-live="off">{text}</span>
-    </FormMessage>
   )
 }
 
