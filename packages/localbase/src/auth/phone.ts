@@ -178,21 +178,7 @@ async function sendPhoneCode(
 ): Promise<string> {
   const sms = svc.cfg.sms;
   const sentAtColumn = `${p.kind}_sent_at`; // confirmation_sent_at, phone_change_sent_at, reauthentication_sent_at
-  const r = await q.query<{ left: number | string | null }>(
-    `select extract(epoch from (${sentAtColumn} + make_interval(secs => $2) - now()))::float8 as left
-     from auth.users where id = $1 for update`,
-    [p.userId, sms.maxFrequencySeconds],
-  );
-  const left = r.rows[0]?.left === null || r.rows[0]?.left === undefined ? null : Number(r.rows[0].left);
-  if (left !== null && left >= 0) {
-    const err = new ApiError(
-      429,
-      'over_sms_send_rate_limit',
-      `For security purposes, you can only request this after ${Math.floor(left)} seconds.`,
-    );
-    err.retryAfter = Math.max(1, Math.ceil(left));
-    throw err;
-  }
+  await svc.assertSendInterval(q, p.userId, sentAtColumn, sms.maxFrequencySeconds, 'over_sms_send_rate_limit');
   let otp = sms.testOtp[p.phone];
   let messageId = 'test-otp';
   if (otp === undefined) {

@@ -432,7 +432,7 @@ export class AuthService {
     // GoTrue's SMTP_MAX_FREQUENCY: an invite is not limited; the current address's email-change mail goes with the
     // new address's, which was checked.
     if (col && p.mailType !== 'invite' && p.tokenType !== 'email_change_token_current')
-      await this.#checkMailFrequency(q, userId, col);
+      await this.assertSendInterval(q, userId, col, this.cfg.emailMaxFrequencySeconds, 'over_email_send_rate_limit');
     const otp = newOtp();
     this.newCodeFor(p.to);
     let hash = tokenHash(p.to, otp);
@@ -464,12 +464,18 @@ export class AuthService {
   }
 
   /**
-   * GoTrue's validateSentWithinFrequencyLimit: a mail of this kind (its `*_sent_at` column) to this user within
-   * emailMaxFrequencySeconds of the previous one is 429 over_email_send_rate_limit, with GoTrue's words and the
-   * whole seconds left. Locks the user's row, so two requests at once cannot both pass.
+   * GoTrue's validateSentWithinFrequencyLimit, for mails (SMTP_MAX_FREQUENCY) and SMS codes (SMS_MAX_FREQUENCY): a
+   * message of one kind (its `*_sent_at` column, from a fixed list, never input) to this user within `seconds` of the
+   * previous one is 429 `code`, with GoTrue's words and the whole seconds left. Locks the user's row, so two requests
+   * at once cannot both pass. `seconds` 0 = no interval.
    */
-  async #checkMailFrequency(q: Queryable, userId: string, sentAtColumn: string): Promise<void> {
-    const seconds = this.cfg.emailMaxFrequencySeconds;
+  async assertSendInterval(
+    q: Queryable,
+    userId: string,
+    sentAtColumn: string,
+    seconds: number,
+    code: 'over_email_send_rate_limit' | 'over_sms_send_rate_limit',
+  ): Promise<void> {
     if (!(seconds > 0)) return;
     const r = await q.query<{ left: number | string | null }>(
       `select extract(epoch from (${sentAtColumn} + make_interval(secs => $2) - clock_timestamp()))::float8 as left
@@ -479,11 +485,7 @@ export class AuthService {
     const raw = r.rows[0]?.left;
     const left = raw === null || raw === undefined ? null : Number(raw);
     if (left === null || !(left > 0)) return;
-    const err = new ApiError(
-      429,
-      'over_email_send_rate_limit',
-      `For security purposes, you can only request this after ${Math.floor(left)} seconds.`,
-    );
+    const err = new ApiError(429, code, `For security purposes, you can only request this after ${Math.floor(left)} seconds.`);
     err.retryAfter = Math.max(1, Math.ceil(left));
     throw err;
   }
