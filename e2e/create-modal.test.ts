@@ -112,9 +112,12 @@ describe('create modal', () => {
   test('closed with Escape while its create is on the way, then opened again: the form says "Creating…" and cannot send the note twice', async () => {
     const { page } = await signedInUser(fixture);
     let creates = 0;
+    // The create is held until the checks below are done (a fixed delay raced them on a slow machine).
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
     await page.route(/\/api\/trpc\/notes\.create/, async (route) => {
       creates += 1;
-      await sleep(2000);
+      await held;
       return route.continue();
     });
     await page.keyboard.press('n');
@@ -131,6 +134,8 @@ describe('create modal', () => {
     expect(await dialog(page).getByRole('button', { name: 'Creating…' }).isDisabled()).toBe(true);
     expect(await dialog(page).getByLabel('Title', { exact: true }).isDisabled()).toBe(true);
     await page.keyboard.press('Enter');
+    await sleep(300);
+    release();
     await page.getByTestId('toast').filter({ hasText: 'Note created' }).waitFor({ timeout: 10_000 });
     await dialog(page).waitFor({ state: 'hidden', timeout: 3000 });
     await sleep(1000);
