@@ -3,7 +3,8 @@
 // was typed. Also: Back after sign-out never shows the account page, even when it is the previous entry.
 import type { Page } from 'playwright-core';
 import { describe, expect, test } from 'vitest';
-import { createAccount, PASSWORD, signInViaUI, signUpViaUI, uniqueEmail, waitForMail } from './auth-helpers.ts';
+import { createAccount, expectCountdown, PASSWORD, signInViaUI, signUpViaUI, uniqueEmail, waitForMail } from './auth-helpers.ts';
+import { useBackendWith } from './backend-control.ts';
 import { gotoHydrated, useBrowser } from './browser.ts';
 
 const fixture = useBrowser();
@@ -136,5 +137,29 @@ describe('account settings', () => {
     await page.waitForTimeout(1500);
     expect(new URL(page.url()).pathname).toBe('/sign-in');
     expect(await page.getByRole('heading', { name: 'Account', level: 1 }).count()).toBe(0);
+  });
+});
+
+describe("the auth server's least time between two mails of an email change (LOCALBASE_EMAIL_MAX_FREQUENCY)", () => {
+  useBackendWith({ env: { LOCALBASE_EMAIL_MAX_FREQUENCY: '4' } });
+
+  test('a second email change at once says how many seconds to wait, counts them down with the button waiting, then sends', async () => {
+    const page = await fixture.newPage();
+    const email = uniqueEmail('change-wait');
+    await signUpViaUI(page, email);
+    await openAccount(page);
+    const form = page.getByRole('form', { name: 'Change email' });
+    await form.getByLabel('New email').fill(uniqueEmail('first'));
+    await form.getByRole('button', { name: 'Change email' }).click();
+    await page.getByRole('status').filter({ hasText: 'Check both inboxes' }).waitFor({ timeout: 15_000 });
+    const second = uniqueEmail('second');
+    await form.getByLabel('New email').fill(second);
+    await form.getByRole('button', { name: 'Change email' }).click();
+    await expectCountdown(page, /^Links for an email change were just sent\. Wait (\d) seconds? before asking for another\.$/, 'Change email');
+    expect(await form.getByLabel('New email').inputValue()).toBe(second); // nothing typed is lost
+    expect(await form.getByLabel('New email').getAttribute('aria-invalid')).not.toBe('true'); // the address is not wrong
+    await form.getByRole('button', { name: 'Change email' }).click();
+    await page.getByRole('status').filter({ hasText: `Check both inboxes: confirm the change from ${email} and from ${second}.` }).waitFor({ timeout: 15_000 });
+    await waitForMail(second, 'email_change');
   });
 });

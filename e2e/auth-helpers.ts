@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BrowserContext, Cookie, Page } from 'playwright-core';
-import { inject } from 'vitest';
+import { expect, inject } from 'vitest';
 import { gotoHydrated, ROOT } from './browser.ts';
 
 export const supabaseURL: string = inject('supabaseURL') ?? 'http://127.0.0.1:54321';
@@ -53,6 +53,35 @@ export async function signInViaUI(page: Page, email: string, password = PASSWORD
   await page.getByLabel('Email').fill(email);
   await page.getByLabel('Password').fill(password);
   await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+}
+
+/**
+ * A wait the auth server asked for, as the auth forms show it: `wait` (its first group the seconds) in an alert,
+ * counting down while `button` is aria-disabled and keeps the focus a click gave it (Enter and Space then send
+ * nothing to the auth server); at zero the message goes and the button may be pressed again. Returns the first count.
+ */
+export async function expectCountdown(page: Page, wait: RegExp, button: string): Promise<number> {
+  const message = page.getByRole('alert').filter({ hasText: wait });
+  await message.waitFor({ timeout: 15_000 });
+  const seconds = async () => Number(wait.exec((await message.textContent().catch(() => '')) ?? '')?.[1] ?? 0);
+  const first = await seconds();
+  expect(first).toBeGreaterThanOrEqual(2);
+  const waiting = page.getByRole('button', { name: button, exact: true });
+  expect(await waiting.getAttribute('aria-disabled')).toBe('true');
+  expect(await waiting.evaluate((el) => el === document.activeElement), 'focus stays on the waiting button').toBe(true);
+  const sent: string[] = [];
+  const onRequest = (request: { url: () => string }) => void (request.url().includes('/auth/v1/') && sent.push(request.url()));
+  page.on('request', onRequest);
+  await page.keyboard.press('Enter');
+  await page.keyboard.press('Space');
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  page.off('request', onRequest);
+  expect(sent).toEqual([]);
+  await expect.poll(seconds, { timeout: 3_000, interval: 100 }).toBeLessThan(first);
+  expect(await waiting.getAttribute('aria-disabled')).toBe('true');
+  await message.waitFor({ state: 'detached', timeout: 6_000 });
+  expect(await waiting.getAttribute('aria-disabled')).toBeNull();
+  return first;
 }
 
 /** Creates an account through the auth API (no UI), for tests about other things. */

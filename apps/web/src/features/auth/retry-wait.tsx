@@ -10,7 +10,7 @@ import { FormMessage } from './form'
  * seconds left, counting down, and is null once they are over (or for another address), when the form may try
  * again. `start` begins one and says whether the error had one.
  */
-export function useRetryWait(key: string): { text: string | null; start: (readable: ReadableAuthError) => boolean } {
+export function useRetryWait(key: string): { text: string | null; start: (readable: Pick<ReadableAuthError, 'retry'>) => boolean } {
   const [wait, setWait] = useState<{ key: string; until: number; say: (left: string) => string } | null>(null)
   const [ticks, tick] = useState(0)
   const ms = wait ? wait.until - Date.now() : 0

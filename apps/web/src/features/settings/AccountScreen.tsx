@@ -18,6 +18,8 @@ import {
   useSession,
   loadBrowserSupabase,
   useNewPassword,
+  useRetryWait,
+  WaitMessage,
 } from '../auth'
 import { isGuest } from '../../lib/guest'
 import { toast } from '../toast'
@@ -85,6 +87,9 @@ function EmailForm() {
   const [error, setError] = useState<string | undefined>()
   const [pending, setPending] = useState(false)
   const [sentTo, setSentTo] = useState<string | null>(null)
+  // The auth server's least time between two email changes of this user (GoTrue's SMTP_MAX_FREQUENCY, ADR 141):
+  // per user, whatever address is typed, so the wait holds for any.
+  const wait = useRetryWait('')
 
   async function save() {
     setSentTo(null)
@@ -96,7 +101,13 @@ function EmailForm() {
       const { error: failure } = await (await loadBrowserSupabase()).auth.updateUser({ email: email.trim() }, { emailRedirectTo: confirmUrl('/settings/account') })
       // Taken by another account: not the sign-up form's "Sign in instead", which makes no sense to a signed-in user.
       if (failure?.code === 'email_exists' || failure?.code === 'user_already_exists') return setError('This email already belongs to another account. Use a different address.')
-      if (failure) return setError(readableAuthError(failure).message)
+      if (failure) {
+        const readable = readableAuthError(failure)
+        // The links went to the addresses of the change asked for before, not necessarily the one typed now.
+        const retry = readable.retry && { seconds: readable.retry.seconds, say: (when: string) => `Links for an email change were just sent. Wait ${when} before asking for another.` }
+        if (!wait.start({ retry })) setError(readable.message)
+        return
+      }
       setSentTo(email.trim())
     } catch (failure) {
       setError(readableAuthError(failure).message)
@@ -112,9 +123,10 @@ function EmailForm() {
           Check both inboxes: confirm the change from {user?.email} and from {sentTo}. Until then you keep signing in with {user?.email}.
         </FormMessage>
       ) : null}
+      {wait.text ? <WaitMessage text={wait.text} /> : null}
       <Field label="New email" name="email" type="email" autoComplete="email" value={email} onChange={setEmail} error={error} />
       <YStack alignSelf="flex-start">
-        <SubmitButton pending={pending} pendingLabel="Sending…">
+        <SubmitButton pending={pending} pendingLabel="Sending…" disabled={wait.text !== null}>
           Change email
         </SubmitButton>
       </YStack>
