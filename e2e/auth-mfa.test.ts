@@ -16,6 +16,7 @@ import {
   ANON_KEY,
   createAccount,
   describeViolations,
+  expectCountdown,
   PASSWORD,
   seriousViolations,
   sessionCookies,
@@ -284,6 +285,30 @@ describe('two-factor sign-in (TOTP)', () => {
     await expect.poll(() => page.evaluate(() => (document.activeElement as HTMLInputElement | null)?.name ?? null)).toBe('code');
     await page.keyboard.type(freshCode(secret, used));
     await page.keyboard.press('Enter');
+    await page.waitForURL((url) => url.pathname === '/settings/account', { timeout: 20_000 });
+  });
+
+  test('/mfa after too many wrong codes: the hold says how long, counts down with "Verify" waiting, then the right code goes through', async () => {
+    const email = uniqueEmail('mfa-held');
+    const used = new Set<string>();
+    const secret = await accountWithTotp(email, used);
+    const page = await signedInAtMfa(email);
+    const HELD = /^Too many failed attempts for this account\. Wait (\d+) seconds?, then try again\.$/;
+    const held = page.getByRole('alert').filter({ hasText: HELD });
+    // localbase holds the account 1 s, 2 s, 4 s … after 5 free wrong codes: until a hold of 2 s or more is shown.
+    for (let attempt = 1; attempt <= 15; attempt++) {
+      await page.getByLabel('Code', { exact: true }).fill(wrongCode(secret));
+      const answered = page.waitForResponse((response) => /\/auth\/v1\/factors\/[^/]+\/verify/.test(response.url()));
+      await page.getByRole('button', { name: 'Verify', exact: true }).click();
+      await answered;
+      await page.getByText(/That code is not right|Too many failed attempts/).first().waitFor({ timeout: 15_000 });
+      if (!(await held.isVisible())) continue;
+      if (Number(HELD.exec((await held.textContent()) ?? '')?.[1]) >= 2) break;
+      await held.waitFor({ state: 'detached', timeout: 5_000 }); // a hold of 1 s: over at once
+    }
+    await expectCountdown(page, HELD, 'Verify');
+    await page.getByLabel('Code', { exact: true }).fill(freshCode(secret, used));
+    await page.getByRole('button', { name: 'Verify', exact: true }).click();
     await page.waitForURL((url) => url.pathname === '/settings/account', { timeout: 20_000 });
   });
 

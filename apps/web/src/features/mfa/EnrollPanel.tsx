@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'react'
 import { Text, XStack, YStack, type TamaguiElement } from 'tamagui'
 
-import { AuthForm, Field, FormMessage, SecondaryButton, SubmitButton } from '../auth'
+import { AuthForm, Field, FormMessage, SecondaryButton, SubmitButton, useRetryWait, WaitMessage } from '../auth'
 import { toast } from '../toast'
 import { groupSecret, qrImageSrc } from './factors'
 import { verifyTotpCode } from './verify-code'
@@ -31,6 +31,8 @@ export default function EnrollPanel({
   const [formError, setFormError] = useState<string | null>(null)
   const [pending, setPending] = useState(false)
   const [copied, setCopied] = useState(false)
+  // The hold the server asked for after too many wrong codes (per account), counting down with the button waiting.
+  const held = useRetryWait('')
   // "Add authenticator app" went away when pressed: focus moves to the panel that replaced it, read from its first step.
   const panel = useRef<TamaguiElement>(null)
   useEffect(() => panel.current?.focus(), [])
@@ -52,6 +54,7 @@ export default function EnrollPanel({
     const result = await verifyTotpCode(enrollment.factorId, code)
     setPending(false)
     if (!result.ok) {
+      if (held.start(result)) return
       if (result.field === 'code') setError(result.message)
       else setFormError(result.message)
       return
@@ -88,6 +91,7 @@ export default function EnrollPanel({
       </YStack>
       <AuthForm label="Verify authenticator app" onSubmit={verify}>
         {formError ? <FormMessage kind="error">{formError}</FormMessage> : null}
+        {held.text ? <WaitMessage text={held.text} /> : null}
         <Field
           label="2. Enter the 6-digit code from the app"
           name="code"
@@ -99,7 +103,7 @@ export default function EnrollPanel({
           error={error}
         />
         <XStack gap="$3" flexWrap="wrap">
-          <SubmitButton pending={pending} pendingLabel="Verifying…">
+          <SubmitButton pending={pending} pendingLabel="Verifying…" disabled={held.text !== null}>
             Verify and turn on
           </SubmitButton>
           <SecondaryButton onPress={onCancel} disabled={pending}>

@@ -13,6 +13,8 @@ import {
   SubmitButton,
   loadBrowserSupabase,
   useNextParam,
+  useRetryWait,
+  WaitMessage,
 } from '../auth'
 import { resolveNext } from '../../lib/safe-next'
 import { verifyTotpCode } from './verify-code'
@@ -30,6 +32,8 @@ function Challenge() {
   const [loadFailed, setLoadFailed] = useState(false)
   const [attempt, setAttempt] = useState(0)
   const codeField = useRef<HTMLInputElement>(null)
+  // The hold the server asked for after too many wrong codes (per account), counting down with "Verify" waiting.
+  const held = useRetryWait('')
 
   useEffect(() => {
     let cancelled = false
@@ -72,8 +76,10 @@ function Challenge() {
     setPending(true)
     const result = await verifyTotpCode(factorId, code)
     if (!result.ok) {
-      if (result.field === 'code') setError(result.message)
-      else setFormError(result.message)
+      if (!held.start(result)) {
+        if (result.field === 'code') setError(result.message)
+        else setFormError(result.message)
+      }
       setPending(false)
       return
     }
@@ -95,6 +101,7 @@ function Challenge() {
     <AuthCard title="Two-factor sign-in" lead="Enter the 6-digit code your authenticator app shows for Foyer.">
       <AuthForm label="Two-factor code" onSubmit={verify}>
         {formError ? <FormMessage kind="error">{formError}</FormMessage> : null}
+        {held.text ? <WaitMessage text={held.text} /> : null}
         {factors.length > 1 ? (
           <fieldset style={{ border: 0, margin: 0, padding: 0, display: 'flex', flexDirection: 'column', gap: 8 }}>
             <legend style={{ padding: 0, marginBottom: 6, fontSize: 13, fontWeight: 600, color: 'var(--color12)' }}>
@@ -131,7 +138,7 @@ function Challenge() {
         {loadFailed ? (
           <SecondaryButton onPress={retry}>Try again</SecondaryButton>
         ) : (
-          <SubmitButton pending={pending || factorId === null} pendingLabel={factorId === null ? 'Loading…' : 'Verifying…'}>
+          <SubmitButton pending={pending || factorId === null} pendingLabel={factorId === null ? 'Loading…' : 'Verifying…'} disabled={held.text !== null}>
             Verify
           </SubmitButton>
         )}

@@ -1,8 +1,11 @@
-import { loadBrowserSupabase, readableAuthError } from '../auth'
+import { loadBrowserSupabase, readableAuthError, type ReadableAuthError } from '../auth'
 import { normaliseCode } from './factors'
 
-/** What checking a typed code gave: accepted, or a message for the code field or for the whole form. */
-export type CodeCheck = { ok: true } | { ok: false; field: 'code' | null; message: string }
+/**
+ * What checking a typed code gave: accepted, or a message for the code field or for the whole form (with the wait
+ * the server asked for, after too many wrong codes, to count down).
+ */
+export type CodeCheck = { ok: true } | { ok: false; field: 'code' | null; message: string; retry?: ReadableAuthError['retry'] }
 
 /**
  * Checks a typed TOTP code against one factor (challenge + verify), as enrolment's first code and the /mfa sign-in
@@ -18,7 +21,7 @@ export async function verifyTotpCode(factorId: string, typed: string): Promise<C
     const { error } = await (await loadBrowserSupabase()).auth.mfa.challengeAndVerify({ factorId, code })
     if (!error) return { ok: true }
     const readable = readableAuthError(error)
-    return { ok: false, field: readable.field === 'code' ? 'code' : null, message: readable.message }
+    return { ok: false, field: readable.field === 'code' ? 'code' : null, message: readable.message, retry: readable.retry }
   } catch (thrown) {
     return { ok: false, field: null, message: readableAuthError(thrown).message }
   }
