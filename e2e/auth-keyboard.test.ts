@@ -1,7 +1,7 @@
 // The sign-in form with the keyboard only: Tab order, Enter submits, focus lands on the first invalid field,
 // and a correct sign-in with Enter goes through. The user menu opens, is walked and closes with the keyboard.
 import { describe, expect, test } from 'vitest';
-import { createAccount, uniqueEmail } from './auth-helpers.ts';
+import { createAccount, PASSWORD, uniqueEmail } from './auth-helpers.ts';
 import { gotoHydrated, useBrowser } from './browser.ts';
 
 const fixture = useBrowser();
@@ -117,5 +117,58 @@ describe('the email typed on one auth page', () => {
       expect(decodeURIComponent(url)).not.toContain(email);
       expect(url).not.toContain('not-carried-secret');
     }
+  });
+});
+
+describe('the email typed on one auth page, once a session started (a shared computer)', () => {
+  const emailFields = async (page: import('playwright-core').Page): Promise<string[]> => {
+    const values = [await page.getByLabel('Email').inputValue()];
+    await page.getByRole('link', { name: 'Forgot password?' }).click();
+    await page.getByRole('heading', { name: 'Reset your password' }).waitFor();
+    values.push(await page.getByLabel('Email').inputValue());
+    await page.getByRole('link', { name: 'Back to sign in' }).click();
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    await page.getByRole('link', { name: 'Create an account' }).click();
+    await page.getByRole('heading', { name: 'Create your account' }).waitFor();
+    values.push(await page.getByLabel('Email').inputValue());
+    return values;
+  };
+  const signOut = async (page: import('playwright-core').Page): Promise<void> => {
+    await page.getByRole('button', { name: /^Account: / }).click();
+    await page.getByRole('button', { name: 'Sign out', exact: true }).click();
+    await page.waitForURL((url) => url.pathname === '/sign-in', { timeout: 20_000 });
+    await page.getByRole('heading', { name: 'Sign in', level: 1 }).waitFor();
+  };
+
+  test('after signing in and out (no reload), no auth page offers the previous user\'s email', async () => {
+    const email = uniqueEmail('shared');
+    await createAccount(email);
+    const page = await fixture.newPage();
+    await gotoHydrated(page, '/sign-in');
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await page.getByRole('button', { name: /^Account: / }).waitFor({ timeout: 20_000 });
+    await signOut(page);
+    expect(await emailFields(page)).toEqual(['', '', '']);
+  });
+
+  test('…nor when the session was started in another tab, which moved this one off its form', async () => {
+    const email = uniqueEmail('shared-tab');
+    await createAccount(email);
+    const context = await fixture.newContext();
+    const typedHere = await context.newPage();
+    await gotoHydrated(typedHere, '/sign-in');
+    await typedHere.getByLabel('Email').fill(email);
+    const other = await context.newPage();
+    await gotoHydrated(other, '/sign-in');
+    await other.getByLabel('Email').fill(email);
+    await other.getByLabel('Password').fill(PASSWORD);
+    await other.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await other.getByRole('button', { name: /^Account: / }).waitFor({ timeout: 20_000 });
+    await typedHere.bringToFront();
+    await typedHere.getByRole('button', { name: /^Account: / }).waitFor({ timeout: 20_000 });
+    await signOut(typedHere);
+    expect(await emailFields(typedHere)).toEqual(['', '', '']);
   });
 });

@@ -3,6 +3,7 @@
 // Tamagui runtime (ADR 053). Screens that still use Tamagui components render these inside their TamaguiScope.
 import { useRef, useState, type FormEvent, type ReactNode } from 'react'
 
+import { onSessionScopeChange } from '../../lib/session-scope'
 import controls from '../../ui/controls.module.css'
 import { AlertCircleIcon, CheckCircleIcon, SpinnerIcon } from '../../ui/icons'
 import panel from '../../ui/panel.module.css'
@@ -75,6 +76,11 @@ export function AuthForm({
 
 /** The email last typed on an auth page, kept in memory only (never in a URL) for the next one. */
 let typedEmail = ''
+// …until a session starts (signed in here or in another tab, or as a guest): it was that user's, and after their
+// sign-out the next person at this computer must not find it filled in. (Signed out, the scope is ":full".)
+onSessionScopeChange((scope) => {
+  if (!scope.startsWith(':')) typedEmail = ''
+})
 
 /** An auth form's email, starting from the one typed on the auth page before (sign-in ↔ forgot password ↔ sign-up). */
 export function useTypedEmail(): [string, (value: string) => void] {
