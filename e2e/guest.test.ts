@@ -4,7 +4,7 @@
 // week; a server with guest sessions switched off.
 import type { Page } from 'playwright-core';
 import { describe, expect, test } from 'vitest';
-import { describeViolations, seriousViolations, signInViaUI, uniqueEmail, waitForMail } from './auth-helpers.ts';
+import { describeViolations, seriousViolations, signInViaUI, supabaseURL, uniqueEmail, waitForMail, type MailMessage } from './auth-helpers.ts';
 import { useBackendWith } from './backend-control.ts';
 import { baseURL, gotoHydrated, screenshotPath, useBrowser } from './browser.ts';
 import { listedTitles, listSettled } from './notes-helpers.ts';
@@ -127,6 +127,50 @@ describe('a guest keeps their notes by adding an email and password (confirmatio
     await page.getByRole('heading', { name: 'Notes', level: 1 }).waitFor({ timeout: 20_000 });
     await expect.poll(() => listedTitles(page)).toEqual(['Guest note two', 'Guest note one']);
     expect((await me(page)).id).toBe(guest.id);
+  });
+});
+
+/** The email-change mails to `to` (a guest's link to keep the account), newest first. */
+async function keepMails(to: string): Promise<MailMessage[]> {
+  const response = await fetch(`${supabaseURL}/mailbox/api/messages?to=${encodeURIComponent(to)}`);
+  expect(response.status).toBe(200);
+  const messages = (await response.json()) as MailMessage[];
+  return messages.filter((m) => m.type === 'email_change').sort((a, b) => b.createdAt.localeCompare(a.createdAt));
+}
+
+/** A new guest on the account page who added `email` and GUEST_PASSWORD and was told to check the mailbox. */
+async function guestWaitingForLink(page: Page, email: string): Promise<void> {
+  await tryAsGuest(page);
+  await gotoHydrated(page, '/settings/account');
+  const form = page.getByRole('form', { name: 'Add email and password' });
+  await form.getByLabel('Email').fill(email);
+  await form.getByLabel('Password').fill(GUEST_PASSWORD);
+  await form.getByRole('button', { name: 'Add email and password' }).click();
+  await form.getByRole('status').filter({ hasText: `Check your mailbox: we sent a link to ${email}` }).waitFor({ timeout: 20_000 });
+}
+
+describe('a guest waiting for the link (confirmations on)', () => {
+  useBackendWith({ env: { LOCALBASE_ENABLE_CONFIRMATIONS: '1' } });
+
+  test('"Send the link again" sends it without asking for the password again (already saved); the newest link keeps the account', async () => {
+    const page = await fixture.newPage();
+    const email = uniqueEmail('guest-again');
+    await guestWaitingForLink(page, email);
+    const form = page.getByRole('form', { name: 'Add email and password' });
+    // The password was saved with the first request: asking for it again could only be refused as "the same".
+    expect(await form.getByLabel('Password').count()).toBe(0);
+    await form.getByRole('button', { name: 'Send the link again' }).click();
+    await expect.poll(async () => (await keepMails(email)).length, { timeout: 15_000 }).toBe(2);
+    await form.getByRole('status').filter({ hasText: `Check your mailbox: we sent a link to ${email}` }).waitFor();
+    expect(await form.getByRole('alert').count()).toBe(0);
+    const [newest] = await keepMails(email);
+    await page.goto(newest!.links[0] as string);
+    await page.getByRole('status').filter({ hasText: 'Your account is saved' }).waitFor({ timeout: 20_000 });
+    await page.getByRole('button', { name: `Account: ${email}` }).click();
+    await page.getByRole('button', { name: 'Sign out', exact: true }).click();
+    await page.waitForURL((url) => url.pathname === '/sign-in', { timeout: 20_000 });
+    await signInViaUI(page, email, GUEST_PASSWORD);
+    await page.getByRole('heading', { name: 'Notes', level: 1 }).waitFor({ timeout: 20_000 });
   });
 });
 

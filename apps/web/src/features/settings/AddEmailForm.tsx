@@ -6,6 +6,8 @@ import {
   AuthForm,
   checkNewAccount,
   confirmUrl,
+  emailError,
+  Field,
   FormMessage,
   loadBrowserSupabase,
   NewAccountFields,
@@ -33,7 +35,11 @@ export function AddEmailForm() {
   const [pending, setPending] = useState(false)
 
   async function save() {
-    const found = checkNewAccount(email, password)
+    // Once the link was sent the password is saved (the server set it with the first request; sending it again
+    // would be refused as the same one): "Send the link again" sends the address alone.
+    const resend = sentTo !== null
+    const badEmail = emailError(email)
+    const found: NewAccountErrors = resend ? (badEmail ? { email: badEmail } : {}) : checkNewAccount(email, password)
     setErrors(found)
     setFormError(null)
     if (Object.keys(found).length > 0) return
@@ -41,7 +47,9 @@ export function AddEmailForm() {
     try {
       const client = await loadBrowserSupabase()
       const address = email.trim()
-      const { data, error } = await client.auth.updateUser({ email: address, password }, { emailRedirectTo: confirmUrl(SAVED_PATH) })
+      const { data, error } = await client.auth.updateUser(resend ? { email: address } : { email: address, password }, {
+        emailRedirectTo: confirmUrl(SAVED_PATH),
+      })
       if (error) {
         const readable = readableGuestSaveError(error)
         if (readable.field === 'email' || readable.field === 'password') setErrors({ [readable.field]: readable.message })
@@ -70,10 +78,14 @@ export function AddEmailForm() {
       {sentTo ? (
         <FormMessage kind="success">
           Check your mailbox: we sent a link to {sentTo}. Open it in this browser to finish — until then you are still a
-          guest and your notes stay here. Wrong address? Enter another one below.
+          guest and your notes stay here. Wrong address? Enter another one below; your password is kept.
         </FormMessage>
       ) : null}
-      <NewAccountFields email={email} password={password} onEmailChange={setEmail} onPasswordChange={setPassword} errors={errors} />
+      {sentTo ? (
+        <Field label="Email" name="email" type="email" autoComplete="email" value={email} onChange={setEmail} error={errors.email} />
+      ) : (
+        <NewAccountFields email={email} password={password} onEmailChange={setEmail} onPasswordChange={setPassword} errors={errors} />
+      )}
       <YStack alignSelf="flex-start">
         <SubmitButton pending={pending} pendingLabel="Saving…">
           {sentTo ? 'Send the link again' : 'Add email and password'}
