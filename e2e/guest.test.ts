@@ -4,7 +4,7 @@
 // week; a server with guest sessions switched off.
 import type { Page } from 'playwright-core';
 import { describe, expect, test } from 'vitest';
-import { describeViolations, seriousViolations, signInViaUI, supabaseURL, uniqueEmail, waitForMail, type MailMessage } from './auth-helpers.ts';
+import { describeViolations, expectCountdown, seriousViolations, signInViaUI, supabaseURL, uniqueEmail, waitForMail, type MailMessage } from './auth-helpers.ts';
 import { useBackendWith } from './backend-control.ts';
 import { baseURL, gotoHydrated, screenshotPath, useBrowser } from './browser.ts';
 import { listedTitles, listSettled } from './notes-helpers.ts';
@@ -171,6 +171,21 @@ describe('a guest waiting for the link (confirmations on)', () => {
     await page.waitForURL((url) => url.pathname === '/sign-in', { timeout: 20_000 });
     await signInViaUI(page, email, GUEST_PASSWORD);
     await page.getByRole('heading', { name: 'Notes', level: 1 }).waitFor({ timeout: 20_000 });
+  });
+});
+
+describe("a guest's link asked for again within the mail interval (LOCALBASE_EMAIL_MAX_FREQUENCY)", () => {
+  useBackendWith({ env: { LOCALBASE_ENABLE_CONFIRMATIONS: '1', LOCALBASE_EMAIL_MAX_FREQUENCY: '4' } });
+
+  test('"Send the link again" at once says how many seconds to wait, counts them down with the button waiting, then sends', async () => {
+    const page = await fixture.newPage();
+    const email = uniqueEmail('guest-wait');
+    await guestWaitingForLink(page, email);
+    const form = page.getByRole('form', { name: 'Add email and password' });
+    await form.getByRole('button', { name: 'Send the link again' }).click();
+    await expectCountdown(page, /^A link was just sent\. Wait (\d) seconds? before asking for another\.$/, 'Send the link again');
+    await form.getByRole('button', { name: 'Send the link again' }).click();
+    await expect.poll(async () => (await keepMails(email)).length, { timeout: 15_000 }).toBe(2);
   });
 });
 

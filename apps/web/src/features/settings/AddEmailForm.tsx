@@ -13,7 +13,9 @@ import {
   NewAccountFields,
   readableGuestSaveError,
   SubmitButton,
+  useRetryWait,
   useSession,
+  WaitMessage,
   type NewAccountErrors,
 } from '../auth'
 import { toast } from '../toast'
@@ -33,6 +35,8 @@ export function AddEmailForm() {
   const [formError, setFormError] = useState<string | null>(null)
   const [sentTo, setSentTo] = useState<string | null>(user?.new_email ?? null)
   const [pending, setPending] = useState(false)
+  // The auth server's least time between two such mails to this user (ADR 141), counting down.
+  const wait = useRetryWait('')
 
   async function save() {
     // Once the link was sent the password is saved (the server set it with the first request; sending it again
@@ -52,6 +56,8 @@ export function AddEmailForm() {
       })
       if (error) {
         const readable = readableGuestSaveError(error)
+        const retry = readable.retry && { seconds: readable.retry.seconds, say: (when: string) => `A link was just sent. Wait ${when} before asking for another.` }
+        if (wait.start({ retry })) return
         if (readable.field === 'email' || readable.field === 'password') setErrors({ [readable.field]: readable.message })
         else setFormError(readable.message)
         return
@@ -81,13 +87,14 @@ export function AddEmailForm() {
           guest and your notes stay here. Wrong address? Enter another one below; your password is kept.
         </FormMessage>
       ) : null}
+      {wait.text ? <WaitMessage text={wait.text} /> : null}
       {sentTo ? (
         <Field label="Email" name="email" type="email" autoComplete="email" value={email} onChange={setEmail} error={errors.email} />
       ) : (
         <NewAccountFields email={email} password={password} onEmailChange={setEmail} onPasswordChange={setPassword} errors={errors} />
       )}
       <YStack alignSelf="flex-start">
-        <SubmitButton pending={pending} pendingLabel="Saving…">
+        <SubmitButton pending={pending} pendingLabel="Saving…" disabled={wait.text !== null}>
           {sentTo ? 'Send the link again' : 'Add email and password'}
         </SubmitButton>
       </YStack>
