@@ -292,6 +292,23 @@ describe('cookie session', () => {
     expect(new URL(tablet.url()).pathname).toBe('/sign-in');
   });
 
+  test('Sign out without a connection to the auth server still signs this browser out, and says no "Sign-out failed"', async () => {
+    const context = await fixture.newContext();
+    const page = await context.newPage();
+    await signUpViaUI(page, uniqueEmail('offline-out'));
+    await page.route('**/auth/v1/logout*', (route) => route.abort('internetdisconnected'));
+    await page.getByRole('button', { name: /^Account: / }).click();
+    await page.getByRole('button', { name: 'Sign out', exact: true }).click();
+    await waitForPath(page, '/sign-in');
+    await page.getByRole('heading', { name: 'Sign in', level: 1 }).waitFor();
+    await page.waitForTimeout(1_000); // the failed request's answer comes after the page changed
+    expect(await page.getByTestId('toast').filter({ hasText: /fail|could not/i }).allInnerTexts()).toEqual([]);
+    expect(await sessionCookies(context)).toEqual([]);
+    await page.reload();
+    await page.getByRole('heading', { name: 'Sign in', level: 1 }).waitFor();
+    expect((await callMe(page)).status).toBe(401);
+  });
+
   test('auth.me is UNAUTHORIZED signed out and returns the user signed in', async () => {
     const context = await fixture.newContext();
     const page = await context.newPage();

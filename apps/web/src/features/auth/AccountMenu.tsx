@@ -49,8 +49,11 @@ export function AccountMenu({ menuId, open, setOpen, buttonRef, name, email, gue
     setSigningOut(true)
     try {
       // This browser only (ADR 064): other devices stay signed in; /settings/security signs them out.
-      const { error } = await (await loadBrowserSupabase()).auth.signOut({ scope: 'local' })
-      if (error) await toastSignOutError(error)
+      const client = await loadBrowserSupabase()
+      const { error } = await client.auth.signOut({ scope: 'local' })
+      // supabase-js removes this browser's session before it asks the server to revoke it: when that request fails
+      // (no connection) the browser is signed out all the same, and "Sign-out failed" would be untrue.
+      if (error && (await client.auth.getSession()).data.session) await toastSignOutError(error)
       else setConfirmingSignOut(false)
     } catch (error) {
       await toastSignOutError(error)
