@@ -87,7 +87,7 @@ describe('account settings', () => {
     expect(await page.getByText('Some of what you entered is not valid').count()).toBe(0);
   });
 
-  test('changing the email needs confirming from both addresses', async () => {
+  test('changing the email needs confirming from both addresses (said again after a reload until then)', async () => {
     const context = await fixture.newContext();
     const page = await context.newPage();
     const oldEmail = uniqueEmail('old');
@@ -110,6 +110,10 @@ describe('account settings', () => {
     await form.getByLabel('New email').fill(newEmail);
     await form.getByRole('button', { name: 'Change email' }).click();
     await page.getByRole('status').filter({ hasText: 'Check both inboxes' }).waitFor({ timeout: 15_000 });
+
+    // Still said after a reload: the change waits for both links (the user's new_email).
+    await page.reload();
+    await page.getByRole('form', { name: 'Change email' }).getByRole('status').filter({ hasText: `Check both inboxes: confirm the change from ${oldEmail} and from ${newEmail}.` }).waitFor({ timeout: 15_000 });
 
     const toOld = await waitForMail(oldEmail, 'email_change');
     const toNew = await waitForMail(newEmail, 'email_change');

@@ -86,7 +86,8 @@ function EmailForm() {
   const [email, setEmail] = useState('')
   const [error, setError] = useState<string | undefined>()
   const [pending, setPending] = useState(false)
-  const [sentTo, setSentTo] = useState<string | null>(null)
+  // A change asked for before (on another visit, or another device) and not yet confirmed from both addresses.
+  const [sentTo, setSentTo] = useState<string | null>(user?.new_email ?? null)
   // The auth server's least time between two email changes of this user (GoTrue's SMTP_MAX_FREQUENCY, ADR 141):
   // per user, whatever address is typed, so the wait holds for any.
   const wait = useRetryWait('')
