@@ -312,6 +312,25 @@ describe('two-factor sign-in (TOTP)', () => {
     await page.waitForURL((url) => url.pathname === '/settings/account', { timeout: 20_000 });
   });
 
+  test('/settings/security when the apps cannot be read (connection lost): the reason and "Try again", which reads them and leads on to "Add authenticator app"', async () => {
+    const page = await fixture.newPage();
+    await signUpViaUI(page, uniqueEmail('security-retry'));
+    const offline = /\/auth\/v1\/user(\?|$)/;
+    await page.route(offline, (route) => route.abort('internetdisconnected'));
+    await gotoHydrated(page, '/settings/security');
+    await page.getByRole('alert').filter({ hasText: 'Could not reach the sign-in service' }).waitFor({ timeout: 15_000 });
+    const again = page.getByRole('button', { name: 'Try again' });
+    await again.waitFor({ timeout: 5_000 });
+    await page.unroute(offline);
+    await again.focus();
+    await page.keyboard.press('Enter');
+    await page.getByText('Two-factor sign-in is off.').waitFor({ timeout: 15_000 });
+    expect(await page.getByRole('alert').filter({ hasText: 'Could not reach' }).count()).toBe(0);
+    const add = page.getByRole('button', { name: 'Add authenticator app' });
+    await expect.poll(() => add.evaluate((el) => el === document.activeElement)).toBe(true);
+    expect(await add.getAttribute('aria-disabled')).toBeNull();
+  });
+
   test('keyboard at /settings/security: focus follows Add → the enrolment panel → back to Add (Cancel, verified), and Remove → Yes/Keep it → back', async () => {
     const page = await fixture.newPage();
     await signUpViaUI(page, uniqueEmail('mfa-keys'));

@@ -273,7 +273,23 @@ function Security() {
             {factors === null ? '' : active > 0 ? 'Two-factor sign-in is on.' : 'Two-factor sign-in is off.'}
           </Text>
         </YStack>
-        {loadError ? <FormMessage kind="error">{loadError}</FormMessage> : null}
+        {loadError ? (
+          <>
+            <FormMessage kind="error">{loadError}</FormMessage>
+            <XStack>
+              <SecondaryButton
+                onPress={() => {
+                  // The button goes while the apps are read: focus then moves on to "Add authenticator app".
+                  refocusAdd.current = true
+                  setLoadError(null)
+                  void load()
+                }}
+              >
+                Try again
+              </SecondaryButton>
+            </XStack>
+          </>
+        ) : null}
         {factors === null && !loadError ? <SessionPending /> : null}
         {factors && factors.length > 0 ? (
           <ul aria-label="Your authenticator apps" style={{ listStyle: 'none', margin: 0, padding: 0 }}>
