@@ -115,6 +115,11 @@ describe('account settings', () => {
     await page.reload();
     await page.getByRole('form', { name: 'Change email' }).getByRole('status').filter({ hasText: `Check both inboxes: confirm the change from ${oldEmail} and from ${newEmail}.` }).waitFor({ timeout: 15_000 });
 
+    // Another tab with the account page open while the links are opened here.
+    const other = await context.newPage();
+    await openAccount(other);
+    await other.getByRole('form', { name: 'Change email' }).getByRole('status').filter({ hasText: 'Check both inboxes' }).waitFor({ timeout: 15_000 });
+
     const toOld = await waitForMail(oldEmail, 'email_change');
     const toNew = await waitForMail(newEmail, 'email_change');
     // the first link only records progress; the server says so in the fragment, and the page in its own words
@@ -126,6 +131,9 @@ describe('account settings', () => {
     await page.waitForURL((url) => url.pathname === '/settings/account', { timeout: 20_000 });
     await openAccount(page);
     await page.getByText(`You sign in with ${newEmail}`).waitFor({ timeout: 15_000 });
+    // The other tab follows: the change is done, so no "Check both inboxes" (it read "from <new> and from <new>").
+    await other.getByText(`You sign in with ${newEmail}`).waitFor({ timeout: 15_000 });
+    await expect.poll(() => other.getByText('Check both inboxes').count(), { timeout: 5_000 }).toBe(0);
   });
 
   test('Back after sign-out does not show the account page, even when it is the previous history entry', async () => {

@@ -86,14 +86,14 @@ function EmailForm() {
   const [email, setEmail] = useState('')
   const [error, setError] = useState<string | undefined>()
   const [pending, setPending] = useState(false)
-  // A change asked for before (on another visit, or another device) and not yet confirmed from both addresses.
-  const [sentTo, setSentTo] = useState<string | null>(user?.new_email ?? null)
+  // A change asked for (here, on another visit or device) and not yet confirmed from both addresses: the user's own
+  // record, so the message goes when the links are opened (in another tab too) and never names the new address twice.
+  const sentTo = user?.new_email ?? null
   // The auth server's least time between two email changes of this user (GoTrue's SMTP_MAX_FREQUENCY, ADR 141):
   // per user, whatever address is typed, so the wait holds for any.
   const wait = useRetryWait('')
 
   async function save() {
-    setSentTo(null)
     if (!isEmail(email)) return setError(email.trim() ? 'Enter a valid email address, like name@example.com.' : 'Enter the new email address.')
     if (email.trim().toLowerCase() === user?.email?.toLowerCase()) return setError('That is already your email address.')
     setError(undefined)
@@ -109,7 +109,6 @@ function EmailForm() {
         if (!wait.start({ retry })) setError(readable.message)
         return
       }
-      setSentTo(email.trim())
     } catch (failure) {
       setError(readableAuthError(failure).message)
     } finally {
