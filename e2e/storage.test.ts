@@ -487,6 +487,56 @@ describe('note attachments', () => {
     expect(new URL(page.url()).pathname).toBe(`/notes/${note!.id}`);
   });
 
+  test('Download says it is working while its link is fetched: a second press does nothing, focus stays on it, a failure is said in words', async () => {
+    const { page, id, email } = await signedInUser(fixture);
+    const [note] = await seedNotes(id, [{ title: 'Download pending' }]);
+    const token = await accessToken(email);
+    await storeAs(token, 'attachments', `${id}/${note!.id}/a.txt`, 'bytes of a', 'text/plain');
+    await gotoHydrated(page, `/notes/${note!.id}`);
+    await page.getByRole('list', { name: 'Attached files' }).waitFor({ timeout: 20_000 });
+    let asked = 0;
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    await page.route(/\/api\/trpc\/attachments\.downloadUrl/, async (route) => {
+      asked += 1;
+      await held;
+      await route.continue();
+    });
+    const downloads: string[] = [];
+    page.on('download', (download) => downloads.push(download.suggestedFilename()));
+    const button = page.getByRole('listitem').filter({ hasText: 'a.txt' }).getByRole('button').first();
+
+    await button.focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(() => button.getAttribute('aria-disabled')).toBe('true');
+    expect(await button.innerText()).toBe('Preparing…');
+    await page.keyboard.press('Enter');
+    await button.click({ force: true }); // aria-disabled: Playwright would wait for it to be enabled
+    await button.dblclick({ force: true });
+    expect(await focused(page)).toBe('Preparing download of a.txt');
+    await page.waitForTimeout(300);
+    expect(asked).toBe(1);
+    release();
+    await expect.poll(() => downloads, { timeout: 10_000 }).toEqual(['a.txt']);
+    await expect.poll(() => button.innerText()).toBe('Download');
+    expect(await button.getAttribute('aria-disabled')).not.toBe('true');
+    expect(await focused(page)).toBe('Download a.txt');
+    await page.waitForTimeout(500);
+    expect(downloads).toEqual(['a.txt']);
+    expect(asked).toBe(1);
+
+    // No answer: the toast says why in words, the button is ready again with focus on it.
+    await page.unroute(/\/api\/trpc\/attachments\.downloadUrl/);
+    await page.route(/\/api\/trpc\/attachments\.downloadUrl/, (route) => route.abort('connectionreset'));
+    await page.keyboard.press('Enter');
+    const failed = toastWith(page, 'The file could not be downloaded');
+    await failed.waitFor();
+    expect(await failed.innerText()).toContain("Can't reach the server");
+    await expect.poll(() => button.innerText()).toBe('Download');
+    expect(await focused(page)).toBe('Download a.txt');
+    expect(downloads).toEqual(['a.txt']);
+  });
+
   test('a name storage cannot keep is changed, and the page says what it was saved as; a long name wraps inside the toast', async () => {
     const { page, id } = await signedInUser(fixture, { viewport: { width: 390, height: 844 } });
     const [note] = await seedNotes(id, [{ title: 'Renamed' }]);

@@ -103,13 +103,22 @@ export function AttachmentsPanel({ noteId, onCountChange }: { noteId: string; on
     }),
   )
 
+  /** The files whose link is on its way: their Download says so and ignores further presses (one file, one download). */
+  const [downloading, setDownloading] = useState<ReadonlySet<string>>(new Set())
+  const downloadingRef = useRef(new Set<string>())
   async function download(name: string) {
+    if (downloadingRef.current.has(name)) return
+    downloadingRef.current.add(name)
+    setDownloading(new Set(downloadingRef.current))
     try {
       const { url } = await trpcClient.attachments.downloadUrl.mutate({ noteId, name })
       // A link to storage that answers with "Content-Disposition: attachment": the browser saves the file and stays here.
       window.location.assign(url)
     } catch (error) {
       toastApiError('The file could not be downloaded', error as Error)
+    } finally {
+      downloadingRef.current.delete(name)
+      setDownloading(new Set(downloadingRef.current))
     }
   }
 
@@ -283,8 +292,15 @@ export function AttachmentsPanel({ noteId, onCountChange }: { noteId: string; on
                 {formatBytes(file.size)} · {file.type}
               </span>
               <div className={styles.itemActions}>
-                <button type="button" className={styles.smallButton} onClick={() => void download(file.name)} aria-label={`Download ${file.name}`}>
-                  Download
+                {/* Pending: aria-disabled, not `disabled`, which would drop a keyboard user's focus to <body>. */}
+                <button
+                  type="button"
+                  className={styles.smallButton}
+                  aria-disabled={downloading.has(file.name) || undefined}
+                  onClick={() => void download(file.name)}
+                  aria-label={downloading.has(file.name) ? `Preparing download of ${file.name}` : `Download ${file.name}`}
+                >
+                  {downloading.has(file.name) ? 'Preparing…' : 'Download'}
                 </button>
                 <button type="button" className={styles.smallButton} onClick={() => setConfirming(file.name)} aria-label={`Delete ${file.name}`}>
                   Delete
