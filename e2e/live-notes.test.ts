@@ -181,6 +181,36 @@ describe('an open note changed or deleted elsewhere', () => {
     expect(await page.getByLabel('Note', { exact: true }).inputValue()).toBe('three');
   });
 
+  test('the notice going by itself (the other version settles, or the note is deleted) while one of its buttons has focus puts focus in the note\'s text, not <body>', async () => {
+    const { page, id } = await signedInUser(fixture);
+    const [note] = await seedNotes(id, [{ title: 'Settles', body: 'one' }]);
+    await page.goto(`/notes/${note!.id}`);
+    await page.getByRole('heading', { name: 'Settles', level: 1 }).waitFor();
+    await liveOn(page);
+    const notice = page.getByTestId('note-elsewhere');
+    const focusedField = () => page.evaluate(() => (document.activeElement as HTMLTextAreaElement | null)?.name ?? document.activeElement?.tagName ?? null);
+    const field = page.getByLabel('Note', { exact: true });
+
+    // The other device stores the very text typed here: nothing left to decide, the notice goes.
+    await field.fill('the same words');
+    await changeNote(note!.id, { body: 'two' });
+    await notice.getByText('This note was changed in another tab or device').waitFor(LIVE);
+    await notice.getByRole('button', { name: 'Keep my changes' }).focus();
+    await changeNote(note!.id, { body: 'the same words' });
+    await notice.waitFor({ state: 'detached', ...LIVE });
+    await expect.poll(focusedField, { timeout: 3000 }).toBe('body');
+
+    // Changed, then deleted elsewhere: the notice stays, but the button that had focus is gone.
+    await field.fill('typed again');
+    await changeNote(note!.id, { body: 'three' });
+    await notice.getByText('This note was changed in another tab or device').waitFor(LIVE);
+    await notice.getByRole('button', { name: 'Show the other version' }).focus();
+    await changeNote(note!.id, { delete: true });
+    await notice.getByText('This note was deleted in another tab or device').waitFor(LIVE);
+    await expect.poll(focusedField, { timeout: 3000 }).toBe('body');
+    expect(await field.inputValue()).toBe('typed again');
+  });
+
   test('deleted elsewhere with unsaved edits: the page says so, saving is refused, and the text becomes a new note', async () => {
     const { page, id } = await signedInUser(fixture);
     const [note] = await seedNotes(id, [{ title: 'Doomed', body: 'draft' }]);

@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'react'
+import { useEffect, useLayoutEffect, useRef, useState } from 'react'
 
 import { useTRPCClient, type RouterOutputs } from '../../lib/trpc'
 import controls from '../../ui/controls.module.css'
@@ -179,7 +179,7 @@ export default function NoteLive({ setDraft, onGone, onShown, onSaveAsNew, savin
   // the user goes on writing (and saves).
   const answered = () => {
     setElsewhere(null)
-    requestAnimationFrame(() => document.querySelector<HTMLElement>('form[aria-label="Edit note"] textarea')?.focus())
+    requestAnimationFrame(focusNoteText)
   }
   const showTheirs = (theirs: Note) => {
     const mine = options.draft
@@ -197,7 +197,8 @@ export default function NoteLive({ setDraft, onGone, onShown, onSaveAsNew, savin
     <>
       <LiveStatus live={live} />
       {elsewhere ? (
-        <ElsewhereBanner elsewhere={elsewhere} onShowTheirs={showTheirs} onKeepMine={keepMine} onSaveAsNew={onSaveAsNew} savingAsNew={savingAsNew} />
+        // Keyed by kind: "changed" becoming "deleted" replaces the buttons, as the notice leaving would.
+        <ElsewhereBanner key={elsewhere.kind} elsewhere={elsewhere} onShowTheirs={showTheirs} onKeepMine={keepMine} onSaveAsNew={onSaveAsNew} savingAsNew={savingAsNew} />
       ) : null}
     </>
   )
@@ -213,12 +214,27 @@ interface BannerProps {
   savingAsNew: boolean
 }
 
-/** The notice above the form when the note changed or went away elsewhere. */
+const focusNoteText = () => document.querySelector<HTMLElement>('form[aria-label="Edit note"] textarea')?.focus()
+
+/**
+ * The notice above the form when the note changed or went away elsewhere. It can also go by itself (the other
+ * version settles on the text typed here or on the one shown as stored, the note comes back after an Undo, or it is
+ * deleted and the notice changes its buttons): focus on one of its buttons would drop to <body> with it, so it goes
+ * to the note's text, as after an answer.
+ */
 function ElsewhereBanner({ elsewhere, onShowTheirs, onKeepMine, onSaveAsNew, savingAsNew }: BannerProps) {
   const changed = elsewhere.kind === 'changed'
   const button = `${controls.button} ${controls.small} ${controls.regular}`
+  const ref = useRef<HTMLDivElement>(null)
+  useLayoutEffect(() => {
+    const element = ref.current
+    // Runs before the element leaves the document: the focused button is still in it.
+    return () => {
+      if (element?.contains(document.activeElement)) focusNoteText()
+    }
+  }, [])
   return (
-    <div role="alert" className={styles.elsewhere} data-testid="note-elsewhere">
+    <div ref={ref} role="alert" className={styles.elsewhere} data-testid="note-elsewhere">
       <span className={styles.elsewhereTitle}>
         {changed ? 'This note was changed in another tab or device' : 'This note was deleted in another tab or device'}
       </span>
