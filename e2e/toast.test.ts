@@ -370,6 +370,73 @@ describe('toast timer after closing one from inside, and focus', () => {
   });
 });
 
+describe('many toasts on a narrow screen (ADR 151)', () => {
+  /** Four "Connected" toasts in a row (the button pressed as soon as it is ready again, wherever the toasts are). */
+  async function fourToasts(width: number): Promise<Page> {
+    const page = await fixture.newPage({ viewport: { width, height: 844 }, hasTouch: width < 640 });
+    await gotoHydrated(page);
+    await parkPointer(page);
+    const check = page.getByRole('button', { name: 'Check connection' });
+    for (let n = 1; n <= 4; n++) {
+      await expect.poll(() => check.isEnabled(), { timeout: 10_000 }).toBe(true);
+      await check.evaluate((button: HTMLButtonElement) => button.click());
+      await expect.poll(() => toasts(page).count(), { timeout: 10_000 }).toBe(n);
+    }
+    await sleep(250);
+    return page;
+  }
+  const shownBottoms = (page: Page) =>
+    page.evaluate(() =>
+      Array.from(document.querySelectorAll('[role="region"][aria-label^="Notifications"] *'))
+        .filter((el) => el.checkVisibility() && el.getBoundingClientRect().height > 0)
+        .map((el) => Math.round(el.getBoundingClientRect().bottom)),
+    );
+
+  test('at 390 px four toasts show as the newest one and "3 more notifications": the page below stays uncovered; a tap shows them all', async () => {
+    const page = await fourToasts(390);
+    const visible = async () => (await toasts(page).evaluateAll((els) => els.filter((el) => el.checkVisibility()).length));
+    expect(await visible()).toBe(1);
+    const more = page.getByRole('button', { name: '3 more notifications' });
+    await more.waitFor();
+    // The newest toast and the line under it: about one toast high, not four.
+    const newest = (await toasts(page).last().boundingBox())!;
+    expect(newest.y).toBeLessThanOrEqual(12);
+    expect(Math.max(...(await shownBottoms(page)))).toBeLessThanOrEqual(newest.y + newest.height + 50);
+    await page.screenshot({ path: 'test-results/screenshots/toasts-folded-390.png' });
+    await sleep(1000); // the hidden toasts' timers run as the visible one's does
+    await more.tap();
+    await expect.poll(visible, { timeout: 2000 }).toBe(4);
+    expect(await more.isVisible()).toBe(false);
+    await sleep(6500); // shown, the region holds focus: every timer paused
+    expect(await visible()).toBe(4);
+    // A tap on the page: the region lets focus go, the stack folds again and the toasts close by themselves.
+    await page.touchscreen.tap(195, 830);
+    await expect.poll(visible, { timeout: 2000 }).toBe(1);
+    await expect.poll(() => toasts(page).count(), { timeout: 8000 }).toBe(0);
+  });
+
+  test('at 390 px the stack holds no time: four toasts all close about 6 s after the last one came', async () => {
+    const page = await fourToasts(390);
+    const lastAt = Date.now();
+    await expect.poll(() => toasts(page).count(), { timeout: 8000 }).toBe(0);
+    expect(Date.now() - lastAt).toBeLessThanOrEqual(7500);
+  });
+
+  test('at 390 px F8 shows every toast, so the keyboard reaches each one', async () => {
+    const page = await fourToasts(390);
+    await page.keyboard.press('F8');
+    await expect.poll(() => toasts(page).evaluateAll((els) => els.filter((el) => el.checkVisibility()).length), { timeout: 2000 }).toBe(4);
+    await page.keyboard.press('Tab');
+    expect(await isFocused(toasts(page).first().getByRole('button', { name: 'Close notification' }))).toBe(true);
+  });
+
+  test('at 1280 px four toasts are all shown', async () => {
+    const page = await fourToasts(1280);
+    expect(await toasts(page).evaluateAll((els) => els.filter((el) => el.checkVisibility()).length)).toBe(4);
+    expect(await page.getByRole('button', { name: /more notifications/ }).count()).toBe(0);
+  });
+});
+
 describe('long unbroken text', () => {
   test('at 390 px a long title without spaces wraps inside the "Saved" toast and the "Delete this note?" dialog', async () => {
     const { page, id } = await signedInUser(fixture, { viewport: { width: 390, height: 844 } });

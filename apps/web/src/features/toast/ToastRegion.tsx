@@ -6,6 +6,7 @@ import { useStore } from 'zustand'
 
 import { escapeHasOtherUse } from './escape'
 import { toastStore } from './toast-store'
+import styles from './toast.module.css'
 import ToastView from './ToastView'
 
 /**
@@ -176,18 +177,22 @@ export default function ToastRegion({ regionRef }: { regionRef: RefObject<HTMLEl
     regionRef.current?.setAttribute('data-paused', paused ? 'true' : 'false')
   }, [paused, regionRef])
 
+  // On a narrow screen the toasts fold into the newest one and a "N more notifications" line under it while the
+  // region is neither hovered nor focused (ADR 151): four toasts at once would cover the page's top controls. Every
+  // timer runs as before; shown (hover, focus, F8, a tap on the line) they are all there, and paused, as always.
+  const expand = () => regionRef.current?.focus({ preventScroll: true })
   return (
-    <div
-      style={{
-        display: 'flex',
-        flexDirection: 'column',
-        alignItems: 'center',
-        gap: 8,
-      }}
-    >
+    <div className={styles.stack} data-expanded={paused}>
       {toasts.map((t) => (
         <ToastView key={t.id} toast={t} paused={paused} registerCloser={registerCloser} onClosing={onToastClosing} />
       ))}
+      {toasts.length > 1 ? (
+        // Focus goes on to the region at once: this line is hidden while the toasts are shown, and focus must not
+        // stay on a hidden element (it would drop to <body> and fold them again).
+        <button type="button" className={styles.more} onFocus={expand} onClick={expand}>
+          {toasts.length - 1} more {toasts.length === 2 ? 'notification' : 'notifications'}
+        </button>
+      ) : null}
     </div>
   )
 }
