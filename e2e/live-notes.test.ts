@@ -231,6 +231,41 @@ describe('an open note changed or deleted elsewhere', () => {
     await page.getByRole('heading', { name: 'Rescued', level: 1 }).waitFor();
     expect(await page.getByLabel('Note', { exact: true }).inputValue()).toBe('words worth keeping');
   });
+
+  test('by keyboard, "Save as a new note" keeps focus while it saves ("Saving…") and after a failure, so Enter tries again', async () => {
+    const { page, id } = await signedInUser(fixture);
+    const [note] = await seedNotes(id, [{ title: 'Gone', body: 'draft' }]);
+    await page.goto(`/notes/${note!.id}`);
+    await page.getByRole('heading', { name: 'Gone', level: 1 }).waitFor();
+    await liveOn(page);
+    await page.getByLabel('Note', { exact: true }).fill('keep these words');
+    await changeNote(note!.id, { delete: true });
+    const notice = page.getByTestId('note-elsewhere');
+    await notice.getByText('This note was deleted in another tab or device').waitFor(LIVE);
+    const focusedText = () => page.evaluate(() => (document.activeElement === document.body ? 'body' : (document.activeElement?.textContent ?? '')));
+
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    await page.route(/\/api\/trpc\/notes\.create/, async (route) => {
+      await held;
+      await route.abort('connectionreset');
+    });
+    await notice.getByRole('button', { name: 'Save as a new note' }).focus();
+    await page.keyboard.press('Enter');
+    const saving = notice.getByRole('button', { name: 'Saving…' });
+    await saving.waitFor();
+    expect(await saving.getAttribute('aria-disabled')).toBe('true');
+    expect(await focusedText()).toBe('Saving…');
+    release();
+    await toastWith(page, 'The note was not saved').waitFor();
+    await notice.getByRole('button', { name: 'Save as a new note' }).waitFor();
+    expect(await focusedText()).toBe('Save as a new note');
+
+    await page.unroute(/\/api\/trpc\/notes\.create/);
+    await page.keyboard.press('Enter');
+    await page.waitForURL((url) => url.pathname.startsWith('/notes/') && !url.pathname.endsWith(note!.id), { timeout: 20_000 });
+    expect(await page.getByLabel('Note', { exact: true }).inputValue()).toBe('keep these words');
+  });
 });
 
 /** The note as stored, read with the service key. */

@@ -254,7 +254,9 @@ function ElsewhereBanner({ elsewhere, onShowTheirs, onKeepMine, onSaveAsNew, sav
             </button>
           </>
         ) : (
-          <button type="button" className={button} disabled={savingAsNew} aria-disabled={savingAsNew} onClick={onSaveAsNew}>
+          // Saving: aria-disabled, not `disabled`, which would drop a keyboard user's focus to <body> (and leave it
+          // there after a failure, where Enter does nothing).
+          <button type="button" className={button} aria-disabled={savingAsNew || undefined} onClick={() => savingAsNew || onSaveAsNew()}>
             {savingAsNew ? 'Saving…' : 'Save as a new note'}
           </button>
         )}
