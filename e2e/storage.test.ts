@@ -537,6 +537,39 @@ describe('note attachments', () => {
     expect(downloads).toEqual(['a.txt']);
   });
 
+  test('a file deleted elsewhere: Download and Delete say it is gone, the list drops it, and focus goes to the next file', async () => {
+    const { page, id, email } = await signedInUser(fixture);
+    const [note] = await seedNotes(id, [{ title: 'Gone elsewhere' }]);
+    const token = await accessToken(email);
+    for (const name of ['a.txt', 'b.txt', 'c.txt']) await storeAs(token, 'attachments', `${id}/${note!.id}/${name}`, name, 'text/plain');
+    await gotoHydrated(page, `/notes/${note!.id}`);
+    await page.getByRole('list', { name: 'Attached files' }).waitFor({ timeout: 20_000 });
+    const removeElsewhere = async (name: string) => {
+      const res = await fetch(`${supabaseURL}/storage/v1/object/attachments/${id}/${note!.id}/${name}`, { method: 'DELETE', headers: service });
+      expect(res.status).toBe(200);
+    };
+    const listed = () => page.getByRole('list', { name: 'Attached files' }).getByRole('listitem').allInnerTexts();
+
+    await removeElsewhere('a.txt');
+    await page.getByRole('button', { name: 'Download a.txt', exact: true }).focus();
+    await page.keyboard.press('Enter');
+    const gone = toastWith(page, 'The file could not be downloaded');
+    await gone.waitFor();
+    expect(await gone.innerText()).toContain('This file does not exist any more.');
+    await expect.poll(async () => (await listed()).some((text) => text.includes('a.txt')), { timeout: 5000 }).toBe(false);
+    await expect.poll(() => focused(page)).toBe('Download b.txt');
+
+    await removeElsewhere('b.txt');
+    await page.getByRole('button', { name: 'Delete b.txt', exact: true }).focus();
+    await page.keyboard.press('Enter');
+    const dialog = page.getByRole('dialog', { name: 'Delete this file?' });
+    await dialog.getByRole('button', { name: 'Delete file' }).focus();
+    await page.keyboard.press('Enter');
+    await toastWith(page, 'This file does not exist any more.').waitFor();
+    await expect.poll(async () => (await listed()).some((text) => text.includes('b.txt')), { timeout: 5000 }).toBe(false);
+    await expect.poll(() => focused(page)).toBe('Download c.txt');
+  });
+
   test('a name storage cannot keep is changed, and the page says what it was saved as; a long name wraps inside the toast', async () => {
     const { page, id } = await signedInUser(fixture, { viewport: { width: 390, height: 844 } });
     const [note] = await seedNotes(id, [{ title: 'Renamed' }]);

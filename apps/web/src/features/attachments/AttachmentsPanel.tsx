@@ -93,15 +93,28 @@ export function AttachmentsPanel({ noteId, onCountChange }: { noteId: string; on
         await refresh()
       },
       onError: (error, { name }) => {
-        // The dialog goes without being closed, so nothing gives focus back (it was on <body>, the button disabled
-        // while deleting): it goes back to the file's Delete button, where Enter tries again.
         const index = list.data?.findIndex((file) => file.name === name) ?? -1
         setConfirming(null)
         toastApiError('The file was not deleted', error)
+        if (error.data?.code === 'NOT_FOUND') {
+          gone(name, index)
+          return
+        }
+        // The dialog goes without being closed, so nothing gives focus back (it was on <body>, the button disabled
+        // while deleting): it goes back to the file's Delete button, where Enter tries again.
         requestAnimationFrame(() => listRef.current?.querySelectorAll('li')[index]?.querySelectorAll('button')[1]?.focus())
       },
     }),
   )
+
+  /**
+   * A file the list shows is not stored any more (deleted in another tab or device): the list is read again, and
+   * focus, on the row's button, goes where it goes after a delete (the next file, or "Attach files").
+   */
+  function gone(name: string, index: number) {
+    focusAfterDelete.current = { name, index: Math.max(0, index) }
+    void refresh()
+  }
 
   /** The files whose link is on its way: their Download says so and ignores further presses (one file, one download). */
   const [downloading, setDownloading] = useState<ReadonlySet<string>>(new Set())
@@ -116,6 +129,7 @@ export function AttachmentsPanel({ noteId, onCountChange }: { noteId: string; on
       window.location.assign(url)
     } catch (error) {
       toastApiError('The file could not be downloaded', error as Error)
+      if ((error as { data?: { code?: string } }).data?.code === 'NOT_FOUND') gone(name, list.data?.findIndex((file) => file.name === name) ?? 0)
     } finally {
       downloadingRef.current.delete(name)
       setDownloading(new Set(downloadingRef.current))
