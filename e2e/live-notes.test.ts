@@ -266,6 +266,29 @@ describe('an open note changed or deleted elsewhere', () => {
     await page.waitForURL((url) => url.pathname.startsWith('/notes/') && !url.pathname.endsWith(note!.id), { timeout: 20_000 });
     expect(await page.getByLabel('Note', { exact: true }).inputValue()).toBe('keep these words');
   });
+
+  test('by keyboard, a note deleted elsewhere while Pin or Delete has focus leaves focus there (aria-disabled), not on <body>', async () => {
+    const { page, id } = await signedInUser(fixture);
+    const [note] = await seedNotes(id, [{ title: 'Pinned away', body: 'x' }]);
+    await page.goto(`/notes/${note!.id}`);
+    await page.getByRole('heading', { name: 'Pinned away', level: 1 }).waitFor();
+    await liveOn(page);
+    const focusedText = () => page.evaluate(() => (document.activeElement === document.body ? 'body' : (document.activeElement?.textContent ?? '')));
+    const pin = page.getByRole('button', { name: 'Pin', exact: true });
+    await pin.focus();
+    await changeNote(note!.id, { delete: true });
+    await page.getByTestId('note-elsewhere').getByText('This note was deleted in another tab or device').waitFor(LIVE);
+    await sleep(300);
+    expect(await focusedText()).toBe('Pin');
+    expect(await pin.getAttribute('aria-disabled')).toBe('true');
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('Tab');
+    expect(await focusedText()).toBe('Delete');
+    await page.keyboard.press('Enter');
+    await sleep(300);
+    expect(await page.getByRole('dialog', { name: 'Delete this note?' }).isVisible()).toBe(false);
+    expect(await page.getByTestId('toast').count()).toBe(0);
+  });
 });
 
 /** The note as stored, read with the service key. */

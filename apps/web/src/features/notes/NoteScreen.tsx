@@ -334,10 +334,10 @@ export function NoteScreen({ note: initial }: NoteScreenProps) {
             type="button"
             className={`${controls.button} ${controls.small} ${controls.iconGap} ${controls.outlined}`}
             aria-pressed={note.pinned}
-            // Pending: aria-disabled, not `disabled`, which would drop a keyboard user's focus to <body>.
-            aria-disabled={setPinned.isPending || undefined}
-            disabled={gone}
-            onClick={() => setPinned.isPending || setPinned.mutate({ id: note.id, pinned: !note.pinned })}
+            // Pending, or the note deleted elsewhere: aria-disabled, not `disabled`, which would drop a keyboard
+            // user's focus to <body>.
+            aria-disabled={setPinned.isPending || gone || undefined}
+            onClick={() => setPinned.isPending || gone || setPinned.mutate({ id: note.id, pinned: !note.pinned })}
           >
             <PinIcon size={15} fill={note.pinned ? 'currentColor' : 'none'} />
             <span>{note.pinned ? 'Unpin' : 'Pin'}</span>
@@ -345,8 +345,8 @@ export function NoteScreen({ note: initial }: NoteScreenProps) {
           <button
             type="button"
             className={`${controls.button} ${controls.small} ${controls.iconGap} ${controls.outlined} t_red ${styles.danger}`}
-            disabled={gone}
-            onClick={() => dialogRef.current?.showModal()}
+            aria-disabled={gone || undefined}
+            onClick={() => gone || dialogRef.current?.showModal()}
           >
             <TrashIcon size={15} />
             <span>Delete</span>
