@@ -737,6 +737,38 @@ describe('one note', () => {
     expect(await focusedName()).toMatch(/^INPUT/);
   });
 
+  test('while a note is deleted, "Deleting…" keeps keyboard focus and Cancel does nothing (the delete cannot be called back); a failure leaves the note', async () => {
+    const { page, id } = await signedInUser(fixture);
+    const [note] = await seedNotes(id, [{ title: 'Slow delete' }]);
+    await gotoHydrated(page, `/notes/${note!.id}`);
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    await page.route(/\/api\/trpc\/notes\.delete/, async (route) => {
+      await held;
+      await route.abort('connectionreset');
+    });
+    const focusedText = () => page.evaluate(() => (document.activeElement === document.body ? 'body' : (document.activeElement?.textContent ?? '').trim()));
+    await page.getByRole('button', { name: 'Delete', exact: true }).focus();
+    await page.keyboard.press('Enter');
+    const confirm = page.getByRole('dialog', { name: 'Delete this note?' });
+    await confirm.getByRole('button', { name: 'Delete note' }).focus();
+    await page.keyboard.press('Enter');
+    const deleting = confirm.getByRole('button', { name: 'Deleting…' });
+    await deleting.waitFor();
+    await sleep(200);
+    expect(await focusedText()).toBe('Deleting…');
+    await page.keyboard.press('Shift+Tab');
+    expect(await focusedText()).toBe('Cancel');
+    await page.keyboard.press('Enter');
+    await sleep(200);
+    expect(await confirm.isVisible(), 'Cancel while deleting closes nothing').toBe(true);
+    release();
+    await toastWith(page, 'The note was not deleted').waitFor();
+    await confirm.waitFor({ state: 'hidden' });
+    expect(new URL(page.url()).pathname).toBe(`/notes/${note!.id}`);
+    await expect.poll(focusedText).toBe('Delete');
+  });
+
   test('typing while a save runs: the fields stay editable and focused, nothing typed is lost, and it is saved next', async () => {
     const { page, id } = await signedInUser(fixture);
     const [note] = await seedNotes(id, [{ title: 'Keys', body: '' }]);

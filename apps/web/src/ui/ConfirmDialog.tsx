@@ -70,11 +70,14 @@ export function ConfirmDialog({
             ref={cancelRef}
             type="button"
             className={`${controls.button} ${controls.small} ${controls.outlined}`}
-            onClick={() => dialogRef.current?.close()}
+            // While the action is under way it cannot be called back: Cancel does nothing then, as Escape.
+            aria-disabled={pending || undefined}
+            onClick={() => pending || dialogRef.current?.close()}
           >
             Cancel
           </button>
-          <button type="button" className={styles.dangerButton} disabled={pending} onClick={onConfirm}>
+          {/* Pending: aria-disabled, not `disabled`, which would drop a keyboard user's focus to <body>. */}
+          <button type="button" className={styles.dangerButton} aria-disabled={pending || undefined} onClick={() => pending || onConfirm()}>
             {pending ? pendingLabel : confirmLabel}
           </button>
         </div>

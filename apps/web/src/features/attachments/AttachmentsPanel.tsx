@@ -100,8 +100,8 @@ export function AttachmentsPanel({ noteId, onCountChange }: { noteId: string; on
           gone(name, index)
           return
         }
-        // The dialog goes without being closed, so nothing gives focus back (it was on <body>, the button disabled
-        // while deleting): it goes back to the file's Delete button, where Enter tries again.
+        // The dialog goes without being closed, so nothing gives focus back (it was on its "Deleting…" button, gone
+        // with it): it goes back to the file's Delete button, where Enter tries again.
         requestAnimationFrame(() => listRef.current?.querySelectorAll('li')[index]?.querySelectorAll('button')[1]?.focus())
       },
     }),
