@@ -103,4 +103,31 @@ describe('navigation and failure states', () => {
     await retry.click();
     await page.getByTestId('server-time').waitFor({ state: 'visible', timeout: 15_000 });
   });
+  test('"Check connection" pressed by keyboard keeps focus while it checks, and a second press sends nothing', async () => {
+    const page = await fixture.newPage();
+    let checks = 0;
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    await page.route('**/api/trpc/system.clockSkew**', async (route) => {
+      checks += 1;
+      await held;
+      return route.continue();
+    });
+    await gotoHydrated(page);
+    const check = page.getByRole('button', { name: 'Check connection' });
+    await check.focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(() => check.getAttribute('aria-disabled')).toBe('true');
+    // While it checks the button waits, yet keeps focus (disabled, focus would drop to <body>, and Enter be lost).
+    expect(await check.evaluate((el) => el === document.activeElement)).toBe(true);
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('Space');
+    release();
+    await page.getByTestId('toast').filter({ hasText: 'Connected' }).waitFor({ timeout: 10_000 });
+    expect(checks).toBe(1);
+    expect(await check.evaluate((el) => el === document.activeElement)).toBe(true);
+    // Pressed again once the answer is there, it checks again.
+    await page.keyboard.press('Enter');
+    await expect.poll(() => checks).toBe(2);
+  });
 });

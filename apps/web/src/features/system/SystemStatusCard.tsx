@@ -118,8 +118,9 @@ export function SystemStatusCard() {
         <button
           type="button"
           className={`${controls.button} ${controls.small} ${controls.iconGap} ${controls.regular} t_accent`}
-          disabled={clockSkew.isPending}
-          onClick={() => clockSkew.mutate({ clientTime: new Date() })}
+          // Pending: aria-disabled, not `disabled`, which would drop a keyboard user's focus to <body>.
+          aria-disabled={clockSkew.isPending || undefined}
+          onClick={() => clockSkew.isPending || clockSkew.mutate({ clientTime: new Date() })}
         >
           {clockSkew.isPending ? <SpinnerIcon size={16} /> : null}
           Check connection
