@@ -130,4 +130,34 @@ describe('navigation and failure states', () => {
     await page.keyboard.press('Enter');
     await expect.poll(() => checks).toBe(2);
   });
+  test('"Retry" on the status card by keyboard: focus goes to the card\'s heading while the card loads again, not to <body>', async () => {
+    const page = await fixture.newPage();
+    let failing = true;
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    await page.route(
+      (url) => url.pathname.startsWith('/api/trpc/') && url.pathname.includes('system.health'),
+      async (route) => {
+        if (route.request().method() !== 'GET') return route.continue();
+        if (!failing) {
+          await held;
+          return route.continue();
+        }
+        const paths = decodeURIComponent(new URL(route.request().url()).pathname.slice('/api/trpc/'.length)).split(',');
+        const error = { error: { json: { message: 'The status service is unavailable', code: -32603, data: { code: 'INTERNAL_SERVER_ERROR', httpStatus: 500, path: 'system.health' } } } };
+        return route.fulfill({ status: 500, contentType: 'application/json', body: JSON.stringify(paths.map(() => error)) });
+      },
+    );
+    await gotoHydrated(page);
+    const retry = page.getByRole('main').getByRole('button', { name: 'Retry' });
+    await retry.waitFor({ state: 'visible', timeout: 30_000 });
+    failing = false;
+    await retry.focus();
+    await page.keyboard.press('Enter');
+    // The error (and its button) gives way to the card's loading rows at once.
+    await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('system-status-heading');
+    release();
+    await page.getByTestId('server-time').waitFor({ state: 'visible', timeout: 15_000 });
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('system-status-heading');
+  });
 });

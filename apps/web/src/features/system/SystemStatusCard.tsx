@@ -1,5 +1,5 @@
 import { useMutation, useQuery } from '@tanstack/react-query'
-import type { ReactNode } from 'react'
+import { useLayoutEffect, useRef, type ReactNode } from 'react'
 
 import { useTRPC } from '../../lib/trpc'
 import controls from '../../ui/controls.module.css'
@@ -17,6 +17,39 @@ function Row({ label, children }: { label: string; children: ReactNode }) {
     <div className={styles.row}>
       <span className={styles.rowLabel}>{label}</span>
       <div className={styles.rowValue}>{children}</div>
+    </div>
+  )
+}
+
+/**
+ * The card's error with its "Retry". While the queries run again the button says so and waits (aria-disabled, so a
+ * keyboard user keeps focus on it). Once they load it goes: focus, if it had it, moves to the card's heading rather
+ * than dropping to <body>.
+ */
+function StatusError({ message, retrying, onRetry }: { message: string; retrying: boolean; onRetry: () => void }) {
+  const ref = useRef<HTMLDivElement>(null)
+  useLayoutEffect(() => {
+    const element = ref.current
+    // Runs before the element leaves the document: the focused button is still in it.
+    return () => {
+      if (element?.contains(document.activeElement)) document.getElementById('system-status-heading')?.focus()
+    }
+  }, [])
+  return (
+    <div ref={ref} role="alert" className={`${styles.error} t_red`}>
+      <span className={styles.errorTitle}>Could not reach the API</span>
+      <span className={styles.errorText}>{message}</span>
+      <div>
+        <button
+          type="button"
+          className={`${controls.button} ${controls.small} ${controls.iconGap} ${controls.regular} ${styles.retry}`}
+          aria-disabled={retrying || undefined}
+          onClick={() => retrying || onRetry()}
+        >
+          {retrying ? <SpinnerIcon size={16} /> : <RefreshIcon size={16} />}
+          {retrying ? 'Retrying…' : 'Retry'}
+        </button>
+      </div>
     </div>
   )
 }
@@ -49,7 +82,7 @@ export function SystemStatusCard() {
           <span className={`${styles.badge} ${error ? 't_red' : 't_green'}`}>
             <ActivityIcon size={17} />
           </span>
-          <h2 id="system-status-heading" className={styles.title}>
+          <h2 id="system-status-heading" className={styles.title} tabIndex={-1}>
             System status
           </h2>
         </div>
@@ -62,23 +95,14 @@ export function SystemStatusCard() {
       </div>
 
       {error ? (
-        <div role="alert" className={`${styles.error} t_red`}>
-          <span className={styles.errorTitle}>Could not reach the API</span>
-          <span className={styles.errorText}>{error.message}</span>
-          <div>
-            <button
-              type="button"
-              className={`${controls.button} ${controls.small} ${controls.iconGap} ${controls.regular} ${styles.retry}`}
-              onClick={() => {
-                void health.refetch()
-                void config.refetch()
-              }}
-            >
-              <RefreshIcon size={16} />
-              Retry
-            </button>
-          </div>
-        </div>
+        <StatusError
+          message={error.message}
+          retrying={health.isFetching || config.isFetching}
+          onRetry={() => {
+            void health.refetch()
+            void config.refetch()
+          }}
+        />
       ) : (
         <div aria-busy={loading}>
           <Row label="Server time">
