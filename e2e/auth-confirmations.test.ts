@@ -3,7 +3,7 @@
 // replaces the old one and finishes the sign-up.
 import type { Page } from 'playwright-core';
 import { describe, expect, test } from 'vitest';
-import { ANON_KEY, PASSWORD, signInViaUI, supabaseURL, uniqueEmail, type MailMessage } from './auth-helpers.ts';
+import { ANON_KEY, expectCountdown, PASSWORD, signInViaUI, supabaseURL, uniqueEmail, type MailMessage } from './auth-helpers.ts';
 import { useBackendWith } from './backend-control.ts';
 import { gotoHydrated, screenshotPath, useBrowser } from './browser.ts';
 
@@ -115,32 +115,6 @@ describe("the auth server's least time between two mails to an address (LOCALBAS
 
   const WAIT = /^An email was just sent to this address\. Wait (\d) seconds? before asking for another\.$/;
 
-  /** The wait's message: its seconds counting down while the button stays disabled, then gone and the button usable. */
-  async function expectCountdown(page: Page, button: string): Promise<void> {
-    const message = page.getByRole('alert').filter({ hasText: WAIT });
-    await message.waitFor();
-    const first = Number(WAIT.exec((await message.textContent()) ?? '')?.[1]);
-    expect(first).toBeGreaterThanOrEqual(2);
-    const waiting = page.getByRole('button', { name: button });
-    expect(await waiting.isDisabled()).toBe(true);
-    // Focus stays on the button while it waits (a disabled one drops it to <body>), and pressing it sends nothing.
-    expect(await waiting.evaluate((el) => el === document.activeElement), 'focus stays on the waiting button').toBe(true);
-    const sent: string[] = [];
-    const onRequest = (request: { url: () => string }) => void (request.url().includes('/auth/v1/') && sent.push(request.url()));
-    page.on('request', onRequest);
-    await page.keyboard.press('Enter');
-    await page.keyboard.press('Space');
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    page.off('request', onRequest);
-    expect(sent).toEqual([]);
-    await expect
-      .poll(async () => Number(WAIT.exec((await message.textContent().catch(() => '')) ?? '')?.[1] ?? 0), { timeout: 3_000, interval: 100 })
-      .toBeLessThan(first);
-    expect(await page.getByRole('button', { name: button }).isDisabled()).toBe(true);
-    await message.waitFor({ state: 'detached', timeout: 6_000 });
-    expect(await page.getByRole('button', { name: button }).isEnabled()).toBe(true);
-  }
-
   test('"Send the link again" at once says how many seconds to wait, counts them down, then sends', async () => {
     const page = await fixture.newPage();
     const email = uniqueEmail('resend-wait');
@@ -150,7 +124,7 @@ describe("the auth server's least time between two mails to an address (LOCALBAS
     await page.getByRole('button', { name: 'Create account' }).click();
     await page.getByRole('status').filter({ hasText: `Almost there: we sent a confirmation link to ${email}.` }).waitFor();
     await page.getByRole('button', { name: 'Send the link again' }).click();
-    await expectCountdown(page, 'Send the link again');
+    await expectCountdown(page, WAIT, 'Send the link again');
     await page.screenshot({ path: screenshotPath('sign-up-resend-after-wait'), fullPage: true });
     await sendAgain(page, email);
     await expectSignupMails(email, 2);
@@ -172,7 +146,7 @@ describe("the auth server's least time between two mails to an address (LOCALBAS
     await sent.waitFor();
     await page.getByRole('button', { name: 'Send reset link' }).click();
     await page.screenshot({ path: screenshotPath('forgot-password-wait'), fullPage: true });
-    await expectCountdown(page, 'Send reset link');
+    await expectCountdown(page, WAIT, 'Send reset link');
     await page.getByRole('button', { name: 'Send reset link' }).click();
     await sent.waitFor();
   });

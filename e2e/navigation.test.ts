@@ -1,9 +1,25 @@
 // Route changes and failures a user meets: the 404 page, the progress bar during a slow client-side route
 // change, and the status card's error state with a working retry.
+import type { Route } from 'playwright-core';
 import { describe, expect, test } from 'vitest';
 import { baseURL, gotoHydrated, useBrowser } from './browser.ts';
 
 const fixture = useBrowser();
+
+/** Answers the status card's batched GET (system.health, system.config) with a 500 for each of its calls. */
+function failStatusBatch(route: Route): Promise<void> {
+  const paths = decodeURIComponent(new URL(route.request().url()).pathname.slice('/api/trpc/'.length)).split(',');
+  const error = {
+    error: {
+      json: {
+        message: 'The status service is unavailable',
+        code: -32603,
+        data: { code: 'INTERNAL_SERVER_ERROR', httpStatus: 500, path: 'system.health' },
+      },
+    },
+  };
+  return route.fulfill({ status: 500, contentType: 'application/json', body: JSON.stringify(paths.map(() => error)) });
+}
 
 describe('navigation and failure states', () => {
   test('an unknown address answers 404 with the app frame and a way back home', async () => {
@@ -77,17 +93,7 @@ describe('navigation and failure states', () => {
       async (route) => {
         if (!failing || route.request().method() !== 'GET') return route.continue();
         failedCalls += 1;
-        const paths = decodeURIComponent(new URL(route.request().url()).pathname.slice('/api/trpc/'.length)).split(',');
-        const error = {
-          error: {
-            json: {
-              message: 'The status service is unavailable',
-              code: -32603,
-              data: { code: 'INTERNAL_SERVER_ERROR', httpStatus: 500, path: 'system.health' },
-            },
-          },
-        };
-        return route.fulfill({ status: 500, contentType: 'application/json', body: JSON.stringify(paths.map(() => error)) });
+        return failStatusBatch(route);
       },
     );
     await gotoHydrated(page);
@@ -143,9 +149,7 @@ describe('navigation and failure states', () => {
           await held;
           return route.continue();
         }
-        const paths = decodeURIComponent(new URL(route.request().url()).pathname.slice('/api/trpc/'.length)).split(',');
-        const error = { error: { json: { message: 'The status service is unavailable', code: -32603, data: { code: 'INTERNAL_SERVER_ERROR', httpStatus: 500, path: 'system.health' } } } };
-        return route.fulfill({ status: 500, contentType: 'application/json', body: JSON.stringify(paths.map(() => error)) });
+        return failStatusBatch(route);
       },
     );
     await gotoHydrated(page);
