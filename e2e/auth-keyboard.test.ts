@@ -1,7 +1,7 @@
 // The sign-in form with the keyboard only: Tab order, Enter submits, focus lands on the first invalid field,
 // and a correct sign-in with Enter goes through. The user menu opens, is walked and closes with the keyboard.
 import { describe, expect, test } from 'vitest';
-import { createAccount, PASSWORD, uniqueEmail } from './auth-helpers.ts';
+import { createAccount, signInViaUI, uniqueEmail } from './auth-helpers.ts';
 import { gotoHydrated, useBrowser } from './browser.ts';
 
 const fixture = useBrowser();
@@ -145,9 +145,7 @@ describe('the email typed on one auth page, once a session started (a shared com
     await createAccount(email);
     const page = await fixture.newPage();
     await gotoHydrated(page, '/sign-in');
-    await page.getByLabel('Email').fill(email);
-    await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await signInViaUI(page, email);
     await page.getByRole('button', { name: /^Account: / }).waitFor({ timeout: 20_000 });
     await signOut(page);
     expect(await emailFields(page)).toEqual(['', '', '']);
@@ -162,9 +160,7 @@ describe('the email typed on one auth page, once a session started (a shared com
     await typedHere.getByLabel('Email').fill(email);
     const other = await context.newPage();
     await gotoHydrated(other, '/sign-in');
-    await other.getByLabel('Email').fill(email);
-    await other.getByLabel('Password').fill(PASSWORD);
-    await other.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await signInViaUI(other, email);
     await other.getByRole('button', { name: /^Account: / }).waitFor({ timeout: 20_000 });
     await typedHere.bringToFront();
     await typedHere.getByRole('button', { name: /^Account: / }).waitFor({ timeout: 20_000 });
