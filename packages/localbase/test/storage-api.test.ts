@@ -143,6 +143,21 @@ describe('uploads', () => {
     expect(fs.readdirSync(path.join(lb.storageDir, 'objects', id.slice(0, 2), id))).toHaveLength(1);
   });
 
+  it('upserts of one new key sent at once are all stored in turn: the object is whole, one of them, with one file', async () => {
+    // On PostgreSQL each upsert saw no row yet and renamed its bytes under an id of its own, while the row kept the
+    // first id: every upsert was acknowledged and the object then answered 404 "The resource was not found".
+    const key = `race-${randomBytes(3).toString('hex')}.txt`;
+    const bodies = Array.from({ length: 8 }, (_, i) => `version ${i}`);
+    const results = await Promise.all(bodies.map((body) => admin.storage.from(B).upload(key, body, { upsert: true })));
+    expect(results.map((r) => r.error)).toEqual(bodies.map(() => null));
+    const got = await admin.storage.from(B).download(key);
+    expect(got.error).toBeNull();
+    expect(bodies).toContain(await got.data?.text());
+    const id = (await admin.storage.from(B).info(key)).data?.id as string;
+    expect(results.map((r) => r.data?.id)).toEqual(bodies.map(() => id));
+    expect(fs.readdirSync(path.join(lb.storageDir, 'objects', id.slice(0, 2), id))).toHaveLength(1);
+  });
+
   it('a missing bucket is 404 Bucket not found', async () => {
     const up = await admin.storage.from(`nope-${sfx}`).upload('a.txt', 'a');
     expect(errOf(up.error)).toEqual({ statusCode: '404', message: 'Bucket not found' });

@@ -270,6 +270,9 @@ export function createStorageService(opts: StorageOptions): StorageService {
     let previous: string | null = null;
     try {
       await tx(operation, async (q, become) => {
+        // Writes of one key take turns: without a row to lock yet, concurrent upserts of a new key each chose an id
+        // of their own for their bytes, while ON CONFLICT kept the first row's id (an acknowledged object, then 404).
+        await q.query('select pg_advisory_xact_lock(hashtextextended($1, 0))', [`storage.objects ${JSON.stringify([o.bucket, o.key])}`]);
         const { rows } = await q.query<{ id: string; version: string | null }>(
           'select id::text as id, version from storage.objects where bucket_id = $1 and name = $2 for update',
           [o.bucket, o.key],
