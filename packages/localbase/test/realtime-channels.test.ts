@@ -255,6 +255,64 @@ describe('realtime: the wire', () => {
     s.ws.close();
   });
 
+  it('carries messages nested 20 000 levels deep as Realtime does (its JSON has no depth limit): no 1011, no crash', async () => {
+    // JSON.stringify recursed past the stack on such a payload: the sender was closed with 1011 after part of the
+    // room had it, a REST send was a 500, and a socket leaving with such a presence threw in its close handler,
+    // which ended the whole server (an uncaught exception).
+    const levels = 20_000;
+    const deepText = '['.repeat(levels) + ']'.repeat(levels);
+    const depthOf = (v: unknown): number => {
+      let n = 0;
+      for (let x = v; Array.isArray(x); x = x[0]) n++;
+      return n;
+    };
+    type Frame = [string | null, string | null, string, string, Record<string, unknown>];
+    const find = (s: Awaited<ReturnType<typeof rawSocket>>, event: string, what = event) =>
+      until(() => s.frames.some((f) => Array.isArray(f) && f[3] === event), 3000, what).then(() => {
+        const i = s.frames.findIndex((f) => Array.isArray(f) && f[3] === event);
+        return s.frames.splice(i, 1)[0] as Frame;
+      });
+    const topic = 'realtime:deep';
+    const config = { broadcast: { ack: true }, presence: { enabled: true } };
+    const sender = await rawSocket();
+    const member = await rawSocket();
+    const old = await rawSocket('1.0.0');
+    sender.send(['1', '1', topic, 'phx_join', { config }]);
+    member.send(['1', '1', topic, 'phx_join', { config }]);
+    old.send({ topic, event: 'phx_join', payload: { config }, ref: '1', join_ref: '1' });
+    await until(() => [sender, member, old].every((s) => s.frames.length >= 2), 3000, 'the joins');
+    for (const s of [sender, member, old]) s.frames.length = 0;
+
+    sender.send(`["1","2","${topic}","broadcast",{"type":"broadcast","event":"deep","payload":{"n":${deepText}}}]`);
+    expect(await find(sender, 'phx_reply', 'the ack')).toEqual(['1', '2', topic, 'phx_reply', { status: 'ok', response: {} }]);
+    expect(depthOf(((await find(member, 'broadcast'))[4].payload as { n: unknown }).n)).toBe(levels);
+    await until(() => old.frames.length > 0, 3000, 'the 1.0.0 member');
+    expect(depthOf(((old.frames.pop() as { payload: { payload: { n: unknown } } }).payload.payload.n))).toBe(levels);
+
+    const rest = await fetch(`${lb.url}/realtime/v1/api/broadcast`, {
+      method: 'POST',
+      headers: { apikey: lb.anonKey, 'content-type': 'application/json' },
+      body: `{"messages":[{"topic":"deep","event":"deep","payload":{"n":${deepText}}}]}`,
+    });
+    expect(rest.status).toBe(202);
+    expect(depthOf(((await find(member, 'broadcast', 'the REST broadcast'))[4].payload as { n: unknown }).n)).toBe(levels);
+
+    sender.send(`["1","3","${topic}","presence",{"type":"presence","event":"track","payload":{"n":${deepText}}}]`);
+    expect(await find(sender, 'phx_reply', 'the track reply')).toEqual(['1', '3', topic, 'phx_reply', { status: 'ok', response: {} }]);
+    const joined = (await find(member, 'presence_diff'))[4] as { joins: Record<string, { metas: { n: unknown }[] }> };
+    const [key] = Object.keys(joined.joins);
+    expect(depthOf(joined.joins[key!]!.metas[0]!.n)).toBe(levels);
+    sender.ws.close();
+    const left = (await find(member, 'presence_diff', 'the leave'))[4] as { leaves: Record<string, unknown> };
+    expect(Object.keys(left.leaves)).toEqual([key]);
+    const late = await rawSocket();
+    late.send(`["1","1","realtime:deep-join","phx_join",{"config":{"postgres_changes":[{"event":"*","schema":"public","n":${deepText}}]}}]`);
+    const [reply] = (await late.next()) as Frame[];
+    expect(reply![4].status).toBe('ok');
+    for (const s of [member, old, late]) expect(s.closed()).toBeUndefined();
+    for (const s of [member, old, late]) s.ws.close();
+  });
+
   it('closes the socket on a frame it cannot read (1003), and on too many joins per second (1001)', async () => {
     const bad = await rawSocket();
     bad.send('{"not":"an array"}');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeBinary, decodeText, encodeBinaryBroadcast, encodeText, FrameError } from './protocol.ts';
+import { decodeBinary, decodeText, encodeBinaryBroadcast, encodeText, FrameError, stringifyJson } from './protocol.ts';
 
 /** A kind 3 frame as realtime-js builds it. */
 function push(joinRef: string, ref: string, topic: string, event: string, meta: string, encoding: number, payload: Uint8Array): Uint8Array {
@@ -49,5 +49,21 @@ describe('realtime frames', () => {
     const buf = encodeBinaryBroadcast('realtime:a', 'ev', 0, new Uint8Array([9, 8]))!;
     expect([...buf]).toEqual([4, 10, 2, 0, 0, ...Buffer.from('realtime:a'), ...Buffer.from('ev'), 9, 8]);
     expect(encodeBinaryBroadcast('x'.repeat(256), 'e', 1, new Uint8Array())).toBeNull();
+  });
+
+  it('writes JSON at any depth, as JSON.stringify writes what it can (ADR 166)', () => {
+    const levels = 50_000;
+    const deep = (inner: string) => '{"a":['.repeat(levels) + inner + ']}'.repeat(levels);
+    const text = deep('1,"x\\"y",null,true,{"k":-0.5,"é":[]}');
+    expect(() => JSON.stringify(JSON.parse(text))).toThrow(RangeError);
+    expect(stringifyJson(JSON.parse(text))).toBe(text);
+    // what JSON.stringify leaves out or turns into null, and toJSON, the same way in the deep case
+    const sample = { u: undefined, f: () => 1, d: new Date(0), arr: [undefined, () => 1, Symbol('s'), NaN], s: 'a"b', n: null };
+    const wrapped = JSON.parse(deep('0')) as { a: unknown[] };
+    let inner = wrapped;
+    while (Array.isArray(inner.a) && typeof inner.a[0] === 'object') inner = inner.a[0] as { a: unknown[] };
+    inner.a = [sample];
+    expect(stringifyJson(wrapped)).toBe(deep(JSON.stringify(sample)));
+    expect(stringifyJson(sample)).toBe(JSON.stringify(sample));
   });
 });

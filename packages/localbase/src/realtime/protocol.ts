@@ -93,8 +93,59 @@ export function decodeBinary(buf: Uint8Array): BinaryBroadcastPush {
 
 export function encodeText(msg: Message, vsn: Vsn): string {
   // The 1.0.0 serializer never sends join_ref.
-  if (vsn === '1.0.0') return JSON.stringify({ topic: msg.topic, event: msg.event, payload: msg.payload, ref: msg.ref });
-  return JSON.stringify([msg.join_ref, msg.ref, msg.topic, msg.event, msg.payload]);
+  if (vsn === '1.0.0') return stringifyJson({ topic: msg.topic, event: msg.event, payload: msg.payload, ref: msg.ref });
+  return stringifyJson([msg.join_ref, msg.ref, msg.topic, msg.event, msg.payload]);
+}
+
+type Piece = { text: string } | { value: unknown };
+
+/**
+ * JSON.stringify's text at any depth. JSON.stringify recurses, and a value nested some thousands of levels deep
+ * (JSON.parse reads it without limit, and a client may send one) overflows the stack; upstream's encoder has no such
+ * limit, so such a value is written out with a work list of its own instead (ADR 166).
+ */
+export function stringifyJson(value: unknown): string {
+  try {
+    return JSON.stringify(value);
+  } catch (err) {
+    if (!(err instanceof RangeError)) throw err;
+  }
+  const out: string[] = [];
+  const prepared = (v: unknown): unknown =>
+    v !== null && typeof v === 'object' && typeof (v as { toJSON?: unknown }).toJSON === 'function' ? (v as { toJSON: () => unknown }).toJSON() : v;
+  const todo: Piece[] = [{ value: prepared(value) }];
+  const absent = (v: unknown): boolean => v === undefined || typeof v === 'function' || typeof v === 'symbol';
+  while (todo.length > 0) {
+    const piece = todo.pop()!;
+    if ('text' in piece) {
+      out.push(piece.text);
+      continue;
+    }
+    const v = piece.value;
+    if (v === null || typeof v !== 'object') {
+      out.push(absent(v) ? 'null' : JSON.stringify(v));
+      continue;
+    }
+    const parts: Piece[] = [];
+    if (Array.isArray(v)) {
+      parts.push({ text: '[' });
+      v.forEach((item, i) => {
+        if (i > 0) parts.push({ text: ',' });
+        parts.push({ value: prepared(item) });
+      });
+      parts.push({ text: ']' });
+    } else {
+      parts.push({ text: '{' });
+      for (const [k, raw] of Object.entries(v)) {
+        const item = prepared(raw);
+        if (absent(item)) continue;
+        parts.push({ text: `${parts.length > 1 ? ',' : ''}${JSON.stringify(k)}:` }, { value: item });
+      }
+      parts.push({ text: '}' });
+    }
+    for (let i = parts.length - 1; i >= 0; i--) todo.push(parts[i]!);
+  }
+  return out.join('');
 }
 
 /** Kind 4, the binary broadcast 2.0.0 clients decode. Null when a field is longer than its one-byte length allows. */

@@ -10,6 +10,7 @@ import {
   encodeBinaryBroadcast,
   encodeText,
   FrameError,
+  stringifyJson,
   SUPPORTED_VSN,
   type BinaryBroadcastPush,
   type Message,
@@ -335,7 +336,15 @@ export class RealtimeServer {
     });
     ws.on('close', () => {
       conn.stopTimers();
-      for (const ch of conn.channels.values()) this.#remove(ch);
+      // A throw here would be an uncaught exception (the end of the server), and would leave the other channels in
+      // their rooms: each channel is taken out on its own.
+      for (const ch of conn.channels.values()) {
+        try {
+          this.#remove(ch);
+        } catch (err) {
+          console.error('[localbase] realtime: leaving a channel of a closed socket failed:', err);
+        }
+      }
       conn.channels.clear();
     });
     ws.on('error', () => ws.terminate());
@@ -702,5 +711,5 @@ function toBytes(data: RawData): Buffer {
 
 function sameState(meta: PresenceMeta, state: Record<string, unknown>): boolean {
   const { phx_ref: _ref, ...rest } = meta;
-  return JSON.stringify(rest) === JSON.stringify(state);
+  return stringifyJson(rest) === stringifyJson(state);
 }
