@@ -325,6 +325,16 @@ describe('realtime: bad postgres changes bindings', () => {
         'ERROR 22P02 (invalid_text_representation) invalid input syntax for type integer: "abc"',
       ),
     ],
+    // A NUL in a table or schema name failed the lookup of the publication's tables: the socket was closed with 1011
+    // (the client reconnected and joined again, round after round).
+    [
+      { event: '*', schema: 'public', table: 'pl\u0000ain' },
+      exception('event: *, schema: public, table: pl\u0000ain, filters: [], select: nil', 'ERROR 22021 invalid byte sequence for encoding "UTF8": 0x00'),
+    ],
+    [
+      { event: 'INSERT', schema: 'pub\u0000lic' },
+      exception('event: INSERT, schema: pub\u0000lic, table: *, filters: [], select: nil', 'ERROR 22021 invalid byte sequence for encoding "UTF8": 0x00'),
+    ],
   ])('joins, then sends a system error: %j', async (binding, message) => {
     const l = await listen(realtimeClient(lb), [binding as Binding]);
     expect(l.status).toBe('SUBSCRIBED');

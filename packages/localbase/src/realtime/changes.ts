@@ -175,18 +175,20 @@ export class PostgresChanges {
           if (err instanceof BindingError) return { error: err.message };
           throw err;
         }
-        const tables = await this.#db.query<{ schemaname: string; tablename: string }>(
-          `select schemaname, tablename from pg_catalog.pg_publication_tables
-            where pubname = $1
-              and schemaname like (case $2 when '*' then '%' else $2 end) escape ''
-              and tablename like (case $3 when '*' then '%' else $3 end) escape ''`,
-          [PUBLICATION, params.schema, params.table],
-        );
-        if (tables.rows.length === 0)
-          return {
-            error: `Unable to subscribe to changes with given parameters. Please check Realtime is enabled for the given connect parameters: [${describeBinding(params)}]`,
-          };
+        let tables: { rows: { schemaname: string; tablename: string }[] };
         try {
+          // a name PostgreSQL refuses (a NUL in it) fails here: upstream's exception message, not a closed socket
+          tables = await this.#db.query<{ schemaname: string; tablename: string }>(
+            `select schemaname, tablename from pg_catalog.pg_publication_tables
+              where pubname = $1
+                and schemaname like (case $2 when '*' then '%' else $2 end) escape ''
+                and tablename like (case $3 when '*' then '%' else $3 end) escape ''`,
+            [PUBLICATION, params.schema, params.table],
+          );
+          if (tables.rows.length === 0)
+            return {
+              error: `Unable to subscribe to changes with given parameters. Please check Realtime is enabled for the given connect parameters: [${describeBinding(params)}]`,
+            };
           for (const t of tables.rows) await this.#checkFilters(t.schemaname, t.tablename, params.filters, claims.role);
         } catch (err) {
           const text = err instanceof SubscribeError ? `ERROR P0001 (raise_exception) ${err.message}` : pgErrorText(err);
