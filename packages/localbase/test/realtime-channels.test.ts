@@ -328,6 +328,40 @@ describe('realtime: the wire', () => {
 });
 
 describe('realtime: a client that stops reading', () => {
+  it('is not a member that reads along and is handed one frame over 16 MiB (a presence state of many big metas)', { timeout: 120_000 }, async () => {
+    // The far-behind rule counted the frame just queued: once a room's presence state passed 16 MiB, every socket that
+    // joined it with presence (or tracked in it) was cut at once, and realtime-js reconnected into the same cut.
+    const topic = `realtime:crowd-${Date.now().toString(36)}`;
+    const open = async () => {
+      const ws = new WebSocket(`${lb.url.replace(/^http/, 'ws')}/realtime/v1/websocket?apikey=${lb.anonKey}&vsn=2.0.0`);
+      await new Promise((resolve, reject) => {
+        ws.once('open', resolve);
+        ws.once('error', reject);
+      });
+      let closed: number | undefined;
+      const sizes: { event: string; bytes: number }[] = [];
+      ws.on('close', (code) => (closed = code));
+      ws.on('message', (data: Buffer) => sizes.push({ event: /^\[[^,]*,[^,]*,"[^"]*","([^"]*)"/.exec(data.toString('latin1', 0, 200))?.[1] ?? '', bytes: data.length }));
+      return { ws, sizes, closed: () => closed };
+    };
+    const meta = 'm'.repeat(1_000_000);
+    const members: Awaited<ReturnType<typeof open>>[] = [];
+    for (let i = 0; i < 20; i++) {
+      const m = await open();
+      m.ws.send(JSON.stringify(['1', '1', topic, 'phx_join', { config: {} }]));
+      m.ws.send(JSON.stringify(['1', '2', topic, 'presence', { type: 'presence', event: 'track', payload: { i, meta } }]));
+      await until(() => m.sizes.some((f) => f.event === 'phx_reply' && f.bytes < 100) && m.sizes.length >= 3, 10_000, `member ${i}'s track`);
+      members.push(m);
+    }
+    const late = await open();
+    late.ws.send(JSON.stringify(['1', '1', topic, 'phx_join', { config: { presence: { enabled: true } } }]));
+    await until(() => late.sizes.some((f) => f.event === 'presence_state') || late.closed() !== undefined, 20_000, 'the presence state');
+    expect(late.closed()).toBeUndefined();
+    expect(late.sizes.find((f) => f.event === 'presence_state')!.bytes).toBeGreaterThan(20_000_000);
+    expect(members.map((m) => m.closed())).toEqual(members.map(() => undefined));
+    for (const m of [...members, late]) m.ws.terminate();
+  });
+
   it('is disconnected once far behind, instead of the server queueing without bound; the others keep hearing', { timeout: 120_000 }, async () => {
     // A member whose socket is never read (a hostile client, or a stuck one) made the server queue every broadcast
     // for it: N such sockets in one room multiplied each 1 MiB message by N in the server's memory.

@@ -24,9 +24,10 @@ export const WEBSOCKET_PATH = '/realtime/v1/websocket';
 /** Largest frame accepted from a client (bytes): a bigger one closes the socket with 1009 "message too big". */
 export const MAX_FRAME_BYTES = 1024 * 1024;
 /**
- * Bytes queued for a socket that is not reading them (beyond what the kernel buffers): past this the socket is
- * dropped, as a client this far behind is stuck or hostile, and queueing on would grow the server's memory without
- * bound (N such members of a room hold N copies of every message). realtime-js reconnects and joins again.
+ * Bytes queued for a socket that is not reading them (beyond what the kernel buffers): past this, plus the largest
+ * frame sent on the socket (ADR 167), the socket is dropped, as a client this far behind is stuck or hostile, and
+ * queueing on would grow the server's memory without bound (N such members of a room hold N copies of every
+ * message). realtime-js reconnects and joins again.
  */
 export const MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
 /** A socket that sends nothing (not even a heartbeat, every 25 s from realtime-js) for this long is closed. */
@@ -76,6 +77,8 @@ class Connection {
   #joins: number[] = [];
   #events: number[] = [];
   #idle: ReturnType<typeof setTimeout> | undefined;
+  /** The largest frame sent on this socket (string length or bytes), which the far-behind bound allows for. */
+  #largestFrame = 0;
   readonly ws: WebSocket;
   readonly vsn: Vsn;
   readonly apiKeyClaims: Claims;
@@ -103,18 +106,23 @@ class Connection {
   sendRaw(text: string): void {
     if (this.ws.readyState !== this.ws.OPEN) return;
     this.ws.send(text);
-    this.#dropIfFarBehind();
+    this.#dropIfFarBehind(text.length);
   }
 
   sendBinary(buf: Buffer): void {
     if (this.ws.readyState !== this.ws.OPEN) return;
     this.ws.send(buf, { binary: true });
-    this.#dropIfFarBehind();
+    this.#dropIfFarBehind(buf.length);
   }
 
-  /** A close frame would only queue behind the rest: the connection is cut (the client sees 1006). */
-  #dropIfFarBehind(): void {
-    if (this.ws.bufferedAmount > MAX_BUFFERED_BYTES) this.ws.terminate();
+  /**
+   * A close frame would only queue behind the rest: the connection is cut (the client sees 1006). The bound grows by
+   * the largest frame sent on the socket: a client reading along that was handed one frame larger than the bound
+   * (the presence state of a room of many big metas) is behind by that frame, not stuck.
+   */
+  #dropIfFarBehind(frameBytes: number): void {
+    if (frameBytes > this.#largestFrame) this.#largestFrame = frameBytes;
+    if (this.ws.bufferedAmount > MAX_BUFFERED_BYTES + this.#largestFrame) this.ws.terminate();
   }
 
   reply(req: { topic: string; ref: string | null; join_ref: string | null }, status: 'ok' | 'error', response: Record<string, unknown> = {}): void {
