@@ -116,6 +116,32 @@ describe('realtime: postgres changes payloads', () => {
     }
   });
 
+  it('sends a change over 1 MiB as Realtime does: values over 64 bytes left out, errors ["Error 413: Payload Too Large"]', async () => {
+    // localbase sent the whole row to every subscriber (a row of 20 MB was a 20 MB frame to each of them).
+    await exec('alter table public.plain replica identity full');
+    try {
+      const l = await listen(realtimeClient(lb), [{ event: '*', schema: 'public', table: 'plain' }]);
+      const big = 'b'.repeat(1_100_000);
+      const short = 's'.repeat(62); // 64 bytes as JSON text, with its quotes
+      await exec(`insert into public.plain (id, body, n) values (3, $1, 30)`, [big]);
+      await exec(`update public.plain set n = 31, body = $1 where id = 3`, [short]);
+      await exec(`update public.plain set body = $1 where id = 3`, [`${short}x`]);
+      await exec('delete from public.plain where id = 3');
+      await until(() => l.heard[0]!.length === 4, 5000, 'four changes');
+      const [ins, upd, small, del] = l.heard[0]!;
+      const tooLarge = ['Error 413: Payload Too Large'];
+      expect(ins).toMatchObject({ eventType: 'INSERT', new: { id: 3, n: 30 }, errors: tooLarge });
+      expect(ins!.new).not.toHaveProperty('body');
+      // the old image (REPLICA IDENTITY FULL) counts as well
+      expect(upd).toMatchObject({ eventType: 'UPDATE', new: { id: 3, n: 31, body: short }, old: { id: 3, n: 30 }, errors: tooLarge });
+      expect(upd!.old).not.toHaveProperty('body');
+      expect(small).toMatchObject({ eventType: 'UPDATE', new: { body: `${short}x` }, old: { body: short }, errors: null });
+      expect(del).toMatchObject({ eventType: 'DELETE', old: { id: 3, body: `${short}x` }, errors: null });
+    } finally {
+      await exec('alter table public.plain replica identity default');
+    }
+  });
+
   it('converts values by their column types (arrays, json, booleans, timestamps)', async () => {
     const l = await listen(realtimeClient(lb, { key: lb.serviceRoleKey }), [{ event: 'INSERT', schema: 'public', table: 'items' }]);
     await exec(`insert into public.items (title, qty, tags, meta, done) values ('typed', 3, '{a,b}', '{"k": [1, 2]}', true)`);

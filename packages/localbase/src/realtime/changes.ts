@@ -7,6 +7,7 @@ import type { Database, Queryable } from '../db/types.ts';
 import { hasNotifications } from '../db/types.ts';
 import { rolledBack } from './authorization.ts';
 import { BindingError, describeBinding, parseBinding, SQL_OPERATOR, type Action, type BindingParams, type Filter } from './filters.ts';
+import { stringifyJson } from './protocol.ts';
 import type { Claims } from './tokens.ts';
 
 export const PUBLICATION = 'supabase_realtime';
@@ -48,8 +49,18 @@ type ChangeRow = {
   type: ChangeType;
   record: Record<string, unknown> | null;
   old_record: Record<string, unknown> | null;
+  /** Sizes of the images as JSON text (jsonb's), for upstream's 1 MiB rule. */
+  record_bytes: number | null;
+  old_bytes: number | null;
   commit_timestamp: string;
 };
+
+/**
+ * Upstream's `max_record_bytes` (realtime.apply_rls): a change larger than this as JSON text is sent with the values
+ * of at most 64 bytes only, and `errors: ["Error 413: Payload Too Large"]`.
+ */
+export const MAX_RECORD_BYTES = 1024 * 1024;
+const OVERSIZE_VALUE_BYTES = 64;
 
 interface ColumnMeta {
   name: string;
@@ -304,6 +315,7 @@ export class PostgresChanges {
                      limit ${BATCH})
          select s.xmin::text as xmin, exists (select 1 from localbase.realtime_changes p where p.xid >= s.xmin) as pending,
                 b.id::text as id, b.xid::text as xid, b.schema_name, b.table_name, b.type, b.record, b.old_record,
+                octet_length(b.record::text) as record_bytes, octet_length(b.old_record::text) as old_bytes,
                 to_char(b.created_at at time zone 'utc', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as commit_timestamp
            from s left join b on true
           order by b.xid, b.id`,
@@ -443,15 +455,19 @@ export class PostgresChanges {
     }
     const selectable = meta.columns.filter((c) => c.select[role]);
     const allowed = new Set(selectable.map((c) => c.name));
+    // The change's size as upstream counts it: the new row and the old row's replica identity (the primary key
+    // unless REPLICA IDENTITY FULL).
+    const oversize = (row.record_bytes ?? 0) + (meta.replicaIdentity === 'f' ? (row.old_bytes ?? 0) : 0) > MAX_RECORD_BYTES;
+    const small = (v: unknown): boolean => Buffer.byteLength(stringifyJson(v) ?? 'null') <= OVERSIZE_VALUE_BYTES;
     const pick = (image: Record<string, unknown> | null, keep: (k: string) => boolean) => {
-      const entries = Object.entries(image ?? {}).filter(([k]) => keep(k));
+      const entries = Object.entries(image ?? {}).filter(([k, v]) => keep(k) && (!oversize || small(v)));
       return entries.length > 0 ? Object.fromEntries(entries) : null;
     };
     const data: Record<string, unknown> = {
       ...base,
       commit_timestamp: row.commit_timestamp,
       columns: selectable.map((c) => ({ name: c.name, type: c.type })),
-      errors: null,
+      errors: oversize ? ['Error 413: Payload Too Large'] : null,
     };
     if (row.type !== 'DELETE') data.record = pick(row.record, (k) => allowed.has(k));
     if (row.type === 'UPDATE') data.old_record = pick(this.#identity(meta, row.old_record), (k) => allowed.has(k));
