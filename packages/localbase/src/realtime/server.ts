@@ -77,6 +77,8 @@ class Connection {
   #joins: number[] = [];
   #events: number[] = [];
   #idle: ReturnType<typeof setTimeout> | undefined;
+  /** Whether a malformed frame from this socket was logged already. */
+  warnedMalformed = false;
   /** The largest frame sent on this socket (string length or bytes), which the far-behind bound allows for. */
   #largestFrame = 0;
   readonly ws: WebSocket;
@@ -338,7 +340,7 @@ export class RealtimeServer {
           this.#onMessage(conn, decodeText(toBytes(data).toString(), vsn));
         }
       } catch (err) {
-        if (err instanceof FrameError) ws.close(1003, err.message);
+        if (err instanceof FrameError) this.#malformed(conn, err);
         else this.#failed(conn, err);
       }
     });
@@ -356,6 +358,16 @@ export class RealtimeServer {
       conn.channels.clear();
     });
     ws.on('error', () => ws.terminate());
+  }
+
+  /**
+   * A frame that cannot be read (not JSON, the wrong shape, a binary frame it cannot decode) is dropped and the socket
+   * stays, as Realtime does (it logs MalformedWebSocketMessage and goes on; ADR 169). Logged once per socket.
+   */
+  #malformed(conn: Connection, err: FrameError): void {
+    if (conn.warnedMalformed || this.#quiet) return;
+    conn.warnedMalformed = true;
+    console.warn(`[localbase] realtime: ignored a malformed frame (${err.message}); further ones on this socket are ignored silently`);
   }
 
   /** An unexpected failure: logged, and the socket closed with 1011 (the client reconnects and rejoins). */
