@@ -436,7 +436,7 @@ export async function startLocalbase(opts: LocalbaseOptions = {}): Promise<Local
     await changes.start();
     const realtime = new RealtimeServer({
       tokens: new RealtimeTokens(jwt, knownApiKeys(cfg)),
-      authorization: new ChannelAuthorization(db),
+      authorization: new ChannelAuthorization(db, { quiet: cfg.quiet }),
       changes,
       quiet: cfg.quiet,
     });

@@ -122,6 +122,28 @@ describe('realtime: private channels', () => {
     await until(() => Object.keys(watcher.presenceState()).includes(alice), 2000, "alice's presence");
   });
 
+  it('takes a policy that fails (a topic it cannot cast) for a refusal, as Realtime does, and keeps the socket', async () => {
+    // The failing policy closed the whole socket with 1011: every channel on it errored, and realtime-js reconnected
+    // and joined again into the same failure.
+    const client = await userClient(alice);
+    const bad = client.channel('doc:not-a-uuid', { config: { private: true } });
+    const lobby = client.channel('lobby-of-doc-tests');
+    const [refused, joined] = await Promise.all([subscribe(bad), subscribe(lobby)]);
+    await client.removeChannel(bad);
+    expect(refused.error?.message).toBe('Unauthorized: You do not have permissions to read from this Channel topic: doc:not-a-uuid');
+    expect(joined.status).toBe('SUBSCRIBED');
+    expect((await subscribe((await userClient(alice)).channel(`doc:${alice}`, { config: { private: true } }))).status).toBe('SUBSCRIBED');
+
+    // Writing fails in the policy too: the broadcast is dropped (no ack), the track answered error.
+    const board = (await userClient(alice)).channel('doc:board', { config: { private: true, broadcast: { ack: true }, presence: { key: alice } } });
+    board.on('presence', { event: 'sync' }, () => {});
+    expect((await subscribe(board)).status).toBe('SUBSCRIBED');
+    expect(await board.send({ type: 'broadcast', event: 'x', payload: {} }, { timeout: 700 })).toBe('timed out');
+    expect(await board.track({ here: true })).toBe('error');
+    expect(lobby.state).toBe('joined');
+    expect(board.state).toBe('joined');
+  });
+
   it('closes the channel when a refreshed token may no longer read it', async () => {
     const client = await userClient(alice);
     const system: { message: string }[] = [];

@@ -44,16 +44,36 @@ async function actAs(tx: Queryable, claims: Claims, topic: string): Promise<void
   );
 }
 
+/** An error PostgreSQL raised (it has a SQLSTATE), as opposed to the database being unreachable or closed. */
+const isDatabaseError = (err: unknown): boolean => /^[0-9A-Z]{5}$/.test(String((err as { code?: unknown } | null)?.code));
+
 export class ChannelAuthorization {
   readonly #db: Database;
-  constructor(db: Database) {
+  readonly #quiet: boolean;
+  constructor(db: Database, opts: { quiet?: boolean } = {}) {
     this.#db = db;
+    this.#quiet = opts.quiet ?? false;
+  }
+
+  /**
+   * A policy that fails (a topic it cannot cast, say) allows nothing, as upstream's RlsPolicyError: the join is
+   * refused as unauthorized, a send dropped, a track answered error. Logged, as upstream logs it.
+   */
+  #denied<T>(err: unknown, topic: string, nothing: T): T {
+    if (!isDatabaseError(err)) throw err;
+    if (!this.#quiet)
+      console.warn(`[localbase] realtime: the policies on realtime.messages failed for topic ${JSON.stringify(topic)} (RlsPolicyError): ${(err as Error).message}`);
+    return nothing;
   }
 
   /** Which extensions of a private channel the caller may read (service_role: all; other roles: none). */
   async read(claims: Claims, topic: string, withPresence: boolean): Promise<ReadPolicies> {
     if (claims.role === 'service_role') return { broadcast: true, presence: true };
     if (!API_ROLES.has(claims.role)) return { broadcast: false, presence: false };
+    return this.#read(claims, topic, withPresence).catch((err: unknown) => this.#denied(err, topic, { broadcast: false, presence: false }));
+  }
+
+  #read(claims: Claims, topic: string, withPresence: boolean): Promise<ReadPolicies> {
     return rolledBack(this.#db, async (tx) => {
       const extensions: Extension[] = withPresence ? ['broadcast', 'presence'] : ['broadcast'];
       const probes = await tx.query<{ id: string; extension: Extension }>(
@@ -83,6 +103,6 @@ export class ChannelAuthorization {
         if ((err as { code?: unknown }).code === '42501') return false; // RLS (or a missing grant) refused the row
         throw err;
       }
-    });
+    }).catch((err: unknown) => this.#denied(err, topic, false));
   }
 }
