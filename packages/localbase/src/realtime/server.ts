@@ -79,7 +79,7 @@ class Connection {
   #idle: ReturnType<typeof setTimeout> | undefined;
   /** Whether a malformed frame from this socket was logged already. */
   warnedMalformed = false;
-  /** The largest frame sent on this socket (string length or bytes), which the far-behind bound allows for. */
+  /** The largest frame sent on this socket (bytes; small text frames by length), which the far-behind bound allows for. */
   #largestFrame = 0;
   readonly ws: WebSocket;
   readonly vsn: Vsn;
@@ -108,7 +108,8 @@ class Connection {
   sendRaw(text: string): void {
     if (this.ws.readyState !== this.ws.OPEN) return;
     this.ws.send(text);
-    this.#dropIfFarBehind(text.length);
+    // the string's length, unless it could be a frame near the bound: then its UTF-8 size (up to 3 bytes a unit)
+    this.#dropIfFarBehind(text.length * 3 > MAX_BUFFERED_BYTES ? Buffer.byteLength(text) : text.length);
   }
 
   sendBinary(buf: Buffer): void {
