@@ -164,4 +164,23 @@ describe('navigation and failure states', () => {
     await page.getByTestId('server-time').waitFor({ state: 'visible', timeout: 15_000 });
     expect(await page.evaluate(() => document.activeElement?.id)).toBe('system-status-heading');
   });
+
+  test('with no answer from the app (connection lost) the status card and "Check connection" say so in words, never "Failed to fetch"', async () => {
+    const page = await fixture.newPage();
+    await gotoHydrated(page);
+    await page.getByTestId('server-time').waitFor({ timeout: 15_000 });
+    await page.route('**/api/trpc/**', (route) => route.abort('internetdisconnected'));
+    await page.getByRole('button', { name: 'Check connection' }).click();
+    const failed = page.getByTestId('toast').filter({ hasText: 'Connection check failed' });
+    await failed.waitFor({ timeout: 10_000 });
+    expect(await failed.innerText()).toContain("Can't reach the server. Check your connection and try again.");
+    expect(await failed.innerText()).not.toMatch(/fetch/i);
+
+    // A fresh load of the page whose status queries get no answer (after TanStack Query's retries).
+    await page.reload();
+    const card = page.getByRole('alert').filter({ hasText: 'Could not reach the API' });
+    await card.waitFor({ timeout: 30_000 });
+    expect(await card.innerText()).toContain("Can't reach the server. Check your connection and try again.");
+    expect(await card.innerText()).not.toMatch(/fetch/i);
+  });
 });

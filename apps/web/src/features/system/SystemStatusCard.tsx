@@ -2,6 +2,7 @@ import { useMutation, useQuery } from '@tanstack/react-query'
 import { useLayoutEffect, useRef, type ReactNode } from 'react'
 
 import { useTRPC } from '../../lib/trpc'
+import { readableApiError } from '../auth'
 import controls from '../../ui/controls.module.css'
 import { ActivityIcon, RefreshIcon, SpinnerIcon } from '../../ui/icons'
 import panel from '../../ui/panel.module.css'
@@ -68,7 +69,8 @@ export function SystemStatusCard() {
         const direction = skewMs === 0 ? 'in sync' : skewMs > 0 ? 'ahead of this device' : 'behind this device'
         toast.success('Connected', `The server answered; its clock is ${Math.abs(skewMs)} ms ${direction}.`)
       },
-      onError: (error) => toast.error('Connection check failed', error.message),
+      // No answer at all (offline) is said in words, not as the browser's "Failed to fetch".
+      onError: (error) => toast.error('Connection check failed', readableApiError(error)),
     }),
   )
 
@@ -96,7 +98,7 @@ export function SystemStatusCard() {
 
       {error ? (
         <StatusError
-          message={error.message}
+          message={readableApiError(error)}
           retrying={health.isFetching || config.isFetching}
           onRetry={() => {
             void health.refetch()
