@@ -291,6 +291,21 @@ describe('profile picture', () => {
     expect(await alert.innerText()).not.toMatch(/[[{]|too_small|"code"/);
   });
 
+  test('a picture chosen while the app gets no answer (connection lost) says so in words, never "Failed to fetch"; it goes through once the connection is back', async () => {
+    const { page } = await signedInUser(fixture);
+    await openAccount(page);
+    await page.route('**/api/trpc/avatar.createUploadUrl**', (route) => route.abort('internetdisconnected'));
+    await page.locator('#avatar-file').setInputFiles({ name: 'me.png', mimeType: 'image/png', buffer: png(16, [10, 120, 10]) });
+    const alert = page.getByRole('alert').filter({ hasText: /\S/ });
+    await alert.waitFor({ timeout: 20_000 });
+    expect(await alert.innerText()).toContain("Can't reach the server. Check your connection and try again.");
+    expect(await alert.innerText()).not.toMatch(/fetch/i);
+
+    await page.unroute('**/api/trpc/avatar.createUploadUrl**');
+    await page.locator('#avatar-file').setInputFiles({ name: 'me.png', mimeType: 'image/png', buffer: png(16, [10, 120, 10]) });
+    await page.getByAltText('Your profile picture').waitFor({ timeout: 20_000 });
+  });
+
   test('a stored picture the browser cannot show falls back to the initial in the header, its menu and the account page', async () => {
     const email = uniqueEmail('broken-picture');
     const id = await createUser(email);

@@ -19,7 +19,7 @@ import {
   type Upload,
 } from '../attachments'
 import styles from '../../ui/files.module.css'
-import { displayNameOf, FormMessage, loadBrowserSupabase, readableAuthError, useSession } from '../auth'
+import { displayNameOf, FormMessage, loadBrowserSupabase, readableApiError, readableAuthError, useSession } from '../auth'
 import { toast } from '../toast'
 
 // This chunk is loaded by the account page only (AccountScreen's dynamic import): the tRPC client here is the
@@ -39,7 +39,8 @@ async function saveAvatarPath(path: string | null): Promise<void> {
 
 function messageOf(error: unknown): string {
   if (error && typeof error === 'object' && 'name' in error && (error as { name: string }).name.startsWith('Auth')) return readableAuthError(error).message
-  return apiErrorText(error)
+  // A call to the app's API that got no answer (offline) is said in words, not as the browser's "Failed to fetch".
+  return error instanceof Error ? readableApiError(error, apiErrorText(error)) : apiErrorText(error)
 }
 
 /**
