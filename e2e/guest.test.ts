@@ -54,7 +54,7 @@ describe('a guest keeps their notes by adding an email and password (confirmatio
     const page = await context.newPage();
     await gotoHydrated(page, '/');
 
-    // While the guest session is created the button is disabled and says so (the call is held until checked).
+    // While the guest session is created the button waits (aria-disabled) and says so (the call is held until checked).
     let release: () => void = () => {};
     const held = new Promise<void>((resolve) => (release = resolve));
     await page.route('**/auth/v1/signup', async (route) => {
@@ -65,7 +65,7 @@ describe('a guest keeps their notes by adding an email and password (confirmatio
     await tryButton.click();
     const pending = page.getByRole('button', { name: 'Starting a guest session…' });
     await pending.waitFor();
-    expect(await pending.isDisabled()).toBe(true);
+    expect(await pending.getAttribute('aria-disabled')).toBe('true');
     release();
 
     await page.getByRole('heading', { name: 'Notes', level: 1 }).waitFor({ timeout: 20_000 });
@@ -190,6 +190,36 @@ describe("a guest's link asked for again within the mail interval (LOCALBASE_EMA
 });
 
 describe('guest sessions', () => {
+  test('"Try it without an account" pressed by keyboard keeps focus while it starts (aria-disabled, a second Enter sends nothing) and after a failure (Enter tries again)', async () => {
+    const page = await fixture.newPage();
+    await gotoHydrated(page, '/');
+    let calls = 0;
+    let release: () => void = () => {};
+    let held = new Promise<void>((resolve) => (release = resolve));
+    await page.route('**/auth/v1/signup', async (route) => {
+      calls += 1;
+      await held;
+      await route.abort('internetdisconnected');
+    });
+    const focusedText = () => page.evaluate(() => document.activeElement?.textContent ?? '');
+    await page.getByRole('button', { name: 'Try it without an account' }).focus();
+    await page.keyboard.press('Enter');
+    const pending = page.getByRole('button', { name: 'Starting a guest session…' });
+    await pending.waitFor();
+    expect(await pending.getAttribute('aria-disabled')).toBe('true');
+    expect(await focusedText()).toBe('Starting a guest session…');
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('Space');
+    release();
+    await page.getByRole('alert').filter({ hasText: 'Could not reach' }).waitFor({ timeout: 20_000 });
+    expect(calls).toBe(1);
+    expect(await focusedText()).toBe('Try it without an account');
+    // Enter again tries again.
+    held = Promise.resolve();
+    await page.keyboard.press('Enter');
+    await expect.poll(() => calls).toBe(2);
+  });
+
   test('signing out as a guest asks first: Cancel and Escape keep the session, focus returns; "Sign out anyway" ends it', async () => {
     const page = await fixture.newPage();
     await tryAsGuest(page);

@@ -7,8 +7,9 @@ import styles from './home.module.css'
 
 /**
  * "Try it without an account" on the welcome page: starts a guest session (anonymous sign-in) and opens the notes.
- * While the session is created the button is disabled and says so; a refusal (guest sessions switched off, too
- * many started from this network, no connection) is explained under it and the button works again.
+ * While the session is created the button says so and waits (aria-disabled: a keyboard user keeps focus on it); a
+ * refusal (guest sessions switched off, too many started from this network, no connection) is explained under it and
+ * the button works again.
  */
 export function TryAsGuest() {
   const [pending, setPending] = useState(false)
@@ -36,9 +37,10 @@ export function TryAsGuest() {
       <button
         type="button"
         className="button-link button-link--quiet"
-        disabled={pending}
+        // Pending: aria-disabled, not `disabled`, which would drop a keyboard user's focus to <body> (and leave it there
+        // when the start fails); presses meanwhile do nothing.
         aria-disabled={pending || undefined}
-        onClick={() => void start()}
+        onClick={() => pending || void start()}
       >
         {pending ? (
           <>
