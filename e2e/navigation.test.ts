@@ -1,8 +1,9 @@
 // Route changes and failures a user meets: the 404 page, the progress bar during a slow client-side route
-// change, and the status card's error state with a working retry.
+// change, the status card's error state with a working retry, and each page's document title.
 import type { Route } from 'playwright-core';
 import { describe, expect, test } from 'vitest';
 import { baseURL, gotoHydrated, useBrowser } from './browser.ts';
+import { seedNotes, signedInUser } from './notes-helpers.ts';
 
 const fixture = useBrowser();
 
@@ -182,5 +183,34 @@ describe('navigation and failure states', () => {
     await card.waitFor({ timeout: 30_000 });
     expect(await card.innerText()).toContain("Can't reach the server. Check your connection and try again.");
     expect(await card.innerText()).not.toMatch(/fetch/i);
+  });
+});
+
+describe('each page says where the user is', () => {
+  test('the document title names the page (auth pages, the account and security pages, a note by its title), also after a client-side route change', async () => {
+    const page = await fixture.newPage();
+    const titles: Record<string, string> = {};
+    for (const path of ['/', '/sign-in', '/sign-up', '/forgot-password']) {
+      await gotoHydrated(page, path);
+      titles[path] = await page.title();
+    }
+    expect(titles).toEqual({
+      '/': 'Foyer',
+      '/sign-in': 'Sign in · Foyer',
+      '/sign-up': 'Create your account · Foyer',
+      '/forgot-password': 'Reset your password · Foyer',
+    });
+
+    const { page: signedIn, id } = await signedInUser(fixture);
+    const [note] = await seedNotes(id, [{ title: 'Quarterly plan' }]);
+    expect(await signedIn.title()).toBe('Notes · Foyer');
+    await gotoHydrated(signedIn, `/notes/${note!.id}`);
+    expect(await signedIn.title()).toBe('Quarterly plan · Foyer');
+    await gotoHydrated(signedIn, '/settings/security');
+    expect(await signedIn.title()).toBe('Security · Foyer');
+    // Client-side: the security page's link to the account page.
+    await signedIn.getByRole('main').getByRole('link', { name: 'Account settings' }).click();
+    await signedIn.waitForURL((url) => url.pathname === '/settings/account');
+    await expect.poll(() => signedIn.title()).toBe('Account · Foyer');
   });
 });

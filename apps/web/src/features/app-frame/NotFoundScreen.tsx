@@ -1,7 +1,6 @@
-import Head from 'next/head'
 import Link from 'next/link'
 
-import { SITE_TITLE } from '../../lib/site'
+import { PageTitle } from '../../lib/page-title'
 import styles from './not-found.module.css'
 
 export interface NotFoundScreenProps {
@@ -22,9 +21,7 @@ export function NotFoundScreen({
 }: NotFoundScreenProps) {
   return (
     <div className={styles.screen}>
-      <Head>
-        <title>{`${title} · ${SITE_TITLE}`}</title>
-      </Head>
+      <PageTitle name={title} />
       <p className={styles.code}>Error 404</p>
       <h1 className={styles.title}>{title}</h1>
       <p className={styles.text}>{text}</p>

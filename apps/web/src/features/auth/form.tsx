@@ -3,16 +3,18 @@
 // Tamagui runtime (ADR 053). Screens that still use Tamagui components render these inside their TamaguiScope.
 import { useRef, useState, type FormEvent, type ReactNode } from 'react'
 
+import { PageTitle } from '../../lib/page-title'
 import { onSessionScopeChange } from '../../lib/session-scope'
 import controls from '../../ui/controls.module.css'
 import { AlertCircleIcon, CheckCircleIcon, SpinnerIcon } from '../../ui/icons'
 import panel from '../../ui/panel.module.css'
 import styles from './auth.module.css'
 
-/** The centred card every auth screen sits in: heading, optional lead text, content. */
+/** The centred card every auth screen sits in: heading (also the document's title), optional lead text, content. */
 export function AuthCard({ title, lead, children }: { title: string; lead?: ReactNode; children: ReactNode }) {
   return (
     <div className={styles.card}>
+      <PageTitle name={title} />
       <div className={styles.heading}>
         <h1 className={styles.title}>{title}</h1>
         {lead ? <p className={styles.lead}>{lead}</p> : null}

@@ -1,7 +1,6 @@
 import dynamic from 'next/dynamic'
-import Head from 'next/head'
 
-import { SITE_TITLE } from '../../lib/site'
+import { PageTitle } from '../../lib/page-title'
 import type { ViewportHint } from '../../lib/viewport-hint'
 import { useSession } from '../auth'
 
@@ -19,9 +18,7 @@ export function StartScreen({ viewportHint = null }: { viewportHint?: ViewportHi
   if (!user) return <HomeScreen />
   return (
     <>
-      <Head>
-        <title>{`Notes · ${SITE_TITLE}`}</title>
-      </Head>
+      <PageTitle name="Notes" />
       <NotesScreen viewportHint={viewportHint} />
     </>
   )

@@ -7,6 +7,7 @@ import { FormMessage, readableAuthError, RequireSession, SecondaryButton, Sessio
 import { toast } from '../toast'
 import { Panel } from '../../ui/Panel'
 import type { Enrollment } from './EnrollPanel'
+import { PageTitle } from '../../lib/page-title'
 import { mfaPathFor } from '../../lib/safe-next'
 import {
   factorStatusLabel,
@@ -253,6 +254,7 @@ function Security() {
   const active = (factors ?? []).filter((f) => f.status === 'verified').length
   return (
     <YStack width="100%" maxWidth={640} marginHorizontal="auto" gap="$5">
+      <PageTitle name="Security" />
       <YStack gap="$2">
         <H1 aria-level={1} fontSize="$9" lineHeight="$9" fontWeight="800" color="$color12" letterSpacing={-0.5}>
           Security

@@ -6,6 +6,7 @@ import { useCallback, useEffect, useRef, useState } from 'react'
 
 import { useTRPC, useTRPCClient, type RouterOutputs } from '../../lib/trpc'
 import { ArrowLeftIcon, PinIcon, TrashIcon } from '../../ui/icons'
+import { PageTitle } from '../../lib/page-title'
 import { guardUnsavedChanges } from '../../lib/unsaved-changes'
 import { useFocusBack } from '../../lib/use-focus-back'
 import { AuthForm, SubmitButton, toastApiError, useSession } from '../auth'
@@ -392,6 +393,7 @@ export function NoteScreen({ note: initial }: NoteScreenProps) {
       ) : null}
 
       <div className={panel.panel}>
+        <PageTitle name={note.title} />
         <h1 className={styles.title} dir="auto">
           {note.title}
         </h1>

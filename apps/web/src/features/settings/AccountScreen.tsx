@@ -22,6 +22,7 @@ import {
   WaitMessage,
 } from '../auth'
 import { isGuest } from '../../lib/guest'
+import { PageTitle } from '../../lib/page-title'
 import { toast } from '../toast'
 import { Panel } from '../../ui/Panel'
 
@@ -155,6 +156,7 @@ function PasswordForm() {
 function GuestAccount() {
   return (
     <YStack width="100%" maxWidth={640} marginHorizontal="auto" gap="$5">
+      <PageTitle name="Keep your notes" />
       <YStack gap="$2">
         <H1 aria-level={1} fontSize="$9" lineHeight="$9" fontWeight="800" color="$color12" letterSpacing={-0.5}>
           Keep your notes
@@ -181,6 +183,7 @@ function Account() {
   if (isGuest(user)) return <GuestAccount />
   return (
     <YStack width="100%" maxWidth={640} marginHorizontal="auto" gap="$5">
+      <PageTitle name="Account" />
       <YStack gap="$2">
         <H1 aria-level={1} fontSize="$9" lineHeight="$9" fontWeight="800" color="$color12" letterSpacing={-0.5}>
           Account
