@@ -1,6 +1,7 @@
 // Route changes and failures a user meets: the 404 page, the progress bar during a slow client-side route
-// change, the status card's error state with a working retry, and each page's document title.
-import type { Route } from 'playwright-core';
+// change, the status card's error state with a working retry, each page's document title, and where focus goes
+// after a client-side route change.
+import type { Page, Route } from 'playwright-core';
 import { describe, expect, test } from 'vitest';
 import { baseURL, gotoHydrated, useBrowser } from './browser.ts';
 import { seedNotes, signedInUser } from './notes-helpers.ts';
@@ -21,6 +22,13 @@ function failStatusBatch(route: Route): Promise<void> {
   };
   return route.fulfill({ status: 500, contentType: 'application/json', body: JSON.stringify(paths.map(() => error)) });
 }
+
+/** What has keyboard focus: `<h1> text` for a heading, else the tag and its text. */
+const focusedElement = (page: Page) =>
+  page.evaluate(() => {
+    const element = document.activeElement;
+    return element ? `<${element.tagName.toLowerCase()}> ${(element as HTMLElement).innerText?.trim() ?? ''}` : 'none';
+  });
 
 describe('navigation and failure states', () => {
   test('an unknown address answers 404 with the app frame and a way back home', async () => {
@@ -212,5 +220,38 @@ describe('each page says where the user is', () => {
     await signedIn.getByRole('main').getByRole('link', { name: 'Account settings' }).click();
     await signedIn.waitForURL((url) => url.pathname === '/settings/account');
     await expect.poll(() => signedIn.title()).toBe('Account · Foyer');
+  });
+
+  test('after a client-side route change by keyboard, focus is on the new page\'s heading, not on <body>', async () => {
+    const { page, id } = await signedInUser(fixture);
+    const [note] = await seedNotes(id, [{ title: 'Focus lands here' }]);
+    await page.reload();
+    await page.getByRole('link', { name: /Focus lands here/ }).first().waitFor({ timeout: 15_000 });
+
+    // A note from the list.
+    await page.getByRole('link', { name: /Focus lands here/ }).first().focus();
+    await page.keyboard.press('Enter');
+    await page.waitForURL((url) => url.pathname === `/notes/${note!.id}`);
+    await expect.poll(() => focusedElement(page)).toBe('<h1> Focus lands here');
+
+    // The user menu's "Account settings".
+    await page.getByRole('button', { name: /^Account: / }).focus();
+    await page.keyboard.press('Enter');
+    const settings = page.getByRole('link', { name: 'Account settings' });
+    await settings.waitFor();
+    await settings.focus();
+    await page.keyboard.press('Enter');
+    await page.waitForURL((url) => url.pathname === '/settings/account');
+    await expect.poll(() => focusedElement(page)).toBe('<h1> Account');
+    // Tab goes on from the heading into the page, not from the top of the document.
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => Boolean(document.activeElement?.closest('main')))).toBe(true);
+
+    // The 404 page's way back.
+    await gotoHydrated(page, '/no/such/page');
+    await page.getByRole('link', { name: 'Back to the start page' }).focus();
+    await page.keyboard.press('Enter');
+    await page.waitForURL((url) => url.pathname === '/');
+    await expect.poll(() => focusedElement(page)).toBe('<h1> Notes');
   });
 });

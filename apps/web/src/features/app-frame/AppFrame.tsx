@@ -3,6 +3,7 @@ import type { ReactNode } from 'react'
 
 import { UserMenu, useSession } from '../auth'
 import { CreateModal, useCreateModal } from '../create-modal'
+import { useFocusHeadingOnRouteChange } from '../../lib/focus-heading'
 import { isGuest } from '../../lib/guest'
 import { ThemeToggle } from '../theme'
 import controls from '../../ui/controls.module.css'
@@ -41,13 +42,16 @@ function NewButton() {
 /**
  * The default layout: a header (brand, New when signed in and past two-factor sign-in, theme toggle, the user menu
  * or a Sign in link), for a guest the guest banner under it (unless they dismissed it), the route/mutation progress
- * bar and the page in <main>. Mobile-first on the min-width breakpoints 2xs…2xl. Plain HTML styled by
- * app-frame.module.css with Tamagui's tokens and theme variables: the frame is in every page's first load, and Tamagui's
- * runtime is not (ADR 053). <main> is a flex column, as the Tamagui stack it replaces, for the pages inside it.
+ * bar and the page in <main> (whose heading gets focus after a route change that dropped it, ADR 161). Mobile-first
+ * on the min-width breakpoints 2xs…2xl. Plain HTML styled by app-frame.module.css with Tamagui's tokens and theme
+ * variables: the frame is in every page's first load, and Tamagui's runtime is not (ADR 053). <main> is a flex
+ * column, as the Tamagui stack it replaces, for the pages inside it.
  */
 export function AppFrame({ children, guestBannerDismissed = false }: { children: ReactNode; guestBannerDismissed?: boolean }) {
   // "New" only for a session that may write notes (not one that still owes its second factor).
   const { user, needsSecondFactor } = useSession()
+  // A link or button that went with the old page leaves focus on <body>: it goes to the new page's heading.
+  useFocusHeadingOnRouteChange()
   return (
     <div className={styles.frame}>
       <ProgressBar />

@@ -6,6 +6,7 @@ import { useCallback, useEffect, useRef, useState } from 'react'
 
 import { useTRPC, useTRPCClient, type RouterOutputs } from '../../lib/trpc'
 import { ArrowLeftIcon, PinIcon, TrashIcon } from '../../ui/icons'
+import { focusMainHeading } from '../../lib/focus-heading'
 import { PageTitle } from '../../lib/page-title'
 import { guardUnsavedChanges } from '../../lib/unsaved-changes'
 import { useFocusBack } from '../../lib/use-focus-back'
@@ -53,27 +54,6 @@ function keepUnsaved(unsaved: { userId: string; edits: KeptEdits } | null, noteI
 /** The position of the current history entry, where the browser says (the Navigation API), else null. */
 const historyIndex = (): number | null =>
   (window as { navigation?: { currentEntry?: { index: number } | null } }).navigation?.currentEntry?.index ?? null
-
-/**
- * After a delete, the note's page goes, and focus with it (to <body>): it goes to the list's heading, where a keyboard
- * user goes on from the top of the list (ADR 132). The list's code may still be on its way (its own chunk): the
- * heading is focused when it shows, within a few seconds, unless the user has put focus somewhere meanwhile.
- */
-function focusListHeading() {
-  const focusIt = () => {
-    if (document.activeElement !== document.body) return true
-    const heading = document.querySelector<HTMLElement>('main h1')
-    if (heading) {
-      heading.tabIndex = -1
-      heading.focus()
-    }
-    return Boolean(heading)
-  }
-  if (focusIt()) return
-  const observer = new MutationObserver(() => focusIt() && observer.disconnect())
-  observer.observe(document.body, { childList: true, subtree: true })
-  setTimeout(() => observer.disconnect(), 5_000)
-}
 
 /** One note: read and edit it (title, body), pin it, delete it with a confirmation and an Undo toast. */
 export function NoteScreen({ note: initial }: NoteScreenProps) {
@@ -248,7 +228,8 @@ export function NoteScreen({ note: initial }: NoteScreenProps) {
         dialogRef.current?.close()
         leaving.current = true // the note is gone: its unsaved edits go with it
         await router.push(listUrl())
-        focusListHeading()
+        // The note's page went, and focus with it: to the list's heading (ADR 132).
+        focusMainHeading()
         await invalidateList()
         // Its files went for good before the note (ADR 037): Undo brings back the note only, and says so.
         const files = deleted.attachmentsRemoved
