@@ -359,6 +359,35 @@ describe('profile picture', () => {
     await toastWith(page, 'Picture removed').waitFor({ timeout: 20_000 });
     await expect.poll(() => focused(page)).toBe('#avatar-file');
   });
+
+  test('"Remove picture" says "Removing…" while it runs and keeps keyboard focus (a second Enter sends nothing); a failure leaves the picture, focus on the button', async () => {
+    const { page } = await signedInUser(fixture);
+    await openAccount(page);
+    await page.locator('#avatar-file').setInputFiles({ name: 'r.png', mimeType: 'image/png', buffer: png(32, [200, 200, 10]) });
+    await toastWith(page, 'Picture saved').waitFor({ timeout: 20_000 });
+    // The removal is saved on the user (PUT /auth/v1/user): held, then it gets no answer.
+    let saves = 0;
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    await page.route('**/auth/v1/user', async (route) => {
+      if (route.request().method() !== 'PUT') return route.continue();
+      saves += 1;
+      await held;
+      return route.abort('internetdisconnected');
+    });
+    await page.getByRole('button', { name: 'Remove picture' }).focus();
+    await page.keyboard.press('Enter');
+    const removing = page.getByRole('button', { name: 'Removing…' });
+    await removing.waitFor();
+    expect(await removing.getAttribute('aria-disabled')).toBe('true');
+    expect(await focused(page)).toBe('Removing…');
+    await page.keyboard.press('Enter');
+    release();
+    await page.getByRole('alert').filter({ hasText: 'Could not reach' }).waitFor({ timeout: 20_000 });
+    expect(saves).toBe(1);
+    expect(await page.getByAltText('Your profile picture').count()).toBe(1);
+    await expect.poll(() => focused(page)).toBe('Remove picture');
+  });
 });
 
 describe('note attachments', () => {

@@ -46,8 +46,9 @@ function messageOf(error: unknown): string {
 /**
  * The profile picture: the current one (or the initial, also when the browser cannot show it), "Choose picture" or
  * a drop, checked before any byte is sent (type, size, and that the browser decodes it at a sensible size: ADR
- * 067), a preview and progress while it uploads (Cancel), then saved on the user; "Remove picture". The header's
- * user menu shows it at once (the session's user changes). Focus, lost while the control is busy, comes back to it.
+ * 067), a preview and progress while it uploads (Cancel), then saved on the user; "Remove picture" ("Removing…"
+ * while it runs). The header's user menu shows it at once (the session's user changes). Focus, lost while the
+ * control is busy, comes back to it.
  */
 export function AvatarField() {
   const { user } = useSession()
@@ -57,6 +58,8 @@ export function AvatarField() {
   const [progress, setProgress] = useState<{ sent: number; total: number } | null>(null)
   const [error, setError] = useState<string | null>(null)
   const [busy, setBusy] = useState(false)
+  /** "Remove picture" is on its way (the button says so and keeps focus). */
+  const [removing, setRemoving] = useState(false)
   const [over, setOver] = useState(false)
   const [broken, setBroken] = useState<string | null>(null)
   const uploadRef = useRef<Upload | null>(null)
@@ -113,9 +116,10 @@ export function AvatarField() {
   }
 
   async function remove() {
-    if (!currentPath) return
+    if (!currentPath || busy) return
     setError(null)
     setBusy(true)
+    setRemoving(true)
     try {
       await saveAvatarPath(null)
       await apiClient().avatar.remove.mutate({ path: currentPath }).catch(() => undefined)
@@ -124,6 +128,7 @@ export function AvatarField() {
       setError(messageOf(failure))
     } finally {
       refocus.current = true
+      setRemoving(false)
       setBusy(false)
     }
   }
@@ -184,9 +189,10 @@ export function AvatarField() {
             <label htmlFor="avatar-file" className={styles.pickButton}>
               {current ? 'Replace picture' : 'Choose picture'}
             </label>
-            {current && !busy ? (
-              <button type="button" className={styles.smallButton} onClick={() => void remove()}>
-                Remove picture
+            {/* While it removes, the button says so and waits (aria-disabled: a keyboard user keeps focus on it). */}
+            {current && (!busy || removing) ? (
+              <button type="button" className={styles.smallButton} aria-disabled={removing || undefined} onClick={() => void remove()}>
+                {removing ? 'Removing…' : 'Remove picture'}
               </button>
             ) : null}
           </XStack>
