@@ -1,8 +1,9 @@
 // Route changes and failures a user meets: the 404 page, the progress bar during a slow client-side route
-// change, the status card's error state with a working retry, each page's document title, and where focus goes
-// after a client-side route change.
+// change, the status card's error state with a working retry, each page's document title, where focus goes
+// after a client-side route change, and the pages a signed-in user opens while the backend is out of reach.
 import type { Page, Route } from 'playwright-core';
 import { describe, expect, test } from 'vitest';
+import { backendControllable, startBackend, stopBackend } from './backend-control.ts';
 import { baseURL, gotoHydrated, useBrowser } from './browser.ts';
 import { seedNotes, signedInUser } from './notes-helpers.ts';
 
@@ -253,5 +254,31 @@ describe('each page says where the user is', () => {
     await page.keyboard.press('Enter');
     await page.waitForURL((url) => url.pathname === '/');
     await expect.poll(() => focusedElement(page)).toBe('<h1> Notes');
+  });
+});
+
+describe('the backend out of reach', () => {
+  test('signed in, a page that needs the backend says it cannot be reached (503) — never a redirect loop or "Internal Server Error" — and "Try again" opens it once it is back', async () => {
+    if (!backendControllable()) throw new Error('this test needs the localbase started by the e2e global setup (not E2E_BASE_URL)');
+    const { page, id } = await signedInUser(fixture);
+    const [note] = await seedNotes(id, [{ title: 'Out of reach' }]);
+    await gotoHydrated(page, '/settings/account');
+    await gotoHydrated(page, `/notes/${note!.id}`);
+    await stopBackend();
+    try {
+      for (const path of ['/settings/account', '/settings/security', `/notes/${note!.id}`]) {
+        const response = await page.goto(path);
+        expect(response?.status(), path).toBe(503);
+        expect(new URL(page.url()).pathname, path).toBe(path);
+        await page.getByRole('heading', { level: 1, name: "Can't reach the server" }).waitFor();
+        expect(await page.title()).toBe("Can't reach the server · Foyer");
+        expect(await page.getByRole('main').innerText()).not.toMatch(/internal server error|500/i);
+      }
+    } finally {
+      await startBackend();
+    }
+    await page.getByRole('button', { name: /^Theme: / }).waitFor();
+    await page.getByRole('main').getByRole('link', { name: 'Try again' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Out of reach' }).waitFor({ timeout: 20_000 });
   });
 });

@@ -4,7 +4,7 @@ import type { AppProps } from 'next/app'
 import Head from 'next/head'
 import type { ReactElement, ReactNode } from 'react'
 
-import { AppFrame } from '../features/app-frame'
+import { AppFrame, ServerUnreachableScreen } from '../features/app-frame'
 import { SessionProvider } from '../features/auth'
 import { ThemeProvider } from '../features/theme'
 import { ToastProvider } from '../features/toast'
@@ -21,6 +21,8 @@ export interface AppPageProps {
   initialSession?: Session | null
   /** This guest dismissed the guest banner (withSession reads its cookie). */
   guestBannerDismissed?: boolean
+  /** The server render could not reach the backend (withSession, 503): the page says so instead of rendering. */
+  serverUnreachable?: boolean
 }
 
 type AppPropsWithLayout = AppProps<AppPageProps> & { Component: NextPageWithLayout<AppPageProps> }
@@ -39,7 +41,7 @@ export default function App({ Component, pageProps }: AppPropsWithLayout) {
             <meta name="viewport" content="width=device-width, initial-scale=1, viewport-fit=cover" />
           </Head>
           {/* No API providers here: the pages that call the API bring them (withApi, lib/api-provider.tsx). */}
-          {getLayout(<Component {...pageProps} />)}
+          {getLayout(pageProps.serverUnreachable === true ? <ServerUnreachableScreen /> : <Component {...pageProps} />)}
         </ToastProvider>
       </ThemeProvider>
     </SessionProvider>

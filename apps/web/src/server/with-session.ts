@@ -1,7 +1,7 @@
 import type { Session } from '@supabase/supabase-js'
 import type { GetServerSideProps, GetServerSidePropsContext, GetServerSidePropsResult } from 'next'
 
-import { createServerSupabase, knownRequestSession, verifySession, type VerifiedSession } from '../lib/supabase/server'
+import { AuthServerUnavailable, createServerSupabase, knownRequestSession, verifySession, type VerifiedSession } from '../lib/supabase/server'
 import type { AppSupabaseClient } from '../lib/supabase/client-type'
 import { mfaPathFor, signInPathFor } from '../lib/safe-next'
 import { guestBannerDismissed } from '../lib/guest'
@@ -11,6 +11,8 @@ export interface SessionPageProps {
   initialSession: Session | null
   /** A guest who dismissed the guest banner (its cookie names them): the page renders without it, no flash. */
   guestBannerDismissed: boolean
+  /** The backend could not be reached (503): _app shows ServerUnreachableScreen instead of the page. */
+  serverUnreachable?: true
 }
 
 /** What a page's `load` may answer: more props, or Next's notFound / redirect. */
@@ -58,7 +60,8 @@ export interface WithSessionOptions<P = object> {
  * against the auth server's published keys, or the auth server itself for HS256 tokens and `fresh` pages; an
  * expired access token is refreshed through the cookie first (new cookies go to the response). Only then is the
  * cookie's session passed on, with a user from the verified claims in it. Responses are private and never stored:
- * they carry a session. An auth server out of reach counts as signed out here (the page offers sign-in).
+ * they carry a session. An auth server out of reach counts as signed out here (a public page offers sign-in; a
+ * protected one answers 503 instead, see withSession).
  */
 export async function readVerifiedSession(ctx: Pick<GetServerSidePropsContext, 'req' | 'res'>): Promise<Session | null> {
   return (await readVerifiedSessionAndLevel(ctx)).session
@@ -69,10 +72,31 @@ export async function readVerifiedSessionAndLevel(
   ctx: Pick<GetServerSidePropsContext, 'req' | 'res'>,
   supabase: AppSupabaseClient = createServerSupabase(ctx),
   options: { fresh?: boolean } = {},
-): Promise<{ session: Session | null; needsMfa: boolean; verified: VerifiedSession | null }> {
-  const verified = await verifySession(supabase, options).catch(() => null)
-  if (!verified) return { session: null, needsMfa: false, verified: null }
-  return { session: verified.session, needsMfa: verified.needsSecondFactor, verified }
+): Promise<{ session: Session | null; needsMfa: boolean; verified: VerifiedSession | null; unreachable: boolean }> {
+  let unreachable = false
+  const verified = await verifySession(supabase, options).catch((error: unknown) => {
+    unreachable = error instanceof AuthServerUnavailable
+    return null
+  })
+  if (!verified) return { session: null, needsMfa: false, verified: null, unreachable }
+  return { session: verified.session, needsMfa: verified.needsSecondFactor, verified, unreachable }
+}
+
+/** An error of a page's load that says the backend did not answer (the API's SERVICE_UNAVAILABLE, the auth server's). */
+function isUnreachable(error: unknown): boolean {
+  return error instanceof AuthServerUnavailable || (error as { code?: unknown } | null)?.code === 'SERVICE_UNAVAILABLE'
+}
+
+/**
+ * The answer of a page whose server render could not reach the backend: 503 and `serverUnreachable` (the page says so,
+ * with "Try again"), the session this process already verified for the cookie if any (the header stays as it was).
+ * Not a redirect to sign-in: the user may well be signed in, and the sign-in page would send them back (a loop).
+ */
+function unreachableAnswer(ctx: GetServerSidePropsContext): { props: SessionPageProps } {
+  ctx.res.statusCode = 503
+  ctx.res.setHeader('Retry-After', '5')
+  const session = knownRequestSession(ctx.req.headers.cookie)?.session ?? null
+  return { props: { initialSession: session, guestBannerDismissed: guestBannerDismissed(ctx.req.headers.cookie, session?.user), serverUnreachable: true } }
 }
 
 /**
@@ -87,9 +111,12 @@ export function withSession<P extends object = object>(
     // A token this process verified before needs no Supabase client (ADR 040); the fresh pages always ask the auth server.
     const known = options.fresh ? undefined : knownRequestSession(ctx.req.headers.cookie)
     let supabase: AppSupabaseClient | undefined
-    const { session: initialSession, needsMfa, verified } = known
-      ? { session: known.session, needsMfa: known.needsSecondFactor, verified: known }
+    const { session: initialSession, needsMfa, verified, unreachable } = known
+      ? { session: known.session, needsMfa: known.needsSecondFactor, verified: known, unreachable: false }
       : await readVerifiedSessionAndLevel(ctx, (supabase = createServerSupabase(ctx)), { fresh: options.fresh === true })
+    // A protected page whose session could not be checked (the auth server out of reach) says so, rather than send a
+    // user who may be signed in to sign in (public pages go on as signed out).
+    if (!initialSession && options.protected && unreachable) return unreachableAnswer(ctx) as GetServerSidePropsResult<SessionPageProps & P>
     if (!initialSession && options.protected) {
       return { redirect: { destination: signInPathFor(ctx.resolvedUrl), permanent: false } }
     }
@@ -107,15 +134,21 @@ export function withSession<P extends object = object>(
       guestBannerDismissed: guestBannerDismissed(ctx.req.headers.cookie, initialSession?.user),
     }
     let props = {} as P
-    if (options.load) {
-      const loaded = await options.load(ctx, supabase ?? createServerSupabase(ctx), initialSession)
-      if (!('props' in loaded)) return loaded
-      props = { ...props, ...loaded.props }
-    }
-    if (options.loadVerified) {
-      const loaded = await options.loadVerified(ctx, verified)
-      if (!('props' in loaded)) return loaded
-      props = { ...props, ...loaded.props }
+    try {
+      if (options.load) {
+        const loaded = await options.load(ctx, supabase ?? createServerSupabase(ctx), initialSession)
+        if (!('props' in loaded)) return loaded
+        props = { ...props, ...loaded.props }
+      }
+      if (options.loadVerified) {
+        const loaded = await options.loadVerified(ctx, verified)
+        if (!('props' in loaded)) return loaded
+        props = { ...props, ...loaded.props }
+      }
+    } catch (error) {
+      // The page's data could not be had from the backend: said as such, not as a 500 "Internal Server Error".
+      if (isUnreachable(error)) return unreachableAnswer(ctx) as GetServerSidePropsResult<SessionPageProps & P>
+      throw error
     }
     return { props: { ...props, ...sessionProps } }
   }

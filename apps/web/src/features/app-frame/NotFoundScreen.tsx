@@ -4,6 +4,8 @@ import { PageTitle } from '../../lib/page-title'
 import styles from './not-found.module.css'
 
 export interface NotFoundScreenProps {
+  /** The small line above the heading (default "Error 404"). */
+  code?: string
   title?: string
   text?: string
   /** Where the button leads, and what it says. */
@@ -15,6 +17,7 @@ export interface NotFoundScreenProps {
  * its own things that is not there (a note deleted, or not the caller's), in its own words.
  */
 export function NotFoundScreen({
+  code = 'Error 404',
   title = 'Page not found',
   text = 'The address may be mistyped, or the page has moved.',
   back = { href: '/', label: 'Back to the start page' },
@@ -22,7 +25,7 @@ export function NotFoundScreen({
   return (
     <div className={styles.screen}>
       <PageTitle name={title} />
-      <p className={styles.code}>Error 404</p>
+      <p className={styles.code}>{code}</p>
       <h1 className={styles.title}>{title}</h1>
       <p className={styles.text}>{text}</p>
       <Link href={back.href} className="button-link">
