@@ -11,7 +11,8 @@
 // Each file is gzipped on its own (as it travels) with zlib's default level (6); a route's figure is the sum
 // over its unique files. Budgets (fail, exit code 1) are the figures of ADR 053 plus about 1 kB, so a regression fails
 // the bench: 131 kB gz for the sign-in, sign-up and password pages, 172 kB gz for the two settings pages (the only ones
-// that still load Tamagui's runtime), 156 kB gz for every other route. Targets (issue 13, reported, not failing): 175 kB
+// that still load Tamagui's runtime), 157 kB gz for every other route (156 until focus after a route change, ADR 161, put
+// `/` signed in 0.2 kB over it; ADR 053's addendum of 2026-11-28). Targets (issue 13, reported, not failing): 175 kB
 // gz for every route, 160 kB gz for those auth pages.
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -20,7 +21,7 @@ import { constants, gzipSync } from 'node:zlib';
 import { args, argValue } from './lib/args.ts';
 
 const KB = 1000; // kB as Next reported it (1 kB = 1000 bytes)
-const BUDGET_KB = 156;
+const BUDGET_KB = 157;
 const TARGET_KB = 175;
 /** The signed-out entry pages: a tighter budget and target of their own. */
 const AUTH_PAGES = new Set(['/sign-in', '/sign-up', '/forgot-password', '/reset-password']);

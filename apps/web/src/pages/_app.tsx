@@ -1,14 +1,18 @@
 import type { Session } from '@supabase/supabase-js'
 import type { NextPage } from 'next'
 import type { AppProps } from 'next/app'
+import dynamic from 'next/dynamic'
 import Head from 'next/head'
 import type { ReactElement, ReactNode } from 'react'
 
-import { AppFrame, ServerUnreachableScreen } from '../features/app-frame'
+import { AppFrame } from '../features/app-frame'
 import { SessionProvider } from '../features/auth'
 import { ThemeProvider } from '../features/theme'
 import { ToastProvider } from '../features/toast'
 import { SITE_TITLE } from '../lib/site'
+
+/** Only a page whose server render could not reach the backend shows it: its code stays out of every first load. */
+const ServerUnreachableScreen = dynamic(() => import('../features/app-frame/ServerUnreachableScreen').then((m) => m.ServerUnreachableScreen))
 
 /** A page may bring its own layout; pages without one are wrapped in the app frame. */
 export type NextPageWithLayout<P = object> = NextPage<P> & {
