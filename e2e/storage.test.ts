@@ -6,7 +6,7 @@
 // progress is there to see.
 import { deflateSync } from 'node:zlib';
 import { readFile } from 'node:fs/promises';
-import type { CDPSession, Page } from 'playwright-core';
+import type { CDPSession, Locator, Page } from 'playwright-core';
 import { describe, expect, test } from 'vitest';
 import { ANON_KEY, describeViolations, PASSWORD, seriousViolations, signInViaUI, supabaseURL, uniqueEmail } from './auth-helpers.ts';
 import { DEFAULT_SERVICE_ROLE_KEY } from './backend-control.ts';
@@ -168,6 +168,45 @@ async function headerPicture(page: Page): Promise<string | null> {
   await expect.poll(() => img.evaluate((el: HTMLImageElement) => el.complete && el.naturalWidth > 0), { timeout: 10_000 }).toBe(true);
   return img.getAttribute('src');
 }
+
+/**
+ * Drags a file across a drop zone in the order Chromium reports it: into the zone; onto one of the zone's own children
+ * (the child's `dragenter`, then the zone's `dragleave`); over the child; back onto the zone (the zone's `dragenter`,
+ * then the child's `dragleave`); out of the zone. Returns the zone's `data-over` (its highlight) after each step, each
+ * read once a frame has been drawn.
+ */
+async function highlightAcrossZone(zone: Locator): Promise<string[]> {
+  return zone.evaluate(async (el) => {
+    const child = el.firstElementChild!;
+    const data = new DataTransfer();
+    data.items.add(new File(['x'], 'me.png', { type: 'image/png' }));
+    const frame = () => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)));
+    const seen: string[] = [];
+    const step = async (...events: [Element, string, Element | null][]) => {
+      for (const [target, type, relatedTarget] of events) {
+        target.dispatchEvent(new DragEvent(type, { dataTransfer: data, bubbles: true, cancelable: true, relatedTarget }));
+      }
+      await frame();
+      seen.push(el.getAttribute('data-over') ?? '');
+    };
+    await step([el, 'dragenter', null], [el, 'dragover', null]);
+    await step([child, 'dragenter', el], [el, 'dragleave', child]);
+    await step([child, 'dragover', null]);
+    await step([el, 'dragenter', child], [child, 'dragleave', el]);
+    await step([el, 'dragleave', null]);
+    return seen;
+  });
+}
+
+test('a file dragged across the picture zone or the attachments zone keeps the highlight over their pictures and text, and loses it on leaving', async () => {
+  const { page, id } = await signedInUser(fixture);
+  await openAccount(page);
+  expect(await highlightAcrossZone(page.getByTestId('avatar-drop'))).toEqual(['true', 'true', 'true', 'true', 'false']);
+  const [note] = await seedNotes(id, [{ title: 'Dragged over' }]);
+  await gotoHydrated(page, `/notes/${note!.id}`);
+  await page.getByText('No files yet.').waitFor({ timeout: 20_000 });
+  expect(await highlightAcrossZone(page.getByTestId('attachments-drop'))).toEqual(['true', 'true', 'true', 'true', 'false']);
+});
 
 describe('profile picture', () => {
   test('upload with progress, shown in the user menu (also after a reload); replace; remove', async () => {

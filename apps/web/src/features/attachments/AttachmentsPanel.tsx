@@ -2,6 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useEffect, useRef, useState, type DragEvent } from 'react'
 
 import { useTRPC, useTRPCClient } from '../../lib/trpc'
+import { useDragOver } from '../../lib/use-drag-over'
 import { ConfirmDialog } from '../../ui/ConfirmDialog'
 import panel from '../../ui/panel.module.css'
 import { FormMessage, readableApiError, toastApiError } from '../auth'
@@ -37,7 +38,7 @@ export function AttachmentsPanel({ noteId, onCountChange }: { noteId: string; on
   const list = useQuery({ ...listOptions, meta: { secondFactorRedirect: false } })
   const [transfers, setTransfers] = useState<Transfer[]>([])
   const [problems, setProblems] = useState<string[]>([])
-  const [over, setOver] = useState(false)
+  const { over, end: endDrag, zoneProps: dragZoneProps } = useDragOver()
   const [confirming, setConfirming] = useState<string | null>(null)
   const inputRef = useRef<HTMLInputElement>(null)
   const listRef = useRef<HTMLUListElement>(null)
@@ -214,7 +215,7 @@ export function AttachmentsPanel({ noteId, onCountChange }: { noteId: string; on
 
   const onDrop = (event: DragEvent<HTMLDivElement>) => {
     event.preventDefault()
-    setOver(false)
+    endDrag()
     void attach([...event.dataTransfer.files])
   }
 
@@ -230,11 +231,7 @@ export function AttachmentsPanel({ noteId, onCountChange }: { noteId: string; on
         className={styles.dropZone}
         data-over={over}
         data-testid="attachments-drop"
-        onDragOver={(event) => {
-          event.preventDefault()
-          setOver(true)
-        }}
-        onDragLeave={() => setOver(false)}
+        {...dragZoneProps}
         onDrop={onDrop}
       >
         <input

@@ -5,6 +5,7 @@ import { avatarUrlOf, brokenImageProps } from '../../lib/avatar'
 import { backendConfig } from '../../lib/env'
 import { GUEST_NAME, isGuest } from '../../lib/guest'
 import { createApiClient } from '../../lib/trpc'
+import { useDragOver } from '../../lib/use-drag-over'
 import {
   apiErrorText,
   AVATAR_MAX_BYTES,
@@ -60,7 +61,7 @@ export function AvatarField() {
   const [busy, setBusy] = useState(false)
   /** "Remove picture" is on its way (the button says so and keeps focus). */
   const [removing, setRemoving] = useState(false)
-  const [over, setOver] = useState(false)
+  const { over, end: endDrag, zoneProps: dragZoneProps } = useDragOver()
   const [broken, setBroken] = useState<string | null>(null)
   const uploadRef = useRef<Upload | null>(null)
   const inputRef = useRef<HTMLInputElement>(null)
@@ -135,7 +136,7 @@ export function AvatarField() {
 
   const onDrop = (event: DragEvent<HTMLDivElement>) => {
     event.preventDefault()
-    setOver(false)
+    endDrag()
     const file = event.dataTransfer.files[0]
     if (file && !busy) void choose(file)
   }
@@ -150,11 +151,7 @@ export function AvatarField() {
         className={styles.dropZone}
         data-over={over}
         data-testid="avatar-drop"
-        onDragOver={(event) => {
-          event.preventDefault()
-          setOver(true)
-        }}
-        onDragLeave={() => setOver(false)}
+        {...dragZoneProps}
         onDrop={onDrop}
       >
         {shown ? (
