@@ -22,6 +22,7 @@ export function storageAs(db: AppDataClient, accessToken: string): UserStorage {
 }
 
 const UNREACHABLE = "Can't reach the server. Check your connection and try again."
+const FILE_GONE = 'This file does not exist any more.'
 
 /**
  * A storage error as a tRPC error a person can act on. storage-js reports the server's meaning in `statusCode`
@@ -32,12 +33,16 @@ export function storageError(error: unknown, refused: string): TRPCError {
   if (!isStorageError(error)) return new TRPCError({ code: 'INTERNAL_SERVER_ERROR', message: 'The files could not be loaded or saved. Try again.' })
   const { statusCode, status } = error as StorageError
   if (status === undefined || status === 0) return new TRPCError({ code: 'SERVICE_UNAVAILABLE', message: UNREACHABLE })
+  // A key the server refuses to read (NUL, characters outside its set, too long): no file can have that name, so
+  // there is none to find. Was a 500 "could not be loaded or saved" for a name an API client made up.
+  if (statusCode === '400' && (error as StorageError & { code?: string }).code === 'InvalidKey')
+    return new TRPCError({ code: 'NOT_FOUND', message: FILE_GONE })
   switch (statusCode) {
     case '403':
     case '401':
       return new TRPCError({ code: 'NOT_FOUND', message: refused })
     case '404':
-      return new TRPCError({ code: 'NOT_FOUND', message: 'This file does not exist any more.' })
+      return new TRPCError({ code: 'NOT_FOUND', message: FILE_GONE })
     case '409':
       return new TRPCError({ code: 'CONFLICT', message: 'A file with this name is attached already.' })
     case '413':

@@ -146,6 +146,27 @@ describe('attachments', () => {
     expect(error.code).toBe('BAD_REQUEST')
   })
 
+  it('a name no stored file can have is NOT_FOUND (broken surrogate, RTL override, 1000 characters), a NUL or % not a name: never a 500', async () => {
+    const note = await as(alice).notes.create({ title: 'Odd names' })
+    for (const name of ['\ud800x', '\u202egnp.exe', 'x'.repeat(1000)]) {
+      const down = await rejection(as(alice).attachments.downloadUrl({ noteId: note.id, name }))
+      expect([name, down.code, down.message]).toEqual([name, 'NOT_FOUND', 'This file does not exist any more.'])
+      const del = await rejection(as(alice).attachments.delete({ noteId: note.id, name }))
+      expect([name, del.code]).toEqual([name, 'NOT_FOUND'])
+      expect(await as(alice).attachments.delete({ noteId: note.id, name, ifStored: true })).toEqual({ name, removed: false })
+    }
+    for (const call of [
+      as(alice).attachments.downloadUrl({ noteId: note.id, name: 'a\u0000b' }),
+      as(alice).attachments.downloadUrl({ noteId: note.id, name: '%zz' }),
+      as(alice).attachments.delete({ noteId: note.id, name: '%2F..%2Fx' }),
+      as(alice).attachments.delete({ noteId: note.id, name: 'a\u0000b' }),
+      as(alice).attachments.delete({ noteId: note.id, name: 'a\u0000b', ifStored: true }),
+      as(alice).avatar.remove({ path: `${alice.id}/a\u0000b.png` }),
+    ]) {
+      expect((await rejection(call)).code).toBe('BAD_REQUEST')
+    }
+  })
+
   it('signed out: UNAUTHORIZED', async () => {
     const error = await rejection(createCaller(createInnerContext()).attachments.list({ noteId: crypto.randomUUID() }))
     expect(error.code).toBe('UNAUTHORIZED')

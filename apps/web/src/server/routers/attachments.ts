@@ -68,8 +68,13 @@ export async function removeAllAttachments(storage: UserStorage, userId: string,
 }
 
 const fileNameSchema = z.string().trim().min(1, 'A file needs a name.').max(1000, 'The file name is too long.')
-/** A file of a note, by its name in storage (one key segment). */
-const storedNameSchema = fileNameSchema.refine((name) => !name.includes('/'), 'Not a file name.')
+/**
+ * A file of a note, by its name in storage (one key segment). Stored names are storage-safe (storageSafeName): no
+ * `/`, `%` or NUL. Those three are refused here rather than sent on: storage-js puts the name into the URL as it is,
+ * so the storage server reads a `%` as percent-encoding (`%2F` a slash, `%zz` an error) and a NUL as a key its
+ * database cannot hold — a 500 instead of "no such file".
+ */
+const storedNameSchema = fileNameSchema.refine((name) => !name.includes('/') && !name.includes('%') && !name.includes('\u0000'), 'Not a file name.')
 
 /** The caller's storage client, made from the token of the session protectedProcedure verified. */
 export async function storageOf(ctx: { getSession: () => Promise<{ session: { access_token: string } } | null>; db: Parameters<typeof storageAs>[0] }) {

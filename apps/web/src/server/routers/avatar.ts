@@ -37,7 +37,7 @@ export const avatarRouter = createTRPCRouter({
   /** Removes one of the caller's pictures (the old one after a replace, or the current one). */
   remove: protectedProcedure.input(z.object({ path: z.string().max(200) })).mutation(async ({ ctx, input }) => {
     const [owner, file, ...rest] = input.path.split('/')
-    if (owner !== ctx.user.id || !file || rest.length > 0) throw new TRPCError({ code: 'BAD_REQUEST', message: 'Not one of your pictures.' })
+    if (owner !== ctx.user.id || !file || rest.length > 0 || file.includes('\u0000')) throw new TRPCError({ code: 'BAD_REQUEST', message: 'Not one of your pictures.' })
     const storage = await storageOf(ctx)
     const { data, error } = await storage.from(AVATARS_BUCKET).remove([input.path])
     if (error) throw storageError(error, REFUSED)
