@@ -42,6 +42,31 @@ describe('the web server in front of Next', () => {
     expect(answer).toMatch(/\r\nAllow: GET, HEAD, POST, OPTIONS\r\n/)
   })
 
+  it('answers a method no page takes (TRACE, DELETE, PUT, PATCH…) with a 405 page and Allow, OPTIONS on a page with 204; the API answers its own', async () => {
+    for (const method of ['TRACE', 'DELETE', 'PUT', 'PATCH', 'PROPFIND']) {
+      const answer = await rawRequest(port, `${method} /notes HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`)
+      const head = answer.slice(0, answer.indexOf('\r\n\r\n'))
+      expect([method, head.split('\r\n')[0]]).toEqual([method, 'HTTP/1.1 405 Method Not Allowed'])
+      expect(head).toMatch(/\r\nAllow: GET, HEAD, POST, OPTIONS\r\n/)
+      expect(head).toMatch(/\r\nContent-Security-Policy: [^\r]*frame-ancestors 'none'/)
+      expect(head).toMatch(/\r\nX-Content-Type-Options: nosniff/)
+      expect(answer).not.toMatch(/next handled/)
+      expect(answer).toMatch(new RegExp(`<h1>This page cannot be asked for with ${method}</h1>`))
+    }
+    const options = await rawRequest(port, 'OPTIONS /sign-in HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n')
+    expect(options).toMatch(/^HTTP\/1\.1 204 /)
+    expect(options).toMatch(/\r\nAllow: GET, HEAD, POST, OPTIONS\r\n/)
+    expect(options).not.toMatch(/next handled/)
+    for (const method of ['GET', 'HEAD', 'POST']) {
+      const answer = await rawRequest(port, `${method} /notes HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`)
+      expect([method, answer.split('\r\n')[0]]).toEqual([method, 'HTTP/1.1 200 OK'])
+    }
+    // the API says in its own words (JSON, a tRPC code) which methods a procedure takes
+    for (const method of ['DELETE', 'OPTIONS']) {
+      expect(await rawRequest(port, `${method} /api/trpc/notes.create HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`)).toMatch(/next handled \/api\/trpc\/notes\.create/)
+    }
+  })
+
   it('refuses absolute-form targets with 400 and passes paths on', async () => {
     expect(await rawRequest(port, 'GET http://other.example/ HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n')).toMatch(/^HTTP\/1\.1 400 /)
     expect(await rawRequest(port, 'GET /ok HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n')).toMatch(/next handled \/ok/)

@@ -13,6 +13,9 @@
  * - A path that is not valid percent-encoding (`/notes/%E0%A4%A`, a mangled link) gets a 400 page of ours: Next's
  *   own 400 for it came before its headers() config, without the security headers every page has (no CSP, framing
  *   allowed).
+ * - A page asked for with a method no page takes (TRACE, DELETE, PUT…) gets a 405 page with `Allow`, and OPTIONS on a
+ *   page 204 with `Allow`: Next rendered the page for any method (200, its server render and session refresh run),
+ *   and answered OPTIONS with an empty 400. The API (`/api/`) says which methods its procedures take itself.
  * - Idle keep-alive connections stay open 65 s, longer than the clients and load balancers in front keep theirs
  *   (undici 4 s, AWS ALB 60 s): with Node's 5 s a client that sent a request on a connection just as the server
  *   closed it got the connection reset.
@@ -36,7 +39,7 @@ export function createWebServer(
   const heads = new WeakMap<Duplex, HeadInProgress>()
   const server = http.createServer({ maxHeaderSize: MAX_REQUEST_HEADER_BYTES }, (req, res) => {
     headReceived(heads.get(req.socket), req, res)
-    if (answerNonPathTarget(req, res) || answerMalformedPath(req, res)) return
+    if (answerNonPathTarget(req, res) || answerMalformedPath(req, res) || answerPageMethod(req, res)) return
     void handle(req, res)
   })
   server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS
@@ -280,6 +283,38 @@ it was copied), so it could not be opened.</p>
 <p><a href="/">Go to the start page</a>.</p></body></html>
 `
   res.writeHead(400, { ...PAGE_HEADERS, 'Content-Length': Buffer.byteLength(body) })
+  res.end(body)
+  return true
+}
+
+/** The methods a page is asked for with (POST: Next renders a page for it as for GET). */
+const PAGE_METHODS = new Set(['GET', 'HEAD', 'POST'])
+
+/**
+ * Answers a page request whose method no page takes and returns true, or returns false for Next to handle. OPTIONS
+ * asks which methods the page takes: 204 with `Allow`. Any other method but GET, HEAD and POST: a 405 page with
+ * `Allow` and the headers every page has. Requests under `/api/` are left to the API, which answers in its own
+ * format (a tRPC error with `Allow`).
+ */
+export function answerPageMethod(req: IncomingMessage, res: ServerResponse): boolean {
+  const method = req.method ?? 'GET'
+  const target = req.url ?? '/'
+  if (PAGE_METHODS.has(method) || target === '/api' || target.startsWith('/api/') || target.startsWith('/api?')) return false
+  if (method === 'OPTIONS') {
+    res.writeHead(204, { Allow: ALLOWED_METHODS, 'Cache-Control': 'no-store', 'Content-Length': '0' })
+    res.end()
+    return true
+  }
+  // the method is a token (Node's parser checks it): nothing in it needs escaping in HTML
+  const body = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>This page cannot be asked for with ${method}</title>
+${PAGE_STYLE}</head>
+<body><h1>This page cannot be asked for with ${method}</h1>
+<p>Pages of this site are opened with GET (a link or the address bar); ${method} is not something they answer.</p>
+<p><a href="/">Go to the start page</a>.</p></body></html>
+`
+  res.writeHead(405, { ...PAGE_HEADERS, Allow: ALLOWED_METHODS, 'Content-Length': Buffer.byteLength(body) })
   res.end(body)
   return true
 }
