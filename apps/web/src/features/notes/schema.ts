@@ -38,6 +38,13 @@ export const noteInputSchema = z.object({
 })
 export type NoteInput = z.input<typeof noteInputSchema>
 
+/**
+ * The latest `baseUpdatedAt` a save may name: one millisecond before the end of year 9999, so that the update's
+ * upper bound (base + 1 ms) is still a time ISO 8601 writes with a four-digit year. A later one (a Date goes up to year 275760) is no version a note can have, and at the very last
+ * millisecond a Date holds the update's upper bound (base + 1 ms) is no date at all ("Invalid time value", a 500).
+ */
+const LATEST_VERSION = new Date(Date.UTC(9999, 11, 31, 23, 59, 59, 998))
+
 export const noteUpdateSchema = z.object({
   id: noteIdSchema,
   title: noteTitleSchema,
@@ -47,7 +54,7 @@ export const noteUpdateSchema = z.object({
    * stored note is still that version, else CONFLICT (docs/decisions/066-note-saves-never-overwrite-unseen-versions.md).
    * Left out, the save replaces whatever is stored.
    */
-  baseUpdatedAt: z.date().optional(),
+  baseUpdatedAt: z.date().max(LATEST_VERSION, 'Not a version of this note.').optional(),
 })
 
 export const listNotesInputSchema = z.object({

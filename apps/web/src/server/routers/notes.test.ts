@@ -212,6 +212,15 @@ describe('notes: create, get, update, delete, restore', () => {
     expect((await as(alice).get({ id: note.id })).body).toBe(saved.body)
   })
 
+  it('refuses a base version no note can have (the latest time a Date holds, year 275760) with BAD_REQUEST, not a 500 "Invalid time value"', async () => {
+    const note = await as(alice).create({ title: 'Far future', body: 'v1' })
+    for (const baseUpdatedAt of [new Date(8.64e15), new Date(8.64e15 - 1), new Date(Date.UTC(10000, 0, 1))]) {
+      const error = await rejection(as(alice).update({ id: note.id, title: 'x', baseUpdatedAt }))
+      expect([baseUpdatedAt.getTime(), error.code]).toEqual([baseUpdatedAt.getTime(), 'BAD_REQUEST'])
+    }
+    expect((await as(alice).get({ id: note.id })).title).toBe('Far future')
+  })
+
   it('keeps NOT_FOUND for a based save of a note that is gone or not the caller\'s', async () => {
     const note = await as(alice).create({ title: 'Mine', body: 'v1' })
     expect((await rejection(as(bob).update({ id: note.id, title: 'x', baseUpdatedAt: note.updatedAt }))).code).toBe('NOT_FOUND')
