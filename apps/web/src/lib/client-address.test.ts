@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 
-import { clientAddressOf, normaliseAddress, parseTrustedProxies, TrustedProxiesError } from './client-address'
+import { addressBudgetKey, clientAddressOf, normaliseAddress, parseTrustedProxies, TrustedProxiesError } from './client-address'
 
 describe('client address behind trusted proxies', () => {
   const none = parseTrustedProxies(undefined)
@@ -45,5 +45,19 @@ describe('client address behind trusted proxies', () => {
     expect(loopback.has('10.0.0.1')).toBe(false)
     expect(() => parseTrustedProxies('10.0.0.0/33')).toThrow(TrustedProxiesError)
     expect(() => parseTrustedProxies('proxy.example')).toThrow(/"proxy.example"/)
+  })
+})
+
+describe('addressBudgetKey', () => {
+  it('keeps an IPv4 address whole and keys an IPv6 one by its /64, however it is written', () => {
+    expect(addressBudgetKey('192.0.2.1')).toBe('192.0.2.1')
+    expect(addressBudgetKey('2001:db8:1:2::1')).toBe('2001:db8:1:2::/64')
+    expect(addressBudgetKey('2001:0DB8:0001:0002:abcd:ef01:2345:6789')).toBe('2001:db8:1:2::/64')
+    expect(addressBudgetKey('2001:db8::1')).toBe('2001:db8:0:0::/64')
+    expect(addressBudgetKey('::1')).toBe('0:0:0:0::/64')
+    expect(addressBudgetKey('::')).toBe('0:0:0:0::/64')
+    expect(addressBudgetKey('fe80::1%eth0')).toBe('fe80:0:0:0::/64')
+    // an IPv4 client behind NAT64 is that IPv4 client, not everyone behind the translator
+    expect(addressBudgetKey('64:ff9b::192.0.2.1')).toBe('64:ff9b::192.0.2.1')
   })
 })

@@ -125,3 +125,21 @@ export function clientAddress(req: {
 }): string | null {
   return clientAddressOf(req.socket?.remoteAddress, req.headers['x-forwarded-for'], trustedProxies())
 }
+
+/**
+ * The part of a client address that names one client, for per-address budgets: an IPv4 address whole; an IPv6
+ * address's /64 prefix (`2001:db8:1:2::/64`), since a single host is handed a whole /64 and may use any address in
+ * it (privacy addresses, or a new one per request), so keyed by the full address one client had 2^64 budgets. An
+ * IPv6 address with an IPv4 address in it (`64:ff9b::192.0.2.1`, NAT64) stands for that IPv4 client and stays whole.
+ */
+export function addressBudgetKey(address: string): string {
+  if (isIP(address) !== 6 || address.includes('.')) return address
+  const [left = '', right] = address.split('%', 1)[0]!.toLowerCase().split('::')
+  const head = left === '' ? [] : left.split(':')
+  const tail = right === undefined || right === '' ? [] : right.split(':')
+  const groups = right === undefined ? head : [...head, ...Array<string>(8 - head.length - tail.length).fill('0'), ...tail]
+  return `${groups
+    .slice(0, 4)
+    .map((group) => Number.parseInt(group, 16).toString(16))
+    .join(':')}::/64`
+}

@@ -11,6 +11,7 @@ import packageJson from '../../package.json'
 import { appRouter, createCaller, type AppRouter } from './root'
 import { secondFactorRequiredError } from './second-factor'
 import { atBasePath, createApiHandler } from './trpc-handler'
+import { RateLimiter } from './request-guards'
 import { createInnerContext, createTRPCRouter, publicProcedure } from './trpc'
 
 interface Seen {
@@ -133,6 +134,25 @@ describe('server-side caller', () => {
     await expect(caller.system.clockSkew({ clientTime: 42 as unknown as Date })).rejects.toMatchObject({
       code: 'BAD_REQUEST',
     })
+  })
+})
+
+describe('per-caller budgets of signed-out callers', () => {
+  /** A caller from `address` against budgets of 2 calls that never refill. */
+  const limits = { query: new RateLimiter({ burst: 2, perSecond: 1e-9 }), mutation: null }
+  const from = (address: string) => createCaller(createInnerContext({ clientAddress: address, limits })).system
+  const spend = async (address: string) => from(address).health().then(() => 'ok', (e: TRPCError) => e.code)
+
+  it('tells addresses apart, and counts an IPv6 client once per /64 (one host holds all of its /64)', async () => {
+    expect([await spend('192.0.2.1'), await spend('192.0.2.1'), await spend('192.0.2.1')]).toEqual(['ok', 'ok', 'TOO_MANY_REQUESTS'])
+    // another address keeps its own budget: one client cannot spend another's
+    expect(await spend('192.0.2.2')).toBe('ok')
+    // one IPv6 client may use any address of its /64 (privacy addresses change by the hour, and a host can pick
+    // billions): a new one is not a new budget
+    expect([await spend('2001:db8:1:2::1'), await spend('2001:db8:1:2:ffff::9')]).toEqual(['ok', 'ok'])
+    expect(await spend('2001:0db8:0001:0002:abcd:ef01:2345:6789')).toBe('TOO_MANY_REQUESTS')
+    // another /64 is another client
+    expect(await spend('2001:db8:1:3::1')).toBe('ok')
   })
 })
 

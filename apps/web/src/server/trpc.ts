@@ -10,7 +10,7 @@ import type { User } from '@supabase/supabase-js'
 import { initTRPC, TRPCError } from '@trpc/server'
 import { z, ZodError } from 'zod'
 
-import { clientAddress } from '../lib/client-address'
+import { addressBudgetKey, clientAddress } from '../lib/client-address'
 import { fastSuperjson } from './fast-superjson'
 import type { AppDataClient, AppSupabaseClient } from '../lib/supabase/client-type'
 import {
@@ -222,10 +222,13 @@ function spendBudget(limits: ApiLimits | null, type: string, key: string | null)
   }
 }
 
-/** The budget key of a signed-out caller: its address, or null where no address is known (server-side callers). */
+/**
+ * The budget key of a signed-out caller: its address (an IPv6 one by its /64, one client's share: ADR 177), or null
+ * where no address is known (server-side callers).
+ */
 function addressKey(ctx: Context): string | null {
   const address = ctx.clientAddress()
-  return address === null ? null : `address:${address}`
+  return address === null ? null : `address:${addressBudgetKey(address)}`
 }
 
 /** A procedure anyone may call; signed-out callers share a budget per client address. */
