@@ -1,6 +1,8 @@
 import superjson from 'superjson'
 import type { SuperJSONResult } from 'superjson'
 
+import { MAX_INPUT_DEPTH } from './request-guards'
+
 /**
  * superjson's `serialize`, with a fast path for what the API answers almost always: plain objects, arrays, strings,
  * finite numbers, booleans, null and valid Dates, each object met once. For such a value it builds the result
@@ -34,6 +36,7 @@ export const fastSuperjson = {
     if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) {
       throw new Error('The input must be a JSON object as the tRPC client sends it: {"json": …}.')
     }
+    checkAnnotations(payload)
     return superjson.deserialize<T>(payload)
   },
 }
@@ -100,4 +103,57 @@ function plain(value: unknown, walk: Walk): unknown {
     default:
       return FALLBACK
   }
+}
+
+/**
+ * The most strings (paths and type names) the `meta` of one input may hold. The app's inputs carry a handful (a Date
+ * or two); each one is a walk into the value, and each reference a copy: 60,000 references in half a megabyte held
+ * the event loop ≈ 1 s, before any budget or validation could refuse the call (ADR 178).
+ */
+export const MAX_ANNOTATIONS = 1000
+/** The most digits a BigInt of an input may have (parsing one costs time that grows with the square of its length). */
+export const MAX_BIGINT_DIGITS = 4300
+
+/**
+ * Refuses an input whose superjson annotations would cost more than any input of the app needs: more than
+ * MAX_ANNOTATIONS strings in its `meta`, a path of more than MAX_INPUT_DEPTH keys (it cannot name anything in an
+ * input that passed the nesting bound), a BigInt of more than MAX_BIGINT_DIGITS digits. One pass over `meta` (and
+ * over `json` only when a BigInt is annotated), stopping at the first excess; the error is the call's BAD_REQUEST.
+ */
+function checkAnnotations(payload: object): void {
+  const { meta, json } = payload as { meta?: unknown; json?: unknown }
+  if (meta === undefined || meta === null || typeof meta !== 'object') return
+  let strings = 0
+  let bigint = false
+  const count = (text: string) => {
+    if (++strings > MAX_ANNOTATIONS) throw new Error(`The input has more superjson annotations than the API takes (at most ${MAX_ANNOTATIONS}).`)
+    let dots = 0
+    for (let i = text.indexOf('.'); i !== -1; i = text.indexOf('.', i + 1)) {
+      if (++dots >= MAX_INPUT_DEPTH) throw new Error(`The input's superjson annotations name a path deeper than any input (more than ${MAX_INPUT_DEPTH} keys).`)
+    }
+    if (text === 'bigint') bigint = true
+  }
+  const walk = (value: unknown): void => {
+    if (typeof value === 'string') count(value)
+    else if (Array.isArray(value)) for (const item of value) walk(item)
+    else if (value !== null && typeof value === 'object') {
+      for (const [key, item] of Object.entries(value)) {
+        count(key)
+        walk(item)
+      }
+    }
+  }
+  walk(meta)
+  if (bigint && longestString(json) > MAX_BIGINT_DIGITS + 1) {
+    throw new Error(`The input's superjson annotations mark a number longer than a BigInt the API takes (at most ${MAX_BIGINT_DIGITS} digits).`)
+  }
+}
+
+/** The length of the longest string in a JSON value. */
+function longestString(value: unknown): number {
+  if (typeof value === 'string') return value.length
+  if (value === null || typeof value !== 'object') return 0
+  let longest = 0
+  for (const item of Array.isArray(value) ? value : Object.values(value)) longest = Math.max(longest, longestString(item))
+  return longest
 }
