@@ -226,6 +226,19 @@ describe('realtime: the wire', () => {
     s.ws.close();
   });
 
+  it('answers anything but a heartbeat on the phoenix topic as Phoenix does: "unmatched topic", a leave ok', async () => {
+    const s = await rawSocket();
+    s.send([null, '1', 'phoenix', 'broadcast', { type: 'broadcast', event: 'x', payload: {} }]);
+    expect(await s.next()).toEqual([[null, '1', 'phoenix', 'phx_reply', { status: 'error', response: { reason: 'unmatched topic' } }]]);
+    s.send(['2', '2', 'phoenix', 'phx_join', {}]);
+    expect(await s.next()).toEqual([['2', '2', 'phoenix', 'phx_reply', { status: 'error', response: { reason: 'unmatched topic' } }]]);
+    s.send([null, '3', 'phoenix', 'phx_leave', {}]);
+    expect(await s.next()).toEqual([[null, '3', 'phoenix', 'phx_reply', { status: 'ok', response: {} }]]);
+    s.send([null, '4', 'phoenix', 'heartbeat', {}]);
+    expect(await s.next()).toEqual([[null, '4', 'phoenix', 'phx_reply', { status: 'ok', response: {} }]]);
+    s.ws.close();
+  });
+
   it('echoes postgres_changes bindings in order with ids, and says in a system message when it cannot subscribe', async () => {
     const s = await rawSocket();
     const bindings = [

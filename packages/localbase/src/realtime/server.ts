@@ -378,10 +378,9 @@ export class RealtimeServer {
   }
 
   #onMessage(conn: Connection, msg: Message): void {
-    if (msg.topic === 'phoenix') {
-      if (msg.event === 'heartbeat') conn.reply(msg, 'ok');
-      return;
-    }
+    // Phoenix answers only a heartbeat on its own topic; anything else there is a topic no channel joined (a join
+    // of "phoenix" is refused by #join, a leave is ok, any other push "unmatched topic"), as for any other topic.
+    if (msg.topic === 'phoenix' && msg.event === 'heartbeat') return conn.reply(msg, 'ok');
     if (msg.event === 'phx_join') return void this.#join(conn, msg).catch((err: unknown) => this.#failed(conn, err));
     const ch = conn.channels.get(msg.topic);
     if (msg.event === 'phx_leave') {
