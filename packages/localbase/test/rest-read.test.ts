@@ -47,6 +47,17 @@ describe('select', () => {
     expect(json.data).toEqual({ title: 'a1', k: 1, ks: '1' });
   });
 
+  it('arrow operators on an array column work as on PostgREST (to_jsonb): select, filter and order', async () => {
+    const r = await f.alice.client
+      .from('rt_todos')
+      .select('title, first:tags->0, second:tags->>1')
+      .eq('run', f.run)
+      .eq('tags->>0', 'x');
+    expect([r.error, r.status, r.data]).toEqual([null, 200, [{ title: 'a1', first: 'x', second: 'y' }]]);
+    const o = await f.alice.client.from('rt_todos').select('title').eq('run', f.run).order('tags->>0', { nullsFirst: true }).order('title');
+    expect([o.error, titles(o.data)]).toEqual([null, ['a2', 'a3', 'a1']]);
+  });
+
   it('embeds a to-one relationship as an object and a to-many as an array', async () => {
     const one = await f.alice.client.from('rt_todos').select('title, author:rt_profiles(display_name)').eq('id', ids.a1).single();
     expect(one.data).toEqual({ title: 'a1', author: { display_name: 'alice' } });

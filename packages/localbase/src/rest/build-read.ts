@@ -125,14 +125,15 @@ export class ReadBuilder {
     let sql = computed?.sql ?? `${level.alias}.${quoteIdent(column.name)}`;
     let type = column.dataType;
     if (field.jsonPath.length > 0) {
-      if (column.dataType !== 'json' && column.dataType !== 'jsonb') {
-        // PostgreSQL's own error for `->` on a non-JSON column
-        throw new RestError(400, '42883', `operator does not exist: ${column.dataType} -> unknown`, null, null);
-      }
+      // As PostgREST: a json/jsonb column takes the arrows as it is (its indexes apply); any other column (an array,
+      // a composite, even text) is turned into jsonb first, `to_jsonb(col)->…`.
+      const isJson = column.dataType === 'json' || column.dataType === 'jsonb';
+      if (!isJson) sql = `to_jsonb(${sql})`;
+      const jsonType = isJson ? column.dataType : 'jsonb';
       for (const step of field.jsonPath) {
         const operand = step.kind === 'index' ? this.param(step.value, 'int') : this.param(step.value, 'text');
         sql = `${sql}${step.arrow}${operand}`;
-        type = step.arrow === '->>' ? 'text' : column.dataType;
+        type = step.arrow === '->>' ? 'text' : jsonType;
       }
     }
     return { sql, type, column };
