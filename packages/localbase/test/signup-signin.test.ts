@@ -133,6 +133,16 @@ describe('signUp with autoconfirm', () => {
     expect(error?.code).toBe('validation_failed');
   });
 
+  it('counts a password in UTF-8 bytes, as GoTrue: 37 × "é" (74 bytes) is too long, "ééé" (6 bytes) long enough', async () => {
+    // bcrypt reads 72 bytes: a longer password accepted would sign in with any text after its 72nd byte
+    const long = await anonClient(lb).auth.signUp({ email: uniqueEmail('utf8-long'), password: 'é'.repeat(37) });
+    expect([long.error?.status, long.error?.code, long.error?.message]).toEqual([400, 'validation_failed', 'Password cannot be longer than 72 characters']);
+    expect(long.data.user).toBeNull();
+    const short = await anonClient(lb).auth.signUp({ email: uniqueEmail('utf8-short'), password: 'ééé' });
+    expect(short.error).toBeNull();
+    expect(short.data.session).not.toBeNull();
+  });
+
   it('refuses an invalid e-mail address with validation_failed (400)', async () => {
     const { error } = await anonClient(lb).auth.signUp({ email: 'not-an-email', password: PASSWORD });
     expect(error?.status).toBe(400);

@@ -81,10 +81,12 @@ export function validateEmail(email: string): string {
   return e;
 }
 
+/** Both bounds in UTF-8 bytes, as GoTrue's `len(password)`: bcrypt reads at most 72 bytes of a password. */
 export function checkPassword(password: string, minLength: number): void {
-  if (password.length > MAX_PASSWORD_LENGTH)
+  const bytes = Buffer.byteLength(password, 'utf8');
+  if (bytes > MAX_PASSWORD_LENGTH)
     throw validationFailed(`Password cannot be longer than ${MAX_PASSWORD_LENGTH} characters`);
-  if (password.length < minLength)
+  if (bytes < minLength)
     throw new ApiError(422, 'weak_password', `Password should be at least ${minLength} characters.`, {
       weak_password: { reasons: ['length'] },
     });
