@@ -1,5 +1,5 @@
 // /rest/v1 rpc arguments, overloads and transaction preferences through the official supabase-js client (fixture:
-// fixtures/rest-migrations/20250303000000_rest_rpc.sql, an events / venues domain): row-type arguments, unnamed
+// fixtures/rest-migrations/20250303000000_rest_rpc.sql, an events / venues domain, and 20250304000000_rest_variadic.sql): row-type arguments, unnamed
 // parameters, overloads reached through defaults (300 PGRST203), PGRST202 texts and hints, Content-Range on scalar
 // results, Prefer: tx=rollback under db-tx-end, upserts of the key alone, and missing=default per row.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -145,6 +145,19 @@ describe('overloads and defaults', () => {
     expect(get.error?.details).toBe('Searched for the function public.ev_capacity with parameter id, but no matches were found in the schema cache.');
     const far = await f.anon.rpc('zzzz_unrelated');
     expect([far.error?.message, far.error?.hint]).toEqual(['Could not find the function public.zzzz_unrelated without parameters in the schema cache', null]);
+  });
+});
+
+describe('repeated parameters (GET, form POST)', () => {
+  it('a VARIADIC parameter takes every repeated value as PostgREST does; another parameter the last one', async () => {
+    const three = await restRaw(f.lb, 'rpc/ev_total?n=1&n=2&n=3');
+    expect([three.status, three.json]).toEqual([200, 6]);
+    const one = await restRaw(f.lb, 'rpc/ev_total?n=4');
+    expect([one.status, one.json]).toEqual([200, 4]);
+    const form = await restRaw(f.lb, 'rpc/ev_total', { method: 'POST', body: 'n=5&n=6', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    expect([form.status, form.json]).toEqual([200, 11]);
+    const last = await restRaw(f.lb, `rpc/ev_capacity?p_id=${hall.id}&p_id=${arena.id}`);
+    expect([last.status, last.json]).toEqual([200, 900]);
   });
 });
 

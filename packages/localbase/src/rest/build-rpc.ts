@@ -7,7 +7,7 @@
  * Results: void → body NULL; scalar → the JSON value; a single composite → an object; SETOF / TABLE → an array to
  * which select, filters, order, limit/offset and count apply (embeds too when the function returns a table's rows).
  */
-import { ReadBuilder, type BuiltStatement, type Level } from './build-read.ts';
+import { pgArrayLiteral, ReadBuilder, type BuiltStatement, type Level } from './build-read.ts';
 import { RestError } from './errors.ts';
 import type { ParsedQuery } from './parse.ts';
 import { findFunctions, findTable, type Column, type DbFunction, type FunctionArg, type SchemaCache, type Table } from './schema-cache.ts';
@@ -218,9 +218,14 @@ export function buildRpc(req: RpcRequest): BuiltRpc {
       for (const a of given) args.push(`${a.mode === 'variadic' ? 'VARIADIC ' : ''}${quoteIdent(a.name)} => _a.${quoteIdent(a.name)}`);
     }
   } else if (req.args.kind === 'params') {
-    for (const [k, v] of req.args.params) {
+    // As PostgREST: a repeated parameter gives a VARIADIC one all its values (`?v=1&v=2`, even a single `?v=1`, is
+    // the array {1,2}), any other parameter its last value.
+    const values = new Map<string, string[]>();
+    for (const [k, v] of req.args.params) values.set(k, [...(values.get(k) ?? []), v]);
+    for (const [k, vs] of values) {
       const a = fn.inArgs.find((x) => x.name === k)!;
-      args.push(`${a.mode === 'variadic' ? 'VARIADIC ' : ''}${quoteIdent(k)} => ${b.param(v, argType(a))}`);
+      if (a.mode === 'variadic') args.push(`VARIADIC ${quoteIdent(k)} => ${b.param(pgArrayLiteral(vs), argType(a))}`);
+      else args.push(`${quoteIdent(k)} => ${b.param(vs[vs.length - 1]!, argType(a))}`);
     }
   }
   const call = `${quoteQualified(fn.schema, fn.name)}(${args.join(', ')})`;
