@@ -121,8 +121,17 @@ describe('update and delete', () => {
     expect(left.data).toEqual([]);
     const single = await f.alice.client.from('rt_todos').delete().eq('run', f.run).like('title', 'c%').select().single();
     expect([single.status, single.error?.code]).toEqual([406, 'PGRST116']);
-    const kept = await f.alice.client.from('rt_todos').select('title').eq('run', f.run).like('title', 'c%').order('title');
-    expect(kept.data).toEqual([{ title: 'c1' }, { title: 'c2' }]); // the failed single delete was rolled back
+    // Accept: vnd.pgrst.object+json checks the affected rows without return=representation too (PostgREST's
+    // failNotSingular looks at the media type only): nothing is deleted or updated
+    const minimal = await f.alice.client.from('rt_todos').delete().eq('run', f.run).like('title', 'c%').single();
+    expect([minimal.status, minimal.error?.code, minimal.error?.details]).toEqual([406, 'PGRST116', 'The result contains 2 rows']);
+    const patch = await f.alice.client.from('rt_todos').update({ priority: 99 }).eq('run', f.run).like('title', 'c%').single();
+    expect([patch.status, patch.error?.code]).toEqual([406, 'PGRST116']);
+    const kept = await f.alice.client.from('rt_todos').select('title, priority').eq('run', f.run).like('title', 'c%').order('title');
+    expect(kept.data?.map((r) => r.title)).toEqual(['c1', 'c2']); // the failed single deletes were rolled back
+    expect(kept.data?.some((r) => r.priority === 99)).toBe(false); // and so was the update
+    const one = await f.alice.client.from('rt_todos').update({ priority: 7 }).eq('run', f.run).eq('title', 'c1').single();
+    expect([one.status, one.error]).toEqual([204, null]);
   });
 });
 

@@ -90,7 +90,7 @@ export interface EnvelopeContext {
   /** Lower-cased request headers (PostgREST's request.headers). */
   headers?: Record<string, string>;
   /**
-   * Accept: vnd.pgrst.object+json on a mutation: anything but exactly one affected row raises inside the call
+   * Accept: vnd.pgrst.object+json on a mutation (any return preference): anything but exactly one affected row raises inside the call
    * (SQLSTATE PT406, so the change is undone) — map it with singleObjectError.
    */
   expectSingle?: boolean;

@@ -232,7 +232,9 @@ export async function handleRest(request: Request, deps: RestDeps): Promise<Resp
 
     const representation = prefs.return === 'representation';
     const write = { cache, schema, table, query, prefs, paramStyle: 'array' as const };
-    const wctx: EnvelopeContext = { ...ctx, readOnly: false, expectSingle: single && representation, maxAffected };
+    // Accept: vnd.pgrst.object+json: exactly one affected row, whatever the return preference (PostgREST's
+    // failNotSingular reads the media type only), else PGRST116 and the write is undone
+    const wctx: EnvelopeContext = { ...ctx, readOnly: false, expectSingle: single, maxAffected };
     let stmt;
     if (method === 'POST') stmt = buildInsert({ ...write, body: await readJson(request, undefined) });
     else if (method === 'PATCH') stmt = buildUpdate({ ...write, body: await readJson(request, undefined) });
