@@ -63,6 +63,30 @@ describe('admin API with the service_role key', () => {
     expect(error?.code).toBe('email_exists');
   });
 
+  it('createUser with an id gives the user that id, as GoTrue; a malformed or nil id is 400 validation_failed', async () => {
+    const id = crypto.randomUUID();
+    const email = uniqueEmail('fixed-id');
+    const made = await admin.auth.admin.createUser({ id, email, password: PASSWORD, email_confirm: true });
+    expect([made.error, made.data.user?.id, made.data.user?.identities?.[0]?.user_id]).toEqual([null, id, id]);
+    const signIn = await anonClient(lb).auth.signInWithPassword({ email, password: PASSWORD });
+    expect(signIn.data.user?.id).toBe(id);
+    // a taken id fails GoTrue's insert: its 500 "Database error creating new user", nothing created
+    const again = await raw(lb, '/auth/v1/admin/users', {
+      method: 'POST',
+      apikey: lb.serviceRoleKey,
+      bearer: lb.serviceRoleKey,
+      body: { id, email: uniqueEmail('same-id') },
+    });
+    expect([again.status, again.json]).toEqual([500, { code: 'unexpected_failure', message: 'Database error creating new user' }]);
+    const phoneId = crypto.randomUUID();
+    const phoneUser = await admin.auth.admin.createUser({ id: phoneId, phone: `+1555${String(Math.floor(Math.random() * 1e7)).padStart(7, '0')}`, phone_confirm: true });
+    expect([phoneUser.error, phoneUser.data.user?.id]).toEqual([null, phoneId]);
+    const bad = await admin.auth.admin.createUser({ id: 'not-a-uuid', email: uniqueEmail('bad-id') });
+    expect([bad.error?.status, bad.error?.code, bad.error?.message]).toEqual([400, 'validation_failed', 'ID must conform to the uuid v4 format']);
+    const nil = await admin.auth.admin.createUser({ id: '00000000-0000-0000-0000-000000000000', email: uniqueEmail('nil-id') });
+    expect([nil.error?.status, nil.error?.code, nil.error?.message]).toEqual([400, 'validation_failed', 'ID cannot be a nil uuid']);
+  });
+
   it('createUser refuses a weak password', async () => {
     const { error } = await admin.auth.admin.createUser({ email: uniqueEmail('weak'), password: '1', email_confirm: true });
     expect(error?.status).toBe(422);

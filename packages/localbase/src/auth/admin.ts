@@ -43,6 +43,8 @@ export function parsePageParam(raw: string | undefined, fallback: number): numbe
   return Number(raw);
 }
 
+const NIL_UUID = '00000000-0000-0000-0000-000000000000';
+
 export function adminRoutes(svc: AuthService): Hono {
   const app = new Hono();
 
@@ -153,17 +155,26 @@ export function adminRoutes(svc: AuthService): Hono {
     const phone = rawPhone ? validatePhone(rawPhone) : undefined;
     const password = optString(body, 'password');
     if (password !== undefined) checkPassword(password, svc.cfg.minPasswordLength);
+    // A chosen id (supabase-js `id`), checked as GoTrue's uuid.FromString and nil check
+    const rawId = optString(body, 'id');
+    const id = rawId === undefined || rawId === '' ? undefined : rawId.toLowerCase();
+    if (id !== undefined && !UUID_RE.test(id)) throw validationFailed('ID must conform to the uuid v4 format');
+    if (id === NIL_UUID) throw validationFailed('ID cannot be a nil uuid');
     const hash = password !== undefined ? await svc.hashPassword(password) : null;
     const user = await svc.db.transaction(async (tx) => {
       if (email && (await svc.findUserByEmail(tx, email)))
         throw new ApiError(422, 'email_exists', 'A user with this email address has already been registered');
       if (phone) await adminCheckPhoneFree(tx, phone);
+      // GoTrue's insert of a taken id fails in its transaction: 500 "Database error creating new user"
+      if (id !== undefined && (await tx.query('select 1 from auth.users where id = $1', [id])).rows.length > 0)
+        throw new ApiError(500, 'unexpected_failure', 'Database error creating new user');
       const userMetadata = optObject(body, 'user_metadata') ?? optObject(body, 'data') ?? {};
       const appMetadata = optObject(body, 'app_metadata') ?? {};
       const phoneConfirm = optBool(body, 'phone_confirm') === true;
       let u;
       if (email) {
         u = await svc.createUser(tx, {
+          id,
           email,
           passwordHash: hash,
           confirmed: optBool(body, 'email_confirm') === true,
@@ -176,10 +187,10 @@ export function adminRoutes(svc: AuthService): Hono {
         if (phone) await adminSetPhone(tx, String(u.id), phone, undefined);
         if (phoneConfirm) await adminSetPhone(tx, String(u.id), undefined, true);
       } else {
-        const id = await createPhoneUser(tx, { phone: phone!, passwordHash: hash, confirmed: phoneConfirm, userMetadata, admin: true });
+        const created = await createPhoneUser(tx, { id, phone: phone!, passwordHash: hash, confirmed: phoneConfirm, userMetadata, admin: true });
         if (Object.keys(appMetadata).length > 0)
-          await applyUserAttributes(tx, id, { app_metadata: appMetadata });
-        u = await svc.reloadUser(tx, id);
+          await applyUserAttributes(tx, created, { app_metadata: appMetadata });
+        u = await svc.reloadUser(tx, created);
       }
       const ban = optString(body, 'ban_duration');
       const role = optString(body, 'role');

@@ -77,6 +77,8 @@ function isUniqueViolation(err: unknown): boolean {
 export async function createPhoneUser(
   q: Queryable,
   p: {
+    /** The admin API's chosen id (checked by the caller); a new random one otherwise. */
+    id?: string;
     phone: string;
     passwordHash: string | null;
     confirmed: boolean;
@@ -85,7 +87,7 @@ export async function createPhoneUser(
     admin?: boolean;
   },
 ): Promise<string> {
-  const id = crypto.randomUUID();
+  const id = p.id ?? crypto.randomUUID();
   // The identity data GoTrue builds from provider.Claims: sub, (phone for the admin API), and both *_verified flags.
   const identityData: Record<string, unknown> = p.admin
     ? { sub: id, phone: p.phone, email_verified: false, phone_verified: false }

@@ -268,6 +268,8 @@ export class AuthService {
   async createUser(
     q: Queryable,
     p: {
+      /** The admin API's chosen id (checked by the caller); a new random one otherwise. */
+      id?: string;
       email: string;
       passwordHash: string | null;
       confirmed: boolean;
@@ -282,7 +284,7 @@ export class AuthService {
       metadataAsGiven?: boolean;
     },
   ): Promise<Row> {
-    const id = crypto.randomUUID();
+    const id = p.id ?? crypto.randomUUID();
     const identityData = { sub: id, email: p.email, email_verified: p.confirmed, phone_verified: false };
     // Confirming an address sets email_verified: true in user_metadata, as GoTrue's User.Confirm does.
     const userMeta = p.metadataAsGiven
