@@ -1,5 +1,6 @@
 // Admin API with the service_role key: createUser, listUsers, deleteUser, generateLink; refused otherwise.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hash as bcryptHash } from '@node-rs/bcrypt';
 import type { SupabaseClient } from '@supabase/supabase-js';
 import {
   PASSWORD,
@@ -85,6 +86,24 @@ describe('admin API with the service_role key', () => {
     expect([bad.error?.status, bad.error?.code, bad.error?.message]).toEqual([400, 'validation_failed', 'ID must conform to the uuid v4 format']);
     const nil = await admin.auth.admin.createUser({ id: '00000000-0000-0000-0000-000000000000', email: uniqueEmail('nil-id') });
     expect([nil.error?.status, nil.error?.code, nil.error?.message]).toEqual([400, 'validation_failed', 'ID cannot be a nil uuid']);
+  });
+
+  it('createUser with a bcrypt password_hash: the user signs in with that password, as GoTrue', async () => {
+    const email = uniqueEmail('hashed');
+    const made = await admin.auth.admin.createUser({ email, password_hash: await bcryptHash(PASSWORD, 4), email_confirm: true });
+    expect(made.error).toBeNull();
+    const signIn = await anonClient(lb).auth.signInWithPassword({ email, password: PASSWORD });
+    expect([signIn.error, signIn.data.user?.id]).toEqual([null, made.data.user?.id]);
+    const both = await admin.auth.admin.createUser({ email: uniqueEmail('both'), password: PASSWORD, password_hash: await bcryptHash(PASSWORD, 4) });
+    expect([both.error?.status, both.error?.code, both.error?.message]).toEqual([400, 'validation_failed', 'Only a password or a password hash should be provided']);
+    // not a bcrypt hash: GoTrue's own failure (500 "Error creating user"), nothing created
+    const plainEmail = uniqueEmail('plain-hash');
+    const plain = await raw(lb, '/auth/v1/admin/users', { method: 'POST', apikey: lb.serviceRoleKey, bearer: lb.serviceRoleKey, body: { email: plainEmail, password_hash: PASSWORD } });
+    expect([plain.status, plain.json]).toEqual([500, { code: 'unexpected_failure', message: 'Error creating user' }]);
+    expect((await allUsers()).some((u) => u.email === plainEmail)).toBe(false);
+    // Argon2 / Firebase scrypt hashes: GoTrue takes them, localbase cannot check them and says so (ADR 171)
+    const argon = await admin.auth.admin.createUser({ email: uniqueEmail('argon'), password_hash: '$argon2id$v=19$m=16,t=2,p=1$c2FsdHNhbHQ$aGFzaGhhc2hoYXNo' });
+    expect([argon.error?.status, argon.error?.code]).toEqual([400, 'validation_failed']);
   });
 
   it('createUser refuses a weak password', async () => {

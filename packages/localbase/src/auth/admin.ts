@@ -44,6 +44,8 @@ export function parsePageParam(raw: string | undefined, fallback: number): numbe
 }
 
 const NIL_UUID = '00000000-0000-0000-0000-000000000000';
+/** `$2a$`/`$2b$`/`$2y$`… with a cost of 4–31, 22 characters of salt and 31 of hash (Go's bcrypt.Cost accepts these). */
+const BCRYPT_HASH_RE = /^\$2[a-z]?\$(0[4-9]|[12][0-9]|3[01])\$[./A-Za-z0-9]{53}$/;
 
 export function adminRoutes(svc: AuthService): Hono {
   const app = new Hono();
@@ -160,7 +162,15 @@ export function adminRoutes(svc: AuthService): Hono {
     const id = rawId === undefined || rawId === '' ? undefined : rawId.toLowerCase();
     if (id !== undefined && !UUID_RE.test(id)) throw validationFailed('ID must conform to the uuid v4 format');
     if (id === NIL_UUID) throw validationFailed('ID cannot be a nil uuid');
-    const hash = password !== undefined ? await svc.hashPassword(password) : null;
+    // An imported password's hash (GoTrue's password_hash): bcrypt as Go's bcrypt.Cost reads it (ADR 171)
+    const passwordHash = optString(body, 'password_hash');
+    if (password !== undefined && passwordHash) throw validationFailed('Only a password or a password hash should be provided');
+    if (passwordHash) {
+      if (passwordHash.startsWith('$argon2') || passwordHash.startsWith('$fbscrypt'))
+        throw validationFailed('localbase verifies bcrypt password hashes only: give a bcrypt password_hash or the password');
+      if (!BCRYPT_HASH_RE.test(passwordHash)) throw new ApiError(500, 'unexpected_failure', 'Error creating user');
+    }
+    const hash = password !== undefined ? await svc.hashPassword(password) : passwordHash || null;
     const user = await svc.db.transaction(async (tx) => {
       if (email && (await svc.findUserByEmail(tx, email)))
         throw new ApiError(422, 'email_exists', 'A user with this email address has already been registered');
