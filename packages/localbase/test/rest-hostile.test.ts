@@ -121,6 +121,26 @@ describe('limits and malformed input', () => {
     await expect4xx('rpc/rt_sum', { method: 'POST', body: '[1,2]' });
   });
 
+  it('a JSON body nested over 1000 levels is refused with 400 PGRST102 and the server keeps answering (ADR 172)', async () => {
+    // 200,000 levels (400 kB) once made PGlite panic ("ERRORDATA_STACK_SIZE exceeded"): every later request failed
+    const deep = (n: number): string => '['.repeat(n) + ']'.repeat(n);
+    for (const [path, body] of [
+      ['rpc/ev_keys', `{"a":${deep(200_000)}}`],
+      ['rpc/rt_count_mine', `{"p_run":${deep(200_000)}}`],
+      ['rt_todos', `{"run":"${f.run}","title":"deep","meta":${deep(1001)}}`],
+    ] as const) {
+      const r = await restRaw(f.lb, path, { bearer: f.alice.token, method: 'POST', body });
+      expect([r.status, codeOfBody(r.json)], path).toEqual([400, 'PGRST102']);
+    }
+    const patch = await restRaw(f.lb, `rt_todos?run=eq.${f.run}`, { bearer: f.alice.token, method: 'PATCH', body: `{"meta":${deep(5000)}}` });
+    expect([patch.status, codeOfBody(patch.json)]).toEqual([400, 'PGRST102']);
+    // 1000 levels are data; and the database still answers
+    const ok = await f.alice.client.from('rt_todos').insert({ run: f.run, title: 'deep-ok', meta: JSON.parse(deep(999)) as unknown }).select('title').single();
+    expect([ok.error, ok.data]).toEqual([null, { title: 'deep-ok' }]);
+    expect((await f.anon.rpc('ev_keys', { a: 1, b: 2 })).data).toBe(2);
+    expect(await snapshot()).toContain('h1');
+  });
+
   it('wrong types in bodies and filters → 400 with the PostgreSQL code', async () => {
     const cases: [Record<string, unknown>, string][] = [
       [{ priority: 'high' }, '22P02'],

@@ -84,14 +84,45 @@ function stripNullsDeep(v: unknown): unknown {
 /** `[{…}]` (json_agg of one row) → `{…}` without re-parsing. */
 const onlyElement = (arrayText: string): string => arrayText.slice(1, -1).trim();
 
-async function readJson(request: Request, empty: unknown): Promise<unknown> {
-  const text = await request.text();
-  if (text.trim() === '') return empty;
+/** Deepest nesting of a JSON body the database is given (ADR 172). */
+export const MAX_JSON_DEPTH = 1000;
+
+/** Does the JSON text nest arrays/objects deeper than `max`? One pass, brackets inside strings not counted. */
+export function jsonDeeperThan(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return true;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return false;
+}
+
+/**
+ * Parses a JSON body. Deeper than MAX_JSON_DEPTH it is refused as invalid: such a value overflowed the stack of
+ * PGlite's PostgreSQL, which then failed every later request (and JSON.stringify throws on it long before).
+ */
+function parseJsonBody(text: string): unknown {
+  if (jsonDeeperThan(text, MAX_JSON_DEPTH)) {
+    throw new RestError(400, 'PGRST102', 'Empty or invalid json', `The JSON is nested more than ${MAX_JSON_DEPTH} levels deep`, null);
+  }
   try {
     return JSON.parse(text) as unknown;
   } catch {
     throw new RestError(400, 'PGRST102', 'Empty or invalid json', null, null);
   }
+}
+
+async function readJson(request: Request, empty: unknown): Promise<unknown> {
+  const text = await request.text();
+  if (text.trim() === '') return empty;
+  return parseJsonBody(text);
 }
 
 /** A plan response is built by plan.ts; the read itself is negotiated as JSON. */
@@ -128,11 +159,7 @@ async function readRpcArgs(request: Request): Promise<RpcRequest['args']> {
   if (media === 'text/plain' || media === 'text/xml') return { kind: 'raw', media, text };
   if (media === 'application/x-www-form-urlencoded') return { kind: 'params', params: [...new URLSearchParams(text)], post: true };
   if (text.trim() === '') return { kind: 'json', body: {} };
-  try {
-    return { kind: 'json', body: JSON.parse(text) as unknown, text };
-  } catch {
-    throw new RestError(400, 'PGRST102', 'Empty or invalid json', null, null);
-  }
+  return { kind: 'json', body: parseJsonBody(text), text };
 }
 
 export async function handleRest(request: Request, deps: RestDeps): Promise<Response> {
