@@ -175,6 +175,14 @@ describe('order, ranges and counts', () => {
     expect(noCount.headers.get('content-range')).toBe('0-2/*');
     const header = await restRaw(f.lb, `rt_todos?select=title&run=eq.${f.run}&order=title`, { bearer: f.alice.token, headers: { range: '2-5' } });
     expect([header.status, header.headers.get('content-range'), header.json]).toEqual([200, '2-2/*', [{ title: 'a3' }]]);
+    // a Range header and limit/offset that share no row: PostgREST's 416 (its "negative limit"), not an empty 200
+    const disjoint = await restRaw(f.lb, `rt_todos?select=title&run=eq.${f.run}&order=title&limit=1`, { bearer: f.alice.token, headers: { range: '1-2' } });
+    expect([disjoint.status, disjoint.json]).toEqual([
+      416,
+      { code: 'PGRST103', message: 'Requested range not satisfiable', details: 'Limit should be greater than or equal to zero.', hint: null },
+    ]);
+    const limitZero = await restRaw(f.lb, `rt_todos?select=title&run=eq.${f.run}&limit=0`, { bearer: f.alice.token, headers: { range: '1-2' } });
+    expect([limitZero.status, limitZero.json]).toEqual([200, []]);
     const past = await f.alice.client.from('rt_todos').select('title', { count: 'exact' }).eq('run', f.run).range(5, 9);
     expect([past.status, past.error?.code]).toEqual([416, 'PGRST103']);
     const empty = await restRaw(f.lb, `rt_todos?select=title&run=eq.nothing-${f.run}`, { bearer: f.alice.token, headers: { prefer: 'count=exact' } });

@@ -618,7 +618,9 @@ describe('Range header', () => {
     expect(effectiveRange(null, null, null, 1000)).toEqual({ offset: 0, limit: 1000 });
     expect(effectiveRange({ offset: 0, limit: 10 }, null, null)).toEqual({ offset: 0, limit: 10 });
     expect(effectiveRange({ offset: 0, limit: 10 }, 5, 3)).toEqual({ offset: 3, limit: 5 });
-    expect(effectiveRange({ offset: 20, limit: 10 }, 5, 0)).toEqual({ offset: 20, limit: 0 });
+    // no row in common: PostgREST's 416 ("Limit should be greater than or equal to zero."), limit=0 excepted
+    expect(() => effectiveRange({ offset: 20, limit: 10 }, 5, 0)).toThrow(expect.objectContaining({ status: 416, code: 'PGRST103' }));
+    expect(effectiveRange({ offset: 20, limit: 10 }, 0, 0)).toEqual({ offset: 20, limit: 0 });
     expect(effectiveRange(null, 5000, 10, 1000)).toEqual({ offset: 10, limit: 1000 });
   });
 });

@@ -1050,6 +1050,10 @@ export function effectiveRange(
   const hUpper = header === null || header.limit === null ? Infinity : hOffset + header.limit - 1;
   const lower = Math.max(qOffset, hOffset);
   const upper = Math.min(qUpper, hUpper);
+  // A Range header and limit/offset sharing no row: PostgREST's InvalidRange NegativeLimit (limit=0 is allowed)
+  if (header !== null && upper < lower && limit !== 0) {
+    throw new RestError(416, 'PGRST103', 'Requested range not satisfiable', 'Limit should be greater than or equal to zero.', null);
+  }
   let count: number | null = upper === Infinity ? null : Math.max(0, upper - lower + 1);
   if (maxRows !== null && (count === null || count > maxRows)) count = maxRows;
   return { offset: lower, limit: count };
