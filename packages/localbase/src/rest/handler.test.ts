@@ -4,7 +4,8 @@ import { createClient, type SupabaseClient } from '@supabase/supabase-js';
 import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
 import { ENVELOPE_SQL } from './envelope.ts';
 import { RestError } from './errors.ts';
-import { handleRest, jsonDeeperThan, type RestAuth, type RestDeps } from './handler.ts';
+import { jsonNestingExceeds } from '../http/body.ts';
+import { handleRest, type RestAuth, type RestDeps } from './handler.ts';
 import { loadSchemaCache, type SchemaCache } from './schema-cache.ts';
 
 // End to end without a socket: the official supabase-js client's fetch goes straight into handleRest, which runs
@@ -254,13 +255,13 @@ describe('handleRest with the real supabase-js client', () => {
   });
 });
 
-describe('jsonDeeperThan', () => {
+describe('jsonNestingExceeds (the REST body check, ADR 172)', () => {
   it('counts the nesting of arrays and objects, not brackets inside strings', () => {
-    expect(jsonDeeperThan('[[1]]', 2)).toBe(false);
-    expect(jsonDeeperThan('[[[1]]]', 2)).toBe(true);
-    expect(jsonDeeperThan('{"a":{"b":[]}}', 3)).toBe(false);
-    expect(jsonDeeperThan('{"a":{"b":[]}}', 2)).toBe(true);
-    expect(jsonDeeperThan('["[[[[", "\\"[[[[", "\\\\"]', 1)).toBe(false);
-    expect(jsonDeeperThan('[[],[],[]]', 2)).toBe(false);
+    expect(jsonNestingExceeds('[[1]]', 2)).toBe(false);
+    expect(jsonNestingExceeds('[[[1]]]', 2)).toBe(true);
+    expect(jsonNestingExceeds('{"a":{"b":[]}}', 3)).toBe(false);
+    expect(jsonNestingExceeds('{"a":{"b":[]}}', 2)).toBe(true);
+    expect(jsonNestingExceeds('["[[[[", "\\"[[[[", "\\\\"]', 1)).toBe(false);
+    expect(jsonNestingExceeds('[[],[],[]]', 2)).toBe(false);
   });
 });

@@ -3,6 +3,7 @@
  * `app.all('/rest/v1/*', (c) => handleRest(c.req.raw, deps))`): route → profile → JWT (injected) → parse →
  * build → one-call envelope → PostgREST response (status, Content-Range, Preference-Applied, error JSON).
  */
+import { jsonNestingExceeds } from '../http/body.ts';
 import { buildCountSource, buildRead, type BuiltStatement } from './build-read.ts';
 import { buildRpc, type RpcRequest } from './build-rpc.ts';
 import { buildDelete, buildInsert, buildUpdate } from './build-write.ts';
@@ -87,29 +88,12 @@ const onlyElement = (arrayText: string): string => arrayText.slice(1, -1).trim()
 /** Deepest nesting of a JSON body the database is given (ADR 172). */
 export const MAX_JSON_DEPTH = 1000;
 
-/** Does the JSON text nest arrays/objects deeper than `max`? One pass, brackets inside strings not counted. */
-export function jsonDeeperThan(text: string, max: number): boolean {
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 0x5c) i++; // backslash: skip the escaped character
-      else if (c === 0x22) inString = false;
-    } else if (c === 0x22) inString = true;
-    else if (c === 0x5b || c === 0x7b) {
-      if (++depth > max) return true;
-    } else if (c === 0x5d || c === 0x7d) depth--;
-  }
-  return false;
-}
-
 /**
  * Parses a JSON body. Deeper than MAX_JSON_DEPTH it is refused as invalid: such a value overflowed the stack of
  * PGlite's PostgreSQL, which then failed every later request (and JSON.stringify throws on it long before).
  */
 function parseJsonBody(text: string): unknown {
-  if (jsonDeeperThan(text, MAX_JSON_DEPTH)) {
+  if (jsonNestingExceeds(text, MAX_JSON_DEPTH)) {
     throw new RestError(400, 'PGRST102', 'Empty or invalid json', `The JSON is nested more than ${MAX_JSON_DEPTH} levels deep`, null);
   }
   try {
