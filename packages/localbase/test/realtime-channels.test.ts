@@ -226,6 +226,36 @@ describe('realtime: the wire', () => {
     s.ws.close();
   });
 
+  it('delivers a large broadcast to many members once each, before the room’s next message (ADR 163)', async () => {
+    const topic = `realtime:fanout-${Date.now().toString(36)}`;
+    const join = async (ref: string) => {
+      const s = await rawSocket();
+      s.send([ref, ref, topic, 'phx_join', { config: { broadcast: { self: false } } }]);
+      expect(await s.next()).toEqual([[ref, ref, topic, 'phx_reply', expect.objectContaining({ status: 'ok' })]]);
+      return s;
+    };
+    const [first, second] = [await join('a'), await join('b')];
+    const members = [];
+    for (let i = 0; i < 40; i++) members.push(await join(`m${i}`));
+    // 40 × 0.9 MB: written over several event-loop turns (4 MiB each); the small message another member sends
+    // meanwhile is written behind it, to every member.
+    first.send([null, null, topic, 'broadcast', { type: 'broadcast', event: 'big', payload: { blob: 'x'.repeat(900_000) } }]);
+    await until(() => members[0]!.frames.length > 0, 5000, 'the first member has the large message');
+    second.send([null, null, topic, 'broadcast', { type: 'broadcast', event: 'small', payload: { n: 1 } }]);
+    for (const m of members) {
+      const frames = (await m.next(2)) as [null, null, string, string, { event: string; payload: { blob?: string } }][];
+      expect(frames.map((f) => f[4].event)).toEqual(['big', 'small']);
+      expect(frames[0]![4].payload.blob).toHaveLength(900_000);
+    }
+    expect((await first.next(1)).map((f) => (f as unknown[])[4])).toEqual([expect.objectContaining({ event: 'small' })]);
+    expect((await second.next(1)).map((f) => (f as unknown[])[4])).toEqual([expect.objectContaining({ event: 'big' })]);
+    await sleep(100);
+    for (const s of [first, second, ...members]) {
+      expect(s.frames).toEqual([]); // nothing twice
+      s.ws.close();
+    }
+  });
+
   it('answers anything but a heartbeat on the phoenix topic as Phoenix does: "unmatched topic", a leave ok', async () => {
     const s = await rawSocket();
     s.send([null, '1', 'phoenix', 'broadcast', { type: 'broadcast', event: 'x', payload: {} }]);

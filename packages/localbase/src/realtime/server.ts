@@ -16,6 +16,7 @@ import {
   type Message,
   type Vsn,
 } from './protocol.ts';
+import { Fanout } from './fanout.ts';
 import { RealtimeTokenError, type Claims, type RealtimeTokens } from './tokens.ts';
 import type { ChannelAuthorization, Extension, ReadPolicies } from './authorization.ts';
 import type { ChangeSubscriber, PostgresChanges, PreparedSubscriptions } from './changes.ts';
@@ -68,6 +69,8 @@ type PresenceMeta = Record<string, unknown> & { phx_ref: string };
 /** Members of one channel name: public and private names are separate. */
 class Room {
   readonly members = new Set<Channel>();
+  /** Broadcasts and presence diffs to the members, in order, a slice per event-loop turn (decision 163). */
+  readonly fanout = new Fanout<Channel>();
   /** presence key → the metas tracked under it, one per member. */
   readonly presence = new Map<string, Map<Channel, PresenceMeta>>();
 }
@@ -116,6 +119,13 @@ class Connection {
     if (this.ws.readyState !== this.ws.OPEN) return;
     this.ws.send(buf, { binary: true });
     this.#dropIfFarBehind(buf.length);
+  }
+
+  /** A text frame already encoded in UTF-8 (one encoding for every member of a fan-out). */
+  sendText(utf8: Buffer): void {
+    if (this.ws.readyState !== this.ws.OPEN) return;
+    this.ws.send(utf8, { binary: false });
+    this.#dropIfFarBehind(utf8.length);
   }
 
   /**
@@ -193,6 +203,11 @@ class Channel implements ChangeSubscriber {
 
   get roomKey(): string {
     return roomKey(this.subTopic, this.isPrivate);
+  }
+
+  /** Still the socket's channel for its topic (not left, not replaced by a rejoin). */
+  get current(): boolean {
+    return this.conn.channels.get(this.topic) === this;
   }
 
   push(event: string, payload: Record<string, unknown>, joinRef: string | null = this.joinRef): void {
@@ -631,31 +646,33 @@ export class RealtimeServer {
   }
 
   #deliver(room: Room, b: Broadcast, topic: string, except: Channel | undefined): void {
-    let json: string | undefined;
-    let v1: string | undefined;
+    // Encoded once per form, when the first member needing it comes.
+    let json: Buffer | undefined;
+    let v1: Buffer | undefined;
     let binary: Buffer | null | undefined;
-    for (const member of room.members) {
-      if (member === except || !member.read.broadcast) continue;
+    const msg = (): Message => ({
+      join_ref: null,
+      ref: null,
+      topic,
+      event: 'broadcast',
+      payload: { type: 'broadcast', event: b.event, payload: b.json },
+    });
+    room.fanout.push(room.members, (member) => {
+      if (member === except || !member.read.broadcast || !member.current) return 0;
       const { conn } = member;
       const wantsBinary = conn.vsn === '2.0.0' && (b.bytes !== undefined || b.jsonBytes !== undefined);
       if (wantsBinary) {
         binary ??= b.bytes ? encodeBinaryBroadcast(topic, b.event, 0, b.bytes) : encodeBinaryBroadcast(topic, b.event, 1, b.jsonBytes!);
         if (binary) {
           conn.sendBinary(binary);
-          continue;
+          return binary.length;
         }
       }
-      if (b.bytes !== undefined) continue; // raw bytes cannot travel as 1.0.0 JSON: upstream drops them too
-      const msg: Message = {
-        join_ref: null,
-        ref: null,
-        topic,
-        event: 'broadcast',
-        payload: { type: 'broadcast', event: b.event, payload: b.json },
-      };
-      if (conn.vsn === '2.0.0') conn.sendRaw((json ??= encodeText(msg, '2.0.0')));
-      else conn.sendRaw((v1 ??= encodeText(msg, '1.0.0')));
-    }
+      if (b.bytes !== undefined) return 0; // raw bytes cannot travel as 1.0.0 JSON: upstream drops them too
+      const text = conn.vsn === '2.0.0' ? (json ??= Buffer.from(encodeText(msg(), '2.0.0'))) : (v1 ??= Buffer.from(encodeText(msg(), '1.0.0')));
+      conn.sendText(text);
+      return text.length;
+    });
   }
 
   // ---- presence ----
@@ -718,8 +735,17 @@ export class RealtimeServer {
   }
 
   #presenceDiff(room: Room, joins: Record<string, unknown>, leaves: Record<string, unknown>): void {
-    for (const member of room.members)
-      if (member.presenceEnabled && member.read.presence) member.push('presence_diff', { joins, leaves }, null);
+    // The same frame for every member (no join_ref): encoded once per protocol version.
+    const frames: Partial<Record<Vsn, Buffer>> = {};
+    room.fanout.push(room.members, (member) => {
+      if (!member.presenceEnabled || !member.read.presence || !member.current) return 0;
+      const { vsn } = member.conn;
+      const text = (frames[vsn] ??= Buffer.from(
+        encodeText({ join_ref: null, ref: null, topic: member.topic, event: 'presence_diff', payload: { joins, leaves } }, vsn),
+      ));
+      member.conn.sendText(text);
+      return text.length;
+    });
   }
 }
 
