@@ -193,6 +193,28 @@ describe('the web server in front of Next', () => {
     agent.destroy()
   }, 15_000)
 
+  it('answers what Node itself refuses (a malformed request line or header, an absolute-form target) with the headers every page has', async () => {
+    const requests = [
+      'GET / HTTP/1.1 extra\r\nHost: x\r\n\r\n',
+      'GET /\x01 HTTP/1.1\r\nHost: x\r\n\r\n',
+      'GET / HTTP/1.1\r\nHost: x\r\nBad Header: y\r\n\r\n',
+      'GET / HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n',
+      'GET http://other.example/ HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n',
+    ]
+    for (const request of requests) {
+      const answer = await rawRequest(port, request)
+      const head = answer.slice(0, answer.indexOf('\r\n\r\n'))
+      expect([request, head.split('\r\n')[0]]).toEqual([request, 'HTTP/1.1 400 Bad Request'])
+      expect(head, request).toMatch(/\r\nContent-Security-Policy: [^\r]*frame-ancestors 'none'/)
+      expect(head, request).toContain('\r\nX-Frame-Options: DENY')
+      expect(head, request).toContain('\r\nX-Content-Type-Options: nosniff')
+      expect(head, request).toContain('\r\nReferrer-Policy: strict-origin-when-cross-origin')
+      expect(head, request).toContain('\r\nCache-Control: no-store')
+      expect(answer, request).toMatch(/<h1>[^<]+<\/h1>/)
+      expect(answer, request).not.toMatch(/next handled/)
+    }
+  })
+
   it('names the cookie after the first label of the Supabase host, as supabase-js does', () => {
     expect(sessionCookieName('https://abcdefgh.supabase.co')).toBe('sb-abcdefgh-auth-token')
     expect(sessionCookieName(SUPABASE)).toBe('sb-127-auth-token')

@@ -19,6 +19,8 @@
  * - Idle keep-alive connections stay open 65 s, longer than the clients and load balancers in front keep theirs
  *   (undici 4 s, AWS ALB 60 s): with Node's 5 s a client that sent a request on a connection just as the server
  *   closed it got the connection reset.
+ * - What Node's parser refuses (a malformed request line or header: 400; a request that does not arrive in time: 408)
+ *   gets a small page with the headers every page has: Node's own answers to them had none.
  */
 import http from 'node:http'
 import type { IncomingMessage, ServerResponse } from 'node:http'
@@ -158,6 +160,31 @@ const PAGE_HEADERS: Record<string, string> = {
 const PAGE_STYLE = `<style>body{font:16px/1.5 system-ui,sans-serif;max-width:36rem;margin:4rem auto;padding:0 1rem;color:#1a1a1a}
 @media (prefers-color-scheme:dark){body{background:#121212;color:#eee}a{color:#8ab4ff}}</style>`
 
+/** The HTML of the small pages written here (system font, light and dark); `text` and `links` are HTML. */
+function pageHtml(page: { title: string; heading?: string; text: string; links?: string }): string {
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${page.title}</title>
+${PAGE_STYLE}</head>
+<body><h1>${page.heading ?? page.title}</h1>
+<p>${page.text}</p>
+<p>${page.links ?? '<a href="/">Go to the start page</a>.'}</p></body></html>
+`
+}
+
+/** A whole raw HTTP answer (Connection: close) with the pages' headers, for the answers written on the socket. */
+function rawAnswer(status: string, body: string, extraHeaders: string[] = []): string {
+  const lines = [
+    `HTTP/1.1 ${status}`,
+    `Content-Length: ${Buffer.byteLength(body)}`,
+    // as every page Next answers: these pages are written before Next sees the request
+    ...Object.entries(PAGE_HEADERS).map(([name, value]) => `${name}: ${value}`),
+    'Connection: close',
+    ...extraHeaders,
+  ]
+  return `${lines.join('\r\n')}\r\n\r\n${body}`
+}
+
 const LIMIT_KB = MAX_REQUEST_HEADER_BYTES / 1024
 
 /** Each cause's status line, page title, heading and explanation. */
@@ -194,23 +221,31 @@ the page could not be opened. Nothing else has changed: if you were signed in, y
  */
 export function headerOverflowResponse(supabaseUrl: string, cause: OverflowCause): string {
   const page = OVERFLOW_PAGES[cause]
-  const body = `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${page.title}</title>
-${PAGE_STYLE}</head>
-<body><h1>${page.heading}</h1>
-<p>${page.text}</p>
-<p>${page.links}</p></body></html>
-`
-  const lines = [
-    `HTTP/1.1 ${page.status}`,
-    `Content-Length: ${Buffer.byteLength(body)}`,
-    // as every page Next answers: these pages are written before Next sees the request
-    ...Object.entries(PAGE_HEADERS).map(([name, value]) => `${name}: ${value}`),
-    'Connection: close',
-    ...(cause === 'session' ? clearSessionCookies(supabaseUrl).map((cookie) => `Set-Cookie: ${cookie}`) : []),
-  ]
-  return `${lines.join('\r\n')}\r\n\r\n${body}`
+  const cookies = cause === 'session' ? clearSessionCookies(supabaseUrl).map((cookie) => `Set-Cookie: ${cookie}`) : []
+  return rawAnswer(page.status, pageHtml(page), cookies)
+}
+
+/** The pages of what Node's parser refuses, written here as its own answers would be but with the pages' headers. */
+const CLIENT_ERROR_PAGES = {
+  malformed: {
+    status: '400 Bad Request',
+    heading: 'This request could not be read',
+    text: 'Your browser or another program sent a request this site cannot read, so no page could be opened.',
+  },
+  timeout: {
+    status: '408 Request Timeout',
+    heading: 'The request took too long',
+    text: 'The request did not arrive in time (the connection may be very slow), so no page could be opened. Try again.',
+  },
+} as const
+
+/**
+ * The raw answer to a request Node's parser refused (`malformed`: a bad request line or header, 400) or that did
+ * not arrive in time (`timeout`: 408). Node's own answers to these have no body and none of the security headers.
+ */
+export function clientErrorResponse(kind: keyof typeof CLIENT_ERROR_PAGES): string {
+  const page = CLIENT_ERROR_PAGES[kind]
+  return rawAnswer(page.status, pageHtml({ title: page.heading, text: page.text }))
 }
 
 /**
@@ -230,10 +265,13 @@ export function handleClientError(supabaseUrl: string, headOf: (socket: Duplex) 
       if (error.rawPacket && chunks.at(-1) !== error.rawPacket) chunks.push(error.rawPacket)
       answer = headerOverflowResponse(supabaseUrl, overflowCause(Buffer.concat(chunks)))
     } else {
-      answer =
-        error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-          ? 'HTTP/1.1 408 Request Timeout\r\nContent-Length: 0\r\nConnection: close\r\n\r\n'
-          : 'HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n'
+      // An answer of the app's has begun on this connection (the request timed out while its body was still coming):
+      // nothing can be said after it, only the connection closed.
+      if ((socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent) {
+        socket.destroy()
+        return
+      }
+      answer = clientErrorResponse(error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 'timeout' : 'malformed')
     }
     socket.end(answer)
   }
@@ -253,8 +291,10 @@ export function answerNonPathTarget(req: IncomingMessage, res: ServerResponse): 
   if (target === '*' && req.method === 'OPTIONS') {
     res.writeHead(204, { Allow: ALLOWED_METHODS, 'Content-Length': '0' })
   } else {
-    res.writeHead(400, { 'Content-Type': 'text/plain; charset=utf-8', Connection: 'close' })
-    res.write('Bad request: the request target must be a path.\n')
+    const body = pageHtml({ title: 'This request could not be read', text: 'The request must name a path of this site (this server is not a proxy).' })
+    res.writeHead(400, { ...PAGE_HEADERS, 'Content-Length': Buffer.byteLength(body), Connection: 'close' })
+    res.end(body)
+    return true
   }
   res.end()
   return true
@@ -273,15 +313,11 @@ export function answerMalformedPath(req: IncomingMessage, res: ServerResponse): 
   } catch {
     // not valid percent-encoding
   }
-  const body = `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>This address is not valid</title>
-${PAGE_STYLE}</head>
-<body><h1>This address is not valid</h1>
-<p>The address of the page you asked for has characters that cannot be read (it may have been cut or mangled when
-it was copied), so it could not be opened.</p>
-<p><a href="/">Go to the start page</a>.</p></body></html>
-`
+  const body = pageHtml({
+    title: 'This address is not valid',
+    text: `The address of the page you asked for has characters that cannot be read (it may have been cut or mangled when
+it was copied), so it could not be opened.`,
+  })
   res.writeHead(400, { ...PAGE_HEADERS, 'Content-Length': Buffer.byteLength(body) })
   res.end(body)
   return true
@@ -306,14 +342,10 @@ export function answerPageMethod(req: IncomingMessage, res: ServerResponse): boo
     return true
   }
   // the method is a token (Node's parser checks it): nothing in it needs escaping in HTML
-  const body = `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>This page cannot be asked for with ${method}</title>
-${PAGE_STYLE}</head>
-<body><h1>This page cannot be asked for with ${method}</h1>
-<p>Pages of this site are opened with GET (a link or the address bar); ${method} is not something they answer.</p>
-<p><a href="/">Go to the start page</a>.</p></body></html>
-`
+  const body = pageHtml({
+    title: `This page cannot be asked for with ${method}`,
+    text: `Pages of this site are opened with GET (a link or the address bar); ${method} is not something they answer.`,
+  })
   res.writeHead(405, { ...PAGE_HEADERS, Allow: ALLOWED_METHODS, 'Content-Length': Buffer.byteLength(body) })
   res.end(body)
   return true
