@@ -4,7 +4,7 @@ import net from 'node:net'
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
-import { clearSessionCookies, createWebServer, MAX_REQUEST_HEADER_BYTES, sessionCookieName } from './node-server'
+import { clearSessionCookies, createWebServer, HEADERS_TIMEOUT_MS, MAX_REQUEST_HEADER_BYTES, REQUEST_TIMEOUT_MS, sessionCookieName } from './node-server'
 
 const SUPABASE = 'http://127.0.0.1:54321'
 
@@ -212,6 +212,58 @@ describe('the web server in front of Next', () => {
       expect(head, request).toContain('\r\nCache-Control: no-store')
       expect(answer, request).toMatch(/<h1>[^<]+<\/h1>/)
       expect(answer, request).not.toMatch(/next handled/)
+    }
+  })
+
+  it('gives a request head at most 20 s and a whole request (bodies are at most 1 MiB) 60 s, not Node\'s 300 s', () => {
+    expect(HEADERS_TIMEOUT_MS).toBe(20_000)
+    expect(REQUEST_TIMEOUT_MS).toBe(60_000)
+    expect(server.headersTimeout).toBe(HEADERS_TIMEOUT_MS)
+    expect(server.requestTimeout).toBe(REQUEST_TIMEOUT_MS)
+  })
+
+  it('answers a head or a body that arrives too slowly with 408 and the headers every page has, and frees the connection', async () => {
+    const slow = createWebServer(SUPABASE, (req, res) => {
+      req.resume()
+      req.on('end', () => res.end('next handled'))
+    }, { headersTimeoutMs: 500, requestTimeoutMs: 1_000, connectionsCheckingIntervalMs: 100 })
+    await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve))
+    const slowPort = (slow.address() as AddressInfo).port
+    /** Sends `first`, then one byte of `drip` every 150 ms; resolves with what came back and when the server closed. */
+    const trickle = (first: string, drip: string) =>
+      new Promise<{ answer: string; ms: number }>((resolve, reject) => {
+        const started = Date.now()
+        const socket = net.connect(slowPort, '127.0.0.1', () => socket.write(first))
+        let answer = ''
+        let sent = 0
+        const timer = setInterval(() => {
+          if (socket.writable && sent < drip.length) socket.write(drip[sent++]!)
+        }, 150)
+        socket.setEncoding('utf8')
+        socket.on('data', (chunk: string) => (answer += chunk))
+        socket.on('close', () => {
+          clearInterval(timer)
+          resolve({ answer, ms: Date.now() - started })
+        })
+        socket.on('error', reject)
+      })
+    try {
+      const slowHead = await trickle('GET / HTTP/1.1\r\nHost: x\r\n', 'X-Slow: ' + 'a'.repeat(100))
+      const slowBody = await trickle(`POST /api/trpc/notes.create HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n`, 'b'.repeat(100))
+      for (const { answer, ms } of [slowHead, slowBody]) {
+        const head = answer.slice(0, answer.indexOf('\r\n\r\n'))
+        expect(head.split('\r\n')[0]).toBe('HTTP/1.1 408 Request Timeout')
+        expect(head).toMatch(/\r\nContent-Security-Policy: [^\r]*frame-ancestors 'none'/)
+        expect(head).toContain('\r\nX-Frame-Options: DENY')
+        expect(head).toContain('\r\nX-Content-Type-Options: nosniff')
+        expect(answer).not.toMatch(/next handled/)
+        expect(ms).toBeLessThan(3_000)
+      }
+    } finally {
+      await new Promise((resolve) => {
+        slow.close(resolve)
+        slow.closeAllConnections()
+      })
     }
   })
 

@@ -19,6 +19,8 @@
  * - Idle keep-alive connections stay open 65 s, longer than the clients and load balancers in front keep theirs
  *   (undici 4 s, AWS ALB 60 s): with Node's 5 s a client that sent a request on a connection just as the server
  *   closed it got the connection reset.
+ * - A request's head must arrive within 20 s and the whole request within 60 s (Node's defaults: 60 s and 300 s), or
+ *   it is answered 408 and the connection closed: the app takes bodies of at most 1 MiB.
  * - What Node's parser refuses (a malformed request line or header: 400; a request that does not arrive in time: 408)
  *   gets a small page with the headers every page has: Node's own answers to them had none.
  */
@@ -30,6 +32,26 @@ import type { Duplex } from 'node:stream'
 export const MAX_REQUEST_HEADER_BYTES = 64 * 1024
 /** How long an idle keep-alive connection stays open, in ms (longer than any client in front keeps one idle). */
 export const KEEP_ALIVE_TIMEOUT_MS = 65_000
+/**
+ * How long a request's head may take to arrive, from its first byte, in ms: 64 KiB (the most we accept) at 3.2 kB/s.
+ * Node counts it per request, not over an idle keep-alive connection, so it may be shorter than keep-alive.
+ */
+export const HEADERS_TIMEOUT_MS = 20_000
+/**
+ * How long a whole request may take to arrive, in ms. The largest body the app takes is a tRPC call of 1 MiB
+ * (request-guards.ts MAX_BODY_BYTES; files go straight to storage, pages are posted nothing): 1 MiB at 17 kB/s, a
+ * poor mobile uplink. Node's default is 300 s, so a few clients trickling bodies held sockets for five minutes.
+ */
+export const REQUEST_TIMEOUT_MS = 60_000
+/** How often Node checks those two timeouts, in ms (its default 30 s would let a slow head last 50 s). */
+const TIMEOUT_CHECK_INTERVAL_MS = 2_000
+
+/** Other timeouts for tests (the server's limits are the constants above). */
+export interface WebServerTimeouts {
+  headersTimeoutMs?: number
+  requestTimeoutMs?: number
+  connectionsCheckingIntervalMs?: number
+}
 
 /**
  * The web app's HTTP server: `handle` (Next's request handler) behind the checks above. Not yet listening.
@@ -37,17 +59,21 @@ export const KEEP_ALIVE_TIMEOUT_MS = 65_000
 export function createWebServer(
   supabaseUrl: string,
   handle: (req: IncomingMessage, res: ServerResponse) => unknown,
+  timeouts: WebServerTimeouts = {},
 ): http.Server {
   const heads = new WeakMap<Duplex, HeadInProgress>()
-  const server = http.createServer({ maxHeaderSize: MAX_REQUEST_HEADER_BYTES }, (req, res) => {
+  const options: http.ServerOptions = {
+    maxHeaderSize: MAX_REQUEST_HEADER_BYTES,
+    headersTimeout: timeouts.headersTimeoutMs ?? HEADERS_TIMEOUT_MS,
+    requestTimeout: timeouts.requestTimeoutMs ?? REQUEST_TIMEOUT_MS,
+    connectionsCheckingInterval: timeouts.connectionsCheckingIntervalMs ?? TIMEOUT_CHECK_INTERVAL_MS,
+  }
+  const server = http.createServer(options, (req, res) => {
     headReceived(heads.get(req.socket), req, res)
     if (answerNonPathTarget(req, res) || answerMalformedPath(req, res) || answerPageMethod(req, res)) return
     void handle(req, res)
   })
   server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS
-  // A request's head must arrive within this (Node's default 60 s): longer than keep-alive, so an idle connection
-  // is closed by the keep-alive timer, never by the head timer while a request is starting on it.
-  server.headersTimeout = KEEP_ALIVE_TIMEOUT_MS + 5_000
   server.on('connection', (socket: Duplex) => heads.set(socket, recordHeads(socket)))
   server.on('clientError', handleClientError(supabaseUrl, (socket) => heads.get(socket)))
   return server
