@@ -3,8 +3,8 @@
 // after a client-side route change, and the pages a signed-in user opens while the backend is out of reach.
 import type { Page, Route } from 'playwright-core';
 import { describe, expect, test } from 'vitest';
-import { backendControllable, startBackend, stopBackend } from './backend-control.ts';
-import { baseURL, gotoHydrated, useBrowser } from './browser.ts';
+import { backendControllable, replaceBackendWith, startBackend, stopBackend } from './backend-control.ts';
+import { baseURL, gotoHydrated, MOUNTED_TOGGLE_NAME, useBrowser } from './browser.ts';
 import { seedNotes, signedInUser } from './notes-helpers.ts';
 
 const fixture = useBrowser();
@@ -280,5 +280,35 @@ describe('the backend out of reach', () => {
     await page.getByRole('button', { name: /^Theme: / }).waitFor();
     await page.getByRole('main').getByRole('link', { name: 'Try again' }).click();
     await page.getByRole('heading', { level: 1, name: 'Out of reach' }).waitFor({ timeout: 20_000 });
+  });
+
+  test('a page whose data the backend fails to give (a database error) answers 500 in the app frame with "Try again" and the headers every page has', async () => {
+    if (!backendControllable()) throw new Error('this test needs the localbase started by the e2e global setup (not E2E_BASE_URL)');
+    const { page, id } = await signedInUser(fixture, { colorScheme: 'dark' });
+    const [note] = await seedNotes(id, [{ title: 'After the failure' }]);
+    await gotoHydrated(page, `/notes/${note!.id}`);
+    // PostgREST's answer when the database fails in the middle of a query
+    const restore = await replaceBackendWith((_req, res) => {
+      res.writeHead(500, { 'Content-Type': 'application/json' });
+      res.end(JSON.stringify({ code: 'XX000', details: null, hint: null, message: 'could not read block 42 in file "base/5/16384"' }));
+    });
+    try {
+      const response = await page.goto(`/notes/${note!.id}`);
+      expect(response?.status()).toBe(500);
+      const headers = response?.headers() ?? {};
+      expect(headers['content-security-policy']).toMatch(/frame-ancestors 'none'/);
+      expect(headers['x-frame-options']).toBe('DENY');
+      expect(headers['x-content-type-options']).toBe('nosniff');
+      await page.getByRole('button', { name: MOUNTED_TOGGLE_NAME }).waitFor({ timeout: 30_000 });
+      await page.getByRole('banner').waitFor();
+      await page.getByRole('heading', { level: 1, name: 'Something went wrong' }).waitFor();
+      expect(await page.title()).toBe('Something went wrong · Foyer');
+      expect(await page.locator('html').getAttribute('class')).toMatch(/\bt_dark\b/);
+      expect(await page.getByRole('main').innerText()).not.toMatch(/internal server error|could not read block/i);
+    } finally {
+      await restore();
+    }
+    await page.getByRole('main').getByRole('link', { name: 'Try again' }).click();
+    await page.getByRole('heading', { level: 1, name: 'After the failure' }).waitFor({ timeout: 20_000 });
   });
 });
