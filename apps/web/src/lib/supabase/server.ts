@@ -415,6 +415,25 @@ export function knownRequestSession(cookieHeader: string | undefined): VerifiedS
 }
 
 /**
+ * The cookie's session as it stands, NOT verified (its token's claims read without checking the signature, possibly
+ * expired): only for what a page shows its own user when the auth server cannot be reached to verify or refresh it
+ * (the header of the 503 page: the account, not "Sign in"). Never for deciding access: the cookie is the browser's
+ * own, and anything done with the session is verified by the server that receives it.
+ */
+export function unverifiedRequestSession(cookieHeader: string | undefined): Session | null {
+  const stored = cookieHeader ? storedSessionOf(cookieHeader) : null
+  const payload = stored?.access_token.split('.')[1]
+  if (!stored || !payload) return null
+  try {
+    const claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as JwtPayload
+    if (typeof claims.sub !== 'string') return null
+    return { ...(stored as unknown as Session), user: userFromClaims(claims) }
+  } catch {
+    return null
+  }
+}
+
+/**
  * True when the session is at aal1 but its user has a verified factor (next level aal2): the user must finish
  * two-factor sign-in at `/mfa` before protected pages and procedures open. Call after a verified `getUser()`.
  */
