@@ -200,6 +200,8 @@ describe('the web server in front of Next', () => {
       'GET / HTTP/1.1\r\nHost: x\r\nBad Header: y\r\n\r\n',
       'GET / HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n',
       'GET http://other.example/ HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n',
+      // HTTP/1.1 without Host (RFC 9112 §3.2: 400), which Node answered itself before any handler
+      'GET / HTTP/1.1\r\nConnection: close\r\n\r\n',
     ]
     for (const request of requests) {
       const answer = await rawRequest(port, request)

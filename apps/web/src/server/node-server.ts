@@ -22,7 +22,8 @@
  * - A request's head must arrive within 20 s and the whole request within 60 s (Node's defaults: 60 s and 300 s), or
  *   it is answered 408 and the connection closed: the app takes bodies of at most 1 MiB.
  * - What Node's parser refuses (a malformed request line or header: 400; a request that does not arrive in time: 408)
- *   gets a small page with the headers every page has: Node's own answers to them had none.
+ *   and an HTTP/1.1 request without Host (400) get a small page with the headers every page has: Node's own answers
+ *   to them had none.
  */
 import http from 'node:http'
 import type { IncomingMessage, ServerResponse } from 'node:http'
@@ -67,10 +68,12 @@ export function createWebServer(
     headersTimeout: timeouts.headersTimeoutMs ?? HEADERS_TIMEOUT_MS,
     requestTimeout: timeouts.requestTimeoutMs ?? REQUEST_TIMEOUT_MS,
     connectionsCheckingInterval: timeouts.connectionsCheckingIntervalMs ?? TIMEOUT_CHECK_INTERVAL_MS,
+    // an HTTP/1.1 request without Host is still refused (400), by answerMissingHost: Node's own 400 had no headers
+    requireHostHeader: false,
   }
   const server = http.createServer(options, (req, res) => {
     headReceived(heads.get(req.socket), req, res)
-    if (answerNonPathTarget(req, res) || answerMalformedPath(req, res) || answerPageMethod(req, res)) return
+    if (answerMissingHost(req, res) || answerNonPathTarget(req, res) || answerMalformedPath(req, res) || answerPageMethod(req, res)) return
     void handle(req, res)
   })
   server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS
@@ -301,6 +304,19 @@ export function handleClientError(supabaseUrl: string, headOf: (socket: Duplex) 
     }
     socket.end(answer)
   }
+}
+
+/**
+ * Answers an HTTP/1.1 request without a Host header with the 400 page (RFC 9112 §3.2; as Node would, with the pages'
+ * headers) and returns true, or returns false for the other checks and Next.
+ */
+export function answerMissingHost(req: IncomingMessage, res: ServerResponse): boolean {
+  if (req.httpVersionMajor !== 1 || req.httpVersionMinor !== 1 || req.headers.host !== undefined) return false
+  const page = CLIENT_ERROR_PAGES.malformed
+  const body = pageHtml({ title: page.heading, text: page.text })
+  res.writeHead(400, { ...PAGE_HEADERS, 'Content-Length': Buffer.byteLength(body), Connection: 'close' })
+  res.end(body)
+  return true
 }
 
 /** Methods the app answers (for `Allow`). */
