@@ -81,7 +81,7 @@ export async function readVerifiedSessionAndLevel(
   options: { fresh?: boolean } = {},
 ): Promise<{ session: Session | null; needsMfa: boolean; verified: VerifiedSession | null; unreachable: boolean }> {
   let unreachable = false
-  const verified = await verifySession(supabase, options).catch((error: unknown) => {
+  const verified = await verifySession(supabase, { ...options, cookieHeader: ctx.req.headers.cookie }).catch((error: unknown) => {
     unreachable = error instanceof AuthServerUnavailable
     return null
   })
