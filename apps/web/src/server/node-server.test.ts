@@ -217,6 +217,30 @@ describe('the web server in front of Next', () => {
     }
   })
 
+  it('redirects a path with a trailing, doubled or back slash (308, as Next) in one hop, with the headers every page has and never off-site', async () => {
+    const cases: Array<[string, string]> = [
+      ['/sign-in/', '/sign-in'],
+      ['/notes/abc/?q=1', '/notes/abc?q=1'],
+      ['/api/trpc/notes.create/', '/api/trpc/notes.create'],
+      ['//evil.example/', '/evil.example'],
+      ['/\\evil.example', '/evil.example'],
+      ['/a//b///', '/a/b'],
+    ]
+    for (const [target, location] of cases) {
+      const answer = await rawRequest(port, `GET ${target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`)
+      const head = answer.slice(0, answer.indexOf('\r\n\r\n'))
+      expect([target, head.split('\r\n')[0]]).toEqual([target, 'HTTP/1.1 308 Permanent Redirect'])
+      expect(head, target).toContain(`\r\nLocation: ${location}\r\n`)
+      expect(head, target).toMatch(/\r\nContent-Security-Policy: [^\r]*frame-ancestors 'none'/)
+      expect(head, target).toContain('\r\nX-Frame-Options: DENY')
+      expect(head, target).toContain('\r\nX-Content-Type-Options: nosniff')
+      expect(head, target).toContain('\r\nReferrer-Policy: strict-origin-when-cross-origin')
+      expect(answer, target).not.toMatch(/next handled/)
+    }
+    for (const target of ['/', '/?next=/x/', '/notes/abc'])
+      expect(await rawRequest(port, `GET ${target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`)).toContain(`next handled ${target}`)
+  })
+
   it('gives a request head at most 20 s and a whole request (bodies are at most 1 MiB) 60 s, not Node\'s 300 s', () => {
     expect(HEADERS_TIMEOUT_MS).toBe(20_000)
     expect(REQUEST_TIMEOUT_MS).toBe(60_000)

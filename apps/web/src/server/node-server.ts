@@ -13,6 +13,8 @@
  * - A path that is not valid percent-encoding (`/notes/%E0%A4%A`, a mangled link) gets a 400 page of ours: Next's
  *   own 400 for it came before its headers() config, without the security headers every page has (no CSP, framing
  *   allowed).
+ * - A path with a trailing, doubled or back slash gets its 308 to the plain path here, with the pages' headers (Next's
+ *   own had none).
  * - A page asked for with a method no page takes (TRACE, DELETE, PUT…) gets a 405 page with `Allow`, and OPTIONS on a
  *   page 204 with `Allow`: Next rendered the page for any method (200, its server render and session refresh run),
  *   and answered OPTIONS with an empty 400. The API (`/api/`) says which methods its procedures take itself.
@@ -73,7 +75,8 @@ export function createWebServer(
   }
   const server = http.createServer(options, (req, res) => {
     headReceived(heads.get(req.socket), req, res)
-    if (answerMissingHost(req, res) || answerNonPathTarget(req, res) || answerMalformedPath(req, res) || answerPageMethod(req, res)) return
+    if (answerMissingHost(req, res) || answerNonPathTarget(req, res) || answerMalformedPath(req, res) || answerPageMethod(req, res) || answerSlashRedirect(req, res))
+      return
     void handle(req, res)
   })
   server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS
@@ -362,6 +365,24 @@ it was copied), so it could not be opened.`,
   })
   res.writeHead(400, { ...PAGE_HEADERS, 'Content-Length': Buffer.byteLength(body) })
   res.end(body)
+  return true
+}
+
+/**
+ * Answers a path with a trailing slash, doubled slashes or backslashes with a 308 to its plain form (`/sign-in/` →
+ * `/sign-in`, `//evil.example/` → `/evil.example`; the query kept) and returns true, or returns false for Next. Next
+ * redirects these itself, but before its headers() config: its 308s had none of the headers every page has. Here
+ * in one hop (Next took two for `//x/`), and never to another site (the location starts with one slash).
+ */
+export function answerSlashRedirect(req: IncomingMessage, res: ServerResponse): boolean {
+  const target = req.url ?? '/'
+  const end = target.indexOf('?')
+  const path = end < 0 ? target : target.slice(0, end)
+  const plain = path.replace(/[\\/]+/g, '/').replace(/(.)\/$/, '$1')
+  if (plain === path) return false
+  const location = plain + (end < 0 ? '' : target.slice(end))
+  res.writeHead(308, { ...PAGE_HEADERS, Location: location, 'Content-Length': '0' })
+  res.end()
   return true
 }
 
