@@ -241,6 +241,28 @@ describe('the web server in front of Next', () => {
       expect(await rawRequest(port, `GET ${target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`)).toContain(`next handled ${target}`)
   })
 
+  it('sends every answer written here with the other headers every page has too (Permissions-Policy, COOP, CORP…)', async () => {
+    const requests = [
+      'GET / HTTP/1.1 extra\r\nHost: x\r\n\r\n', // 400 from the parser
+      'GET / HTTP/1.1\r\nConnection: close\r\n\r\n', // 400, no Host
+      'GET http://other.example/ HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n', // 400, absolute-form
+      'GET /notes/%E0%A4%A HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n', // 400 page
+      'DELETE /notes HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n', // 405
+      'GET /sign-in/ HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n', // 308
+      `GET /?x=${'a'.repeat(70_000)} HTTP/1.1\r\nHost: x\r\n\r\n`, // 414
+      `GET / HTTP/1.1\r\nHost: x\r\nCookie: ${sessionCookieName(SUPABASE)}=${'a'.repeat(MAX_REQUEST_HEADER_BYTES)}\r\n\r\n`, // 431
+    ]
+    for (const request of requests) {
+      const answer = await rawRequest(port, request)
+      const head = answer.slice(0, answer.indexOf('\r\n\r\n'))
+      const line = `${request.slice(0, 40)} → ${head.split('\r\n')[0]}`
+      expect(head, line).toMatch(/\r\nPermissions-Policy: camera=\(\), microphone=\(\), geolocation=\(\)/)
+      expect(head, line).toContain('\r\nCross-Origin-Opener-Policy: same-origin')
+      expect(head, line).toContain('\r\nCross-Origin-Resource-Policy: same-origin')
+      expect(head, line).toContain('\r\nX-DNS-Prefetch-Control: off')
+    }
+  })
+
   it('gives a request head at most 20 s and a whole request (bodies are at most 1 MiB) 60 s, not Node\'s 300 s', () => {
     expect(HEADERS_TIMEOUT_MS).toBe(20_000)
     expect(REQUEST_TIMEOUT_MS).toBe(60_000)

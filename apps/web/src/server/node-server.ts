@@ -1,6 +1,7 @@
 /**
  * The HTTP server in front of Next's request handler (apps/web/server.ts): what Node's server decides before Next
- * sees a request. Only node: built-ins here, so server.ts can load it without Next's compiler.
+ * sees a request. Only node: built-ins here (and the plain security-headers module), so server.ts can load it without
+ * Next's compiler.
  *
  * - Request headers up to 64 KiB (Node's default is 16 KiB). A session cookie grows with the user's metadata; at
  *   16 KiB a user with a few kB of profile data got HTTP 431 on every page, /sign-in included, and could not get
@@ -30,6 +31,8 @@
 import http from 'node:http'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Duplex } from 'node:stream'
+
+import { headersBesideCsp } from '../lib/security-headers.ts'
 
 /** Largest request head (request line + headers) the app accepts, in bytes. */
 export const MAX_REQUEST_HEADER_BYTES = 64 * 1024
@@ -179,14 +182,15 @@ export function clearSessionCookies(supabaseUrl: string): string[] {
 
 const PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
 
-/** The headers of the pages written here: those every page Next answers has (src/lib/security-headers.ts). */
+/**
+ * The headers of the pages written here: those every page Next answers has (src/lib/security-headers.ts), with a
+ * policy of their own (they have no script). nosniff always: these pages are HTML, in development too.
+ */
 const PAGE_HEADERS: Record<string, string> = {
   'Content-Type': 'text/html; charset=utf-8',
   'Cache-Control': 'no-store',
   'Content-Security-Policy': PAGE_CSP,
-  'X-Content-Type-Options': 'nosniff',
-  'X-Frame-Options': 'DENY',
-  'Referrer-Policy': 'strict-origin-when-cross-origin',
+  ...Object.fromEntries(headersBesideCsp(false).map(({ key, value }) => [key, value])),
 }
 
 const PAGE_STYLE = `<style>body{font:16px/1.5 system-ui,sans-serif;max-width:36rem;margin:4rem auto;padding:0 1rem;color:#1a1a1a}
