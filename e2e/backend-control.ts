@@ -4,6 +4,7 @@
 // PGlite folder under test-results/, so users, sessions and notes survive a restart, as in `npm run dev`.
 import { spawn } from 'node:child_process';
 import { existsSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll } from 'vitest';
@@ -155,4 +156,28 @@ export function useBackendWith(change: BackendChange, timeoutMs = 90_000): void 
   afterAll(async () => {
     await restore?.();
   }, timeoutMs);
+}
+
+/**
+ * Stops localbase and answers on its address with `handler` instead (a backend that answers something unexpected:
+ * a database failure, a proxy's error page), until the returned function stops that server and starts localbase
+ * again as before.
+ */
+export async function replaceBackendWith(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<() => Promise<void>> {
+  const spec = readBackendState();
+  if (!spec) throw new Error(`[e2e] no ${BACKEND_STATE_FILE}: localbase was not started by the e2e global setup (E2E_BASE_URL?)`);
+  await stopBackend();
+  const { hostname, port } = new URL(spec.url);
+  const server = createServer(handler);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(Number(port), hostname, resolve);
+  });
+  return async () => {
+    await new Promise((resolve) => {
+      server.close(resolve);
+      server.closeAllConnections();
+    });
+    await startBackend();
+  };
 }

@@ -3,8 +3,9 @@
 // after a client-side route change, and the pages a signed-in user opens while the backend is out of reach.
 import type { Page, Route } from 'playwright-core';
 import { describe, expect, test } from 'vitest';
-import { backendControllable, startBackend, stopBackend } from './backend-control.ts';
-import { baseURL, gotoHydrated, useBrowser } from './browser.ts';
+import { backendControllable, replaceBackendWith, startBackend, stopBackend } from './backend-control.ts';
+import { baseURL, gotoHydrated, MOUNTED_TOGGLE_NAME, useBrowser } from './browser.ts';
+import { sessionCookies } from './auth-helpers.ts';
 import { seedNotes, signedInUser } from './notes-helpers.ts';
 
 const fixture = useBrowser();
@@ -280,5 +281,67 @@ describe('the backend out of reach', () => {
     await page.getByRole('button', { name: /^Theme: / }).waitFor();
     await page.getByRole('main').getByRole('link', { name: 'Try again' }).click();
     await page.getByRole('heading', { level: 1, name: 'Out of reach' }).waitFor({ timeout: 20_000 });
+  });
+
+  test('signed in with a token due for refresh, the 503 page comes at once (no 25 s of refresh retries) and its header still shows the account, never "Sign in"', async () => {
+    if (!backendControllable()) throw new Error('this test needs the localbase started by the e2e global setup (not E2E_BASE_URL)');
+    const { page, email } = await signedInUser(fixture);
+    await gotoHydrated(page, '/settings/account');
+    // The access token is at the end of its hour (a tab left open, a laptop woken up): the server must refresh it
+    // through the auth server, which does not answer.
+    const context = page.context();
+    const cookies = (await sessionCookies(context)).sort((a, b) => a.name.localeCompare(b.name, 'en', { numeric: true }));
+    const raw = cookies.map((c) => c.value).join('');
+    const session = JSON.parse(Buffer.from(raw.slice('base64-'.length), 'base64url').toString('utf8')) as { expires_at: number };
+    const value = `base64-${Buffer.from(JSON.stringify({ ...session, expires_at: Math.floor(Date.now() / 1000) + 30 })).toString('base64url')}`;
+    await context.clearCookies({ name: /^sb-127-auth-token/ });
+    await context.addCookies([{ ...cookies[0]!, name: 'sb-127-auth-token', value }]);
+    await stopBackend();
+    try {
+      for (const path of ['/settings/account', '/settings/security']) {
+        const started = Date.now();
+        const response = await page.goto(path, { waitUntil: 'commit' });
+        expect(Date.now() - started, `${path}: the answer took`).toBeLessThan(5_000);
+        expect(response?.status(), path).toBe(503);
+        await page.getByRole('heading', { level: 1, name: "Can't reach the server" }).waitFor();
+        await page.getByRole('button', { name: MOUNTED_TOGGLE_NAME }).waitFor();
+        await page.waitForTimeout(1500); // the auth client loads when the browser is idle
+        const header = page.getByRole('banner');
+        expect(await header.getByRole('link', { name: 'Sign in' }).count(), path).toBe(0);
+        expect(await header.getByRole('button', { name: `Account: ${email}` }).count(), path).toBe(1);
+      }
+    } finally {
+      await startBackend();
+    }
+  });
+
+  test('a page whose data the backend fails to give (a database error) answers 500 in the app frame with "Try again" and the headers every page has', async () => {
+    if (!backendControllable()) throw new Error('this test needs the localbase started by the e2e global setup (not E2E_BASE_URL)');
+    const { page, id } = await signedInUser(fixture, { colorScheme: 'dark' });
+    const [note] = await seedNotes(id, [{ title: 'After the failure' }]);
+    await gotoHydrated(page, `/notes/${note!.id}`);
+    // PostgREST's answer when the database fails in the middle of a query
+    const restore = await replaceBackendWith((_req, res) => {
+      res.writeHead(500, { 'Content-Type': 'application/json' });
+      res.end(JSON.stringify({ code: 'XX000', details: null, hint: null, message: 'could not read block 42 in file "base/5/16384"' }));
+    });
+    try {
+      const response = await page.goto(`/notes/${note!.id}`);
+      expect(response?.status()).toBe(500);
+      const headers = response?.headers() ?? {};
+      expect(headers['content-security-policy']).toMatch(/frame-ancestors 'none'/);
+      expect(headers['x-frame-options']).toBe('DENY');
+      expect(headers['x-content-type-options']).toBe('nosniff');
+      await page.getByRole('button', { name: MOUNTED_TOGGLE_NAME }).waitFor({ timeout: 30_000 });
+      await page.getByRole('banner').waitFor();
+      await page.getByRole('heading', { level: 1, name: 'Something went wrong' }).waitFor();
+      expect(await page.title()).toBe('Something went wrong · Foyer');
+      expect(await page.locator('html').getAttribute('class')).toMatch(/\bt_dark\b/);
+      expect(await page.getByRole('main').innerText()).not.toMatch(/internal server error|could not read block/i);
+    } finally {
+      await restore();
+    }
+    await page.getByRole('main').getByRole('link', { name: 'Try again' }).click();
+    await page.getByRole('heading', { level: 1, name: 'After the failure' }).waitFor({ timeout: 20_000 });
   });
 });

@@ -69,6 +69,19 @@ describe('security headers', () => {
     }
   });
 
+  test('a redirect of a path with a trailing or doubled slash (308) carries the framing, sniffing, referrer and CSP headers, and stays on the site', async () => {
+    for (const [path, location] of [
+      ['/sign-in/', '/sign-in'],
+      ['//evil.example/', '/evil.example'],
+    ]) {
+      const res = await fetch(`${baseURL}${path}`, { redirect: 'manual' });
+      expect(res.status, path).toBe(308);
+      expect(res.headers.get('location'), path).toBe(location);
+      for (const name of ['x-frame-options', 'x-content-type-options', 'referrer-policy', 'content-security-policy'])
+        expect(res.headers.get(name), `${name} on ${path}`).toMatch(EXPECTED_HEADERS[name]!);
+    }
+  });
+
   test('the script policy allows this origin and the two head scripts (theme, viewport hint) by hash: no unsafe-inline, no unsafe-eval, no wildcard', async () => {
     const res = await fetch(`${baseURL}/`);
     const csp = res.headers.get('content-security-policy') ?? '';

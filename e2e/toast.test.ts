@@ -541,3 +541,45 @@ describe('Escape', () => {
     expect(await toast.isVisible(), 'the confirmation took the Escape, not the toast').toBe(true);
   });
 });
+
+describe('reduced motion', () => {
+  test('with reduced motion asked for, toasts, the create modal and the delete confirmation appear and go without sliding or scaling', async () => {
+    /** The animations and transitions running on the element now, with what each moves. */
+    const moving = (locator: Locator) =>
+      locator.evaluate((element) =>
+        element
+          .getAnimations()
+          .filter((animation) => animation.playState === 'running')
+          .flatMap((animation) => {
+            const effect = animation.effect as KeyframeEffect | null;
+            return (effect?.getKeyframes() ?? []).flatMap((frame) => Object.keys(frame).filter((key) => ['transform', 'translate', 'scale'].includes(key)));
+          }),
+      );
+    const visitor = await fixture.newPage({ reducedMotion: 'reduce' });
+    await gotoHydrated(visitor);
+    await visitor.getByRole('button', { name: 'Check connection' }).click();
+    const toast = connectedToast(visitor);
+    await toast.waitFor({ state: 'visible', timeout: 15_000 });
+    expect(await moving(toast), 'the toast coming in').toEqual([]);
+    // what its exit (100 ms) and the snap back after a short swipe would animate
+    expect(await toast.evaluate((element) => getComputedStyle(element).transitionProperty), 'the toast going').not.toMatch(/transform|all/);
+    await toast.getByRole('button', { name: /close/i }).click();
+    await toast.waitFor({ state: 'detached' });
+
+    const { page, id } = await signedInUser(fixture, { reducedMotion: 'reduce' });
+    const [note] = await seedNotes(id, [{ title: 'Still' }]);
+
+    await page.keyboard.press('n');
+    const modal = page.getByRole('dialog', { name: 'New note' });
+    await modal.waitFor();
+    expect(await moving(modal), 'the create modal').toEqual([]);
+    await page.keyboard.press('Escape');
+    await modal.waitFor({ state: 'hidden' });
+
+    await gotoHydrated(page, `/notes/${note!.id}`);
+    await page.getByRole('button', { name: 'Delete', exact: true }).click();
+    const confirm = page.getByRole('dialog', { name: 'Delete this note?' });
+    await confirm.waitFor();
+    expect(await moving(confirm), 'the delete confirmation').toEqual([]);
+  });
+});

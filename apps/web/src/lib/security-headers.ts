@@ -91,11 +91,18 @@ export function contentSecurityPolicy(options: SecurityHeaderOptions): string {
 
 /** Headers for every response, whatever the transport. */
 export function securityHeaders(options: SecurityHeaderOptions): Header[] {
+  return [{ key: 'Content-Security-Policy', value: contentSecurityPolicy(options) }, ...headersBesideCsp(options.dev)]
+}
+
+/**
+ * The headers of every response besides its Content-Security-Policy: also those of the answers the web server writes
+ * itself before Next (src/server/node-server.ts: 400, 405, 408, 414, 431, 308), which have a policy of their own.
+ */
+export function headersBesideCsp(dev: boolean): Header[] {
   return [
-    { key: 'Content-Security-Policy', value: contentSecurityPolicy(options) },
     { key: 'X-Frame-Options', value: 'DENY' },
     // `next dev` serves a script (_clientMiddlewareManifest.js) as application/json, which nosniff would block.
-    ...(options.dev ? [] : [{ key: 'X-Content-Type-Options', value: 'nosniff' }]),
+    ...(dev ? [] : [{ key: 'X-Content-Type-Options', value: 'nosniff' }]),
     { key: 'Referrer-Policy', value: 'strict-origin-when-cross-origin' },
     // Only features browsers recognise: Chromium logs a warning on every page for an unknown one (it knew no
     // `bluetooth` feature; no other browser has Web Bluetooth), and e2e/security.test.ts fails on any console warning.

@@ -4,7 +4,7 @@ import net from 'node:net'
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
-import { clearSessionCookies, createWebServer, MAX_REQUEST_HEADER_BYTES, sessionCookieName } from './node-server'
+import { clearSessionCookies, createWebServer, HEADERS_TIMEOUT_MS, MAX_REQUEST_HEADER_BYTES, REQUEST_TIMEOUT_MS, sessionCookieName } from './node-server'
 
 const SUPABASE = 'http://127.0.0.1:54321'
 
@@ -192,6 +192,128 @@ describe('the web server in front of Next', () => {
     expect(await get()).toEqual({ status: 200, reused: true })
     agent.destroy()
   }, 15_000)
+
+  it('answers what Node itself refuses (a malformed request line or header, an absolute-form target) with the headers every page has', async () => {
+    const requests = [
+      'GET / HTTP/1.1 extra\r\nHost: x\r\n\r\n',
+      'GET /\x01 HTTP/1.1\r\nHost: x\r\n\r\n',
+      'GET / HTTP/1.1\r\nHost: x\r\nBad Header: y\r\n\r\n',
+      'GET / HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n',
+      'GET http://other.example/ HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n',
+      // HTTP/1.1 without Host (RFC 9112 §3.2: 400), which Node answered itself before any handler
+      'GET / HTTP/1.1\r\nConnection: close\r\n\r\n',
+    ]
+    for (const request of requests) {
+      const answer = await rawRequest(port, request)
+      const head = answer.slice(0, answer.indexOf('\r\n\r\n'))
+      expect([request, head.split('\r\n')[0]]).toEqual([request, 'HTTP/1.1 400 Bad Request'])
+      expect(head, request).toMatch(/\r\nContent-Security-Policy: [^\r]*frame-ancestors 'none'/)
+      expect(head, request).toContain('\r\nX-Frame-Options: DENY')
+      expect(head, request).toContain('\r\nX-Content-Type-Options: nosniff')
+      expect(head, request).toContain('\r\nReferrer-Policy: strict-origin-when-cross-origin')
+      expect(head, request).toContain('\r\nCache-Control: no-store')
+      expect(answer, request).toMatch(/<h1>[^<]+<\/h1>/)
+      expect(answer, request).not.toMatch(/next handled/)
+    }
+  })
+
+  it('redirects a path with a trailing, doubled or back slash (308, as Next) in one hop, with the headers every page has and never off-site', async () => {
+    const cases: Array<[string, string]> = [
+      ['/sign-in/', '/sign-in'],
+      ['/notes/abc/?q=1', '/notes/abc?q=1'],
+      ['/api/trpc/notes.create/', '/api/trpc/notes.create'],
+      ['//evil.example/', '/evil.example'],
+      ['/\\evil.example', '/evil.example'],
+      ['/a//b///', '/a/b'],
+    ]
+    for (const [target, location] of cases) {
+      const answer = await rawRequest(port, `GET ${target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`)
+      const head = answer.slice(0, answer.indexOf('\r\n\r\n'))
+      expect([target, head.split('\r\n')[0]]).toEqual([target, 'HTTP/1.1 308 Permanent Redirect'])
+      expect(head, target).toContain(`\r\nLocation: ${location}\r\n`)
+      expect(head, target).toMatch(/\r\nContent-Security-Policy: [^\r]*frame-ancestors 'none'/)
+      expect(head, target).toContain('\r\nX-Frame-Options: DENY')
+      expect(head, target).toContain('\r\nX-Content-Type-Options: nosniff')
+      expect(head, target).toContain('\r\nReferrer-Policy: strict-origin-when-cross-origin')
+      expect(answer, target).not.toMatch(/next handled/)
+    }
+    for (const target of ['/', '/?next=/x/', '/notes/abc'])
+      expect(await rawRequest(port, `GET ${target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`)).toContain(`next handled ${target}`)
+  })
+
+  it('sends every answer written here with the other headers every page has too (Permissions-Policy, COOP, CORP…)', async () => {
+    const requests = [
+      'GET / HTTP/1.1 extra\r\nHost: x\r\n\r\n', // 400 from the parser
+      'GET / HTTP/1.1\r\nConnection: close\r\n\r\n', // 400, no Host
+      'GET http://other.example/ HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n', // 400, absolute-form
+      'GET /notes/%E0%A4%A HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n', // 400 page
+      'DELETE /notes HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n', // 405
+      'GET /sign-in/ HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n', // 308
+      `GET /?x=${'a'.repeat(70_000)} HTTP/1.1\r\nHost: x\r\n\r\n`, // 414
+      `GET / HTTP/1.1\r\nHost: x\r\nCookie: ${sessionCookieName(SUPABASE)}=${'a'.repeat(MAX_REQUEST_HEADER_BYTES)}\r\n\r\n`, // 431
+    ]
+    for (const request of requests) {
+      const answer = await rawRequest(port, request)
+      const head = answer.slice(0, answer.indexOf('\r\n\r\n'))
+      const line = `${request.slice(0, 40)} → ${head.split('\r\n')[0]}`
+      expect(head, line).toMatch(/\r\nPermissions-Policy: camera=\(\), microphone=\(\), geolocation=\(\)/)
+      expect(head, line).toContain('\r\nCross-Origin-Opener-Policy: same-origin')
+      expect(head, line).toContain('\r\nCross-Origin-Resource-Policy: same-origin')
+      expect(head, line).toContain('\r\nX-DNS-Prefetch-Control: off')
+    }
+  })
+
+  it('gives a request head at most 20 s and a whole request (bodies are at most 1 MiB) 60 s, not Node\'s 300 s', () => {
+    expect(HEADERS_TIMEOUT_MS).toBe(20_000)
+    expect(REQUEST_TIMEOUT_MS).toBe(60_000)
+    expect(server.headersTimeout).toBe(HEADERS_TIMEOUT_MS)
+    expect(server.requestTimeout).toBe(REQUEST_TIMEOUT_MS)
+  })
+
+  it('answers a head or a body that arrives too slowly with 408 and the headers every page has, and frees the connection', async () => {
+    const slow = createWebServer(SUPABASE, (req, res) => {
+      req.resume()
+      req.on('end', () => res.end('next handled'))
+    }, { headersTimeoutMs: 500, requestTimeoutMs: 1_000, connectionsCheckingIntervalMs: 100 })
+    await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve))
+    const slowPort = (slow.address() as AddressInfo).port
+    /** Sends `first`, then one byte of `drip` every 150 ms; resolves with what came back and when the server closed. */
+    const trickle = (first: string, drip: string) =>
+      new Promise<{ answer: string; ms: number }>((resolve, reject) => {
+        const started = Date.now()
+        const socket = net.connect(slowPort, '127.0.0.1', () => socket.write(first))
+        let answer = ''
+        let sent = 0
+        const timer = setInterval(() => {
+          if (socket.writable && sent < drip.length) socket.write(drip[sent++]!)
+        }, 150)
+        socket.setEncoding('utf8')
+        socket.on('data', (chunk: string) => (answer += chunk))
+        socket.on('close', () => {
+          clearInterval(timer)
+          resolve({ answer, ms: Date.now() - started })
+        })
+        socket.on('error', reject)
+      })
+    try {
+      const slowHead = await trickle('GET / HTTP/1.1\r\nHost: x\r\n', 'X-Slow: ' + 'a'.repeat(100))
+      const slowBody = await trickle(`POST /api/trpc/notes.create HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n`, 'b'.repeat(100))
+      for (const { answer, ms } of [slowHead, slowBody]) {
+        const head = answer.slice(0, answer.indexOf('\r\n\r\n'))
+        expect(head.split('\r\n')[0]).toBe('HTTP/1.1 408 Request Timeout')
+        expect(head).toMatch(/\r\nContent-Security-Policy: [^\r]*frame-ancestors 'none'/)
+        expect(head).toContain('\r\nX-Frame-Options: DENY')
+        expect(head).toContain('\r\nX-Content-Type-Options: nosniff')
+        expect(answer).not.toMatch(/next handled/)
+        expect(ms).toBeLessThan(3_000)
+      }
+    } finally {
+      await new Promise((resolve) => {
+        slow.close(resolve)
+        slow.closeAllConnections()
+      })
+    }
+  })
 
   it('names the cookie after the first label of the Supabase host, as supabase-js does', () => {
     expect(sessionCookieName('https://abcdefgh.supabase.co')).toBe('sb-abcdefgh-auth-token')

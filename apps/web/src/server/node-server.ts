@@ -1,6 +1,7 @@
 /**
  * The HTTP server in front of Next's request handler (apps/web/server.ts): what Node's server decides before Next
- * sees a request. Only node: built-ins here, so server.ts can load it without Next's compiler.
+ * sees a request. Only node: built-ins here (and the plain security-headers module), so server.ts can load it without
+ * Next's compiler.
  *
  * - Request headers up to 64 KiB (Node's default is 16 KiB). A session cookie grows with the user's metadata; at
  *   16 KiB a user with a few kB of profile data got HTTP 431 on every page, /sign-in included, and could not get
@@ -13,21 +14,50 @@
  * - A path that is not valid percent-encoding (`/notes/%E0%A4%A`, a mangled link) gets a 400 page of ours: Next's
  *   own 400 for it came before its headers() config, without the security headers every page has (no CSP, framing
  *   allowed).
+ * - A path with a trailing, doubled or back slash gets its 308 to the plain path here, with the pages' headers (Next's
+ *   own had none).
  * - A page asked for with a method no page takes (TRACE, DELETE, PUT…) gets a 405 page with `Allow`, and OPTIONS on a
  *   page 204 with `Allow`: Next rendered the page for any method (200, its server render and session refresh run),
  *   and answered OPTIONS with an empty 400. The API (`/api/`) says which methods its procedures take itself.
  * - Idle keep-alive connections stay open 65 s, longer than the clients and load balancers in front keep theirs
  *   (undici 4 s, AWS ALB 60 s): with Node's 5 s a client that sent a request on a connection just as the server
  *   closed it got the connection reset.
+ * - A request's head must arrive within 20 s and the whole request within 60 s (Node's defaults: 60 s and 300 s), or
+ *   it is answered 408 and the connection closed: the app takes bodies of at most 1 MiB.
+ * - What Node's parser refuses (a malformed request line or header: 400; a request that does not arrive in time: 408)
+ *   and an HTTP/1.1 request without Host (400) get a small page with the headers every page has: Node's own answers
+ *   to them had none.
  */
 import http from 'node:http'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Duplex } from 'node:stream'
 
+import { headersBesideCsp } from '../lib/security-headers.ts'
+
 /** Largest request head (request line + headers) the app accepts, in bytes. */
 export const MAX_REQUEST_HEADER_BYTES = 64 * 1024
 /** How long an idle keep-alive connection stays open, in ms (longer than any client in front keeps one idle). */
 export const KEEP_ALIVE_TIMEOUT_MS = 65_000
+/**
+ * How long a request's head may take to arrive, from its first byte, in ms: 64 KiB (the most we accept) at 3.2 kB/s.
+ * Node counts it per request, not over an idle keep-alive connection, so it may be shorter than keep-alive.
+ */
+export const HEADERS_TIMEOUT_MS = 20_000
+/**
+ * How long a whole request may take to arrive, in ms. The largest body the app takes is a tRPC call of 1 MiB
+ * (request-guards.ts MAX_BODY_BYTES; files go straight to storage, pages are posted nothing): 1 MiB at 17 kB/s, a
+ * poor mobile uplink. Node's default is 300 s, so a few clients trickling bodies held sockets for five minutes.
+ */
+export const REQUEST_TIMEOUT_MS = 60_000
+/** How often Node checks those two timeouts, in ms (its default 30 s would let a slow head last 50 s). */
+const TIMEOUT_CHECK_INTERVAL_MS = 2_000
+
+/** Other timeouts for tests (the server's limits are the constants above). */
+export interface WebServerTimeouts {
+  headersTimeoutMs?: number
+  requestTimeoutMs?: number
+  connectionsCheckingIntervalMs?: number
+}
 
 /**
  * The web app's HTTP server: `handle` (Next's request handler) behind the checks above. Not yet listening.
@@ -35,17 +65,24 @@ export const KEEP_ALIVE_TIMEOUT_MS = 65_000
 export function createWebServer(
   supabaseUrl: string,
   handle: (req: IncomingMessage, res: ServerResponse) => unknown,
+  timeouts: WebServerTimeouts = {},
 ): http.Server {
   const heads = new WeakMap<Duplex, HeadInProgress>()
-  const server = http.createServer({ maxHeaderSize: MAX_REQUEST_HEADER_BYTES }, (req, res) => {
+  const options: http.ServerOptions = {
+    maxHeaderSize: MAX_REQUEST_HEADER_BYTES,
+    headersTimeout: timeouts.headersTimeoutMs ?? HEADERS_TIMEOUT_MS,
+    requestTimeout: timeouts.requestTimeoutMs ?? REQUEST_TIMEOUT_MS,
+    connectionsCheckingInterval: timeouts.connectionsCheckingIntervalMs ?? TIMEOUT_CHECK_INTERVAL_MS,
+    // an HTTP/1.1 request without Host is still refused (400), by answerMissingHost: Node's own 400 had no headers
+    requireHostHeader: false,
+  }
+  const server = http.createServer(options, (req, res) => {
     headReceived(heads.get(req.socket), req, res)
-    if (answerNonPathTarget(req, res) || answerMalformedPath(req, res) || answerPageMethod(req, res)) return
+    if (answerMissingHost(req, res) || answerNonPathTarget(req, res) || answerMalformedPath(req, res) || answerPageMethod(req, res) || answerSlashRedirect(req, res))
+      return
     void handle(req, res)
   })
   server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS
-  // A request's head must arrive within this (Node's default 60 s): longer than keep-alive, so an idle connection
-  // is closed by the keep-alive timer, never by the head timer while a request is starting on it.
-  server.headersTimeout = KEEP_ALIVE_TIMEOUT_MS + 5_000
   server.on('connection', (socket: Duplex) => heads.set(socket, recordHeads(socket)))
   server.on('clientError', handleClientError(supabaseUrl, (socket) => heads.get(socket)))
   return server
@@ -145,18 +182,44 @@ export function clearSessionCookies(supabaseUrl: string): string[] {
 
 const PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
 
-/** The headers of the pages written here: those every page Next answers has (src/lib/security-headers.ts). */
+/**
+ * The headers of the pages written here: those every page Next answers has (src/lib/security-headers.ts), with a
+ * policy of their own (they have no script). nosniff always: these pages are HTML, in development too.
+ */
 const PAGE_HEADERS: Record<string, string> = {
   'Content-Type': 'text/html; charset=utf-8',
   'Cache-Control': 'no-store',
   'Content-Security-Policy': PAGE_CSP,
-  'X-Content-Type-Options': 'nosniff',
-  'X-Frame-Options': 'DENY',
-  'Referrer-Policy': 'strict-origin-when-cross-origin',
+  ...Object.fromEntries(headersBesideCsp(false).map(({ key, value }) => [key, value])),
 }
 
 const PAGE_STYLE = `<style>body{font:16px/1.5 system-ui,sans-serif;max-width:36rem;margin:4rem auto;padding:0 1rem;color:#1a1a1a}
 @media (prefers-color-scheme:dark){body{background:#121212;color:#eee}a{color:#8ab4ff}}</style>`
+
+/** The HTML of the small pages written here (system font, light and dark); `text` and `links` are HTML. */
+function pageHtml(page: { title: string; heading?: string; text: string; links?: string }): string {
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${page.title}</title>
+${PAGE_STYLE}</head>
+<body><h1>${page.heading ?? page.title}</h1>
+<p>${page.text}</p>
+<p>${page.links ?? '<a href="/">Go to the start page</a>.'}</p></body></html>
+`
+}
+
+/** A whole raw HTTP answer (Connection: close) with the pages' headers, for the answers written on the socket. */
+function rawAnswer(status: string, body: string, extraHeaders: string[] = []): string {
+  const lines = [
+    `HTTP/1.1 ${status}`,
+    `Content-Length: ${Buffer.byteLength(body)}`,
+    // as every page Next answers: these pages are written before Next sees the request
+    ...Object.entries(PAGE_HEADERS).map(([name, value]) => `${name}: ${value}`),
+    'Connection: close',
+    ...extraHeaders,
+  ]
+  return `${lines.join('\r\n')}\r\n\r\n${body}`
+}
 
 const LIMIT_KB = MAX_REQUEST_HEADER_BYTES / 1024
 
@@ -194,23 +257,31 @@ the page could not be opened. Nothing else has changed: if you were signed in, y
  */
 export function headerOverflowResponse(supabaseUrl: string, cause: OverflowCause): string {
   const page = OVERFLOW_PAGES[cause]
-  const body = `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${page.title}</title>
-${PAGE_STYLE}</head>
-<body><h1>${page.heading}</h1>
-<p>${page.text}</p>
-<p>${page.links}</p></body></html>
-`
-  const lines = [
-    `HTTP/1.1 ${page.status}`,
-    `Content-Length: ${Buffer.byteLength(body)}`,
-    // as every page Next answers: these pages are written before Next sees the request
-    ...Object.entries(PAGE_HEADERS).map(([name, value]) => `${name}: ${value}`),
-    'Connection: close',
-    ...(cause === 'session' ? clearSessionCookies(supabaseUrl).map((cookie) => `Set-Cookie: ${cookie}`) : []),
-  ]
-  return `${lines.join('\r\n')}\r\n\r\n${body}`
+  const cookies = cause === 'session' ? clearSessionCookies(supabaseUrl).map((cookie) => `Set-Cookie: ${cookie}`) : []
+  return rawAnswer(page.status, pageHtml(page), cookies)
+}
+
+/** The pages of what Node's parser refuses, written here as its own answers would be but with the pages' headers. */
+const CLIENT_ERROR_PAGES = {
+  malformed: {
+    status: '400 Bad Request',
+    heading: 'This request could not be read',
+    text: 'Your browser or another program sent a request this site cannot read, so no page could be opened.',
+  },
+  timeout: {
+    status: '408 Request Timeout',
+    heading: 'The request took too long',
+    text: 'The request did not arrive in time (the connection may be very slow), so no page could be opened. Try again.',
+  },
+} as const
+
+/**
+ * The raw answer to a request Node's parser refused (`malformed`: a bad request line or header, 400) or that did
+ * not arrive in time (`timeout`: 408). Node's own answers to these have no body and none of the security headers.
+ */
+export function clientErrorResponse(kind: keyof typeof CLIENT_ERROR_PAGES): string {
+  const page = CLIENT_ERROR_PAGES[kind]
+  return rawAnswer(page.status, pageHtml({ title: page.heading, text: page.text }))
 }
 
 /**
@@ -230,13 +301,29 @@ export function handleClientError(supabaseUrl: string, headOf: (socket: Duplex) 
       if (error.rawPacket && chunks.at(-1) !== error.rawPacket) chunks.push(error.rawPacket)
       answer = headerOverflowResponse(supabaseUrl, overflowCause(Buffer.concat(chunks)))
     } else {
-      answer =
-        error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-          ? 'HTTP/1.1 408 Request Timeout\r\nContent-Length: 0\r\nConnection: close\r\n\r\n'
-          : 'HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n'
+      // An answer of the app's has begun on this connection (the request timed out while its body was still coming):
+      // nothing can be said after it, only the connection closed.
+      if ((socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent) {
+        socket.destroy()
+        return
+      }
+      answer = clientErrorResponse(error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 'timeout' : 'malformed')
     }
     socket.end(answer)
   }
+}
+
+/**
+ * Answers an HTTP/1.1 request without a Host header with the 400 page (RFC 9112 §3.2; as Node would, with the pages'
+ * headers) and returns true, or returns false for the other checks and Next.
+ */
+export function answerMissingHost(req: IncomingMessage, res: ServerResponse): boolean {
+  if (req.httpVersionMajor !== 1 || req.httpVersionMinor !== 1 || req.headers.host !== undefined) return false
+  const page = CLIENT_ERROR_PAGES.malformed
+  const body = pageHtml({ title: page.heading, text: page.text })
+  res.writeHead(400, { ...PAGE_HEADERS, 'Content-Length': Buffer.byteLength(body), Connection: 'close' })
+  res.end(body)
+  return true
 }
 
 /** Methods the app answers (for `Allow`). */
@@ -253,8 +340,10 @@ export function answerNonPathTarget(req: IncomingMessage, res: ServerResponse): 
   if (target === '*' && req.method === 'OPTIONS') {
     res.writeHead(204, { Allow: ALLOWED_METHODS, 'Content-Length': '0' })
   } else {
-    res.writeHead(400, { 'Content-Type': 'text/plain; charset=utf-8', Connection: 'close' })
-    res.write('Bad request: the request target must be a path.\n')
+    const body = pageHtml({ title: 'This request could not be read', text: 'The request must name a path of this site (this server is not a proxy).' })
+    res.writeHead(400, { ...PAGE_HEADERS, 'Content-Length': Buffer.byteLength(body), Connection: 'close' })
+    res.end(body)
+    return true
   }
   res.end()
   return true
@@ -273,17 +362,31 @@ export function answerMalformedPath(req: IncomingMessage, res: ServerResponse): 
   } catch {
     // not valid percent-encoding
   }
-  const body = `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>This address is not valid</title>
-${PAGE_STYLE}</head>
-<body><h1>This address is not valid</h1>
-<p>The address of the page you asked for has characters that cannot be read (it may have been cut or mangled when
-it was copied), so it could not be opened.</p>
-<p><a href="/">Go to the start page</a>.</p></body></html>
-`
+  const body = pageHtml({
+    title: 'This address is not valid',
+    text: `The address of the page you asked for has characters that cannot be read (it may have been cut or mangled when
+it was copied), so it could not be opened.`,
+  })
   res.writeHead(400, { ...PAGE_HEADERS, 'Content-Length': Buffer.byteLength(body) })
   res.end(body)
+  return true
+}
+
+/**
+ * Answers a path with a trailing slash, doubled slashes or backslashes with a 308 to its plain form (`/sign-in/` →
+ * `/sign-in`, `//evil.example/` → `/evil.example`; the query kept) and returns true, or returns false for Next. Next
+ * redirects these itself, but before its headers() config: its 308s had none of the headers every page has. Here
+ * in one hop (Next took two for `//x/`), and never to another site (the location starts with one slash).
+ */
+export function answerSlashRedirect(req: IncomingMessage, res: ServerResponse): boolean {
+  const target = req.url ?? '/'
+  const end = target.indexOf('?')
+  const path = end < 0 ? target : target.slice(0, end)
+  const plain = path.replace(/[\\/]+/g, '/').replace(/(.)\/$/, '$1')
+  if (plain === path) return false
+  const location = plain + (end < 0 ? '' : target.slice(end))
+  res.writeHead(308, { ...PAGE_HEADERS, Location: location, 'Content-Length': '0' })
+  res.end()
   return true
 }
 
@@ -306,14 +409,10 @@ export function answerPageMethod(req: IncomingMessage, res: ServerResponse): boo
     return true
   }
   // the method is a token (Node's parser checks it): nothing in it needs escaping in HTML
-  const body = `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>This page cannot be asked for with ${method}</title>
-${PAGE_STYLE}</head>
-<body><h1>This page cannot be asked for with ${method}</h1>
-<p>Pages of this site are opened with GET (a link or the address bar); ${method} is not something they answer.</p>
-<p><a href="/">Go to the start page</a>.</p></body></html>
-`
+  const body = pageHtml({
+    title: `This page cannot be asked for with ${method}`,
+    text: `Pages of this site are opened with GET (a link or the address bar); ${method} is not something they answer.`,
+  })
   res.writeHead(405, { ...PAGE_HEADERS, Allow: ALLOWED_METHODS, 'Content-Length': Buffer.byteLength(body) })
   res.end(body)
   return true

@@ -387,5 +387,12 @@ describe('the backend out of reach', { timeout: 30_000 }, () => {
     expect(await res.text()).toContain("Can't reach the server")
     // supabase-js would retry the read three times (≈ 7 s); the browser's query layer retries instead.
     expect(Date.now() - started).toBeLessThan(2000)
+    // a session due for refresh (its token within 90 s of expiry): auth-js would retry the refresh grant for ≈ 25 s
+    const due = cookieOf({ ...session, expires_at: Math.floor(Date.now() / 1000) + 30 })
+    const dueStarted = Date.now()
+    const dueRes = await realFetch(list, { headers: { cookie: due } })
+    expect(dueRes.status).toBe(503)
+    expect(await dueRes.text()).toContain("Can't reach the server")
+    expect(Date.now() - dueStarted).toBeLessThan(4000)
   }, 120_000)
 })

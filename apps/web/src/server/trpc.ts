@@ -21,6 +21,7 @@ import {
   verifySession,
   type RequestResponse,
   type VerifiedSession,
+  type VerifyOptions,
 } from '../lib/supabase/server'
 import { API_RATE_LIMITS, crossSiteReason, nodeHeaderReader, RateLimiter, readRateLimitRule, type HeaderReader } from './request-guards'
 import { SecondFactorRequired, secondFactorRequiredError } from './second-factor'
@@ -84,7 +85,7 @@ export class RetryAfter extends Error {
  * The caller's verified session, or null. When the auth server cannot be reached the call fails with
  * SERVICE_UNAVAILABLE instead: "sign in" would be the wrong thing to tell a signed-in user.
  */
-async function verifiedSessionOf(supabase: AppSupabaseClient, options: { fresh?: boolean } = {}): Promise<VerifiedSession | null> {
+async function verifiedSessionOf(supabase: AppSupabaseClient, options: VerifyOptions = {}): Promise<VerifiedSession | null> {
   try {
     return await verifySession(supabase, options)
   } catch (error) {
@@ -131,7 +132,7 @@ export function createInnerContext(
     const known = opts.supabase ? undefined : knownRequestSession(request?.req.headers.cookie)
     if (known) return known
     const client = getSupabase()
-    return client ? verifiedSessionOf(client) : null
+    return client ? verifiedSessionOf(client, { cookieHeader: request?.req.headers.cookie }) : null
   }
   const getSession = () => (session ??= verify())
   return {

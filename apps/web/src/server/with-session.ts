@@ -1,7 +1,14 @@
 import type { Session } from '@supabase/supabase-js'
 import type { GetServerSideProps, GetServerSidePropsContext, GetServerSidePropsResult } from 'next'
 
-import { AuthServerUnavailable, createServerSupabase, knownRequestSession, verifySession, type VerifiedSession } from '../lib/supabase/server'
+import {
+  AuthServerUnavailable,
+  createServerSupabase,
+  knownRequestSession,
+  unverifiedRequestSession,
+  verifySession,
+  type VerifiedSession,
+} from '../lib/supabase/server'
 import type { AppSupabaseClient } from '../lib/supabase/client-type'
 import { mfaPathFor, signInPathFor } from '../lib/safe-next'
 import { guestBannerDismissed } from '../lib/guest'
@@ -74,7 +81,7 @@ export async function readVerifiedSessionAndLevel(
   options: { fresh?: boolean } = {},
 ): Promise<{ session: Session | null; needsMfa: boolean; verified: VerifiedSession | null; unreachable: boolean }> {
   let unreachable = false
-  const verified = await verifySession(supabase, options).catch((error: unknown) => {
+  const verified = await verifySession(supabase, { ...options, cookieHeader: ctx.req.headers.cookie }).catch((error: unknown) => {
     unreachable = error instanceof AuthServerUnavailable
     return null
   })
@@ -89,13 +96,16 @@ function isUnreachable(error: unknown): boolean {
 
 /**
  * The answer of a page whose server render could not reach the backend: 503 and `serverUnreachable` (the page says so,
- * with "Try again"), the session this process already verified for the cookie if any (the header stays as it was).
+ * with "Try again"), the session this process already verified for the cookie if any (the header stays as it was),
+ * else the cookie's session unverified — one the server could not check or refresh (its token near or past expiry,
+ * or never seen by this process) is most likely still good, and the header must not offer "Sign in" to its user.
  * Not a redirect to sign-in: the user may well be signed in, and the sign-in page would send them back (a loop).
  */
 function unreachableAnswer(ctx: GetServerSidePropsContext): { props: SessionPageProps } {
   ctx.res.statusCode = 503
   ctx.res.setHeader('Retry-After', '5')
-  const session = knownRequestSession(ctx.req.headers.cookie)?.session ?? null
+  const cookie = ctx.req.headers.cookie
+  const session = knownRequestSession(cookie)?.session ?? unverifiedRequestSession(cookie)
   return { props: { initialSession: session, guestBannerDismissed: guestBannerDismissed(ctx.req.headers.cookie, session?.user), serverUnreachable: true } }
 }
 

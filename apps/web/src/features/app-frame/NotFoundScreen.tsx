@@ -8,8 +8,8 @@ export interface NotFoundScreenProps {
   code?: string
   title?: string
   text?: string
-  /** Where the button leads, and what it says. */
-  back?: { href: string; label: string }
+  /** Where the button leads, and what it says; `reload`: a plain link that loads the address again in full. */
+  back?: { href: string; label: string; reload?: boolean }
 }
 
 /**
@@ -28,9 +28,15 @@ export function NotFoundScreen({
       <p className={styles.code}>{code}</p>
       <h1 className={styles.title}>{title}</h1>
       <p className={styles.text}>{text}</p>
-      <Link href={back.href} className="button-link">
-        {back.label}
-      </Link>
+      {back.reload ? (
+        <a href={back.href} className="button-link">
+          {back.label}
+        </a>
+      ) : (
+        <Link href={back.href} className="button-link">
+          {back.label}
+        </Link>
+      )}
     </div>
   )
 }

@@ -191,6 +191,11 @@ export interface VerifyOptions {
    * places where a session revoked elsewhere must be refused at once (the ADR lists them).
    */
   fresh?: boolean
+  /**
+   * The request's Cookie header: when its session must be refreshed first, the auth server is asked once whether it
+   * answers at all before auth-js tries (its refresh retries a connection failure for ≈ 25 s).
+   */
+  cookieHeader?: string | undefined
 }
 
 /**
@@ -308,6 +313,11 @@ function retryable(error: unknown): boolean {
  * Throws AuthServerUnavailable when the auth server cannot be reached.
  */
 export async function verifySession(supabase: SupabaseClient, options: VerifyOptions = {}): Promise<VerifiedSession | null> {
+  // A session whose token needs refreshing, with the auth server out of reach: said at once. auth-js would retry the
+  // refresh grant with backoff for ≈ 25 s (its 30 s tick), and the page or call would hang that long before its 503.
+  const stored = options.cookieHeader ? storedSessionOf(options.cookieHeader) : null
+  if (stored && stored.expires_at * 1000 - Date.now() < REFRESH_MARGIN_MS && !(await authServerAnswers()))
+    throw new AuthServerUnavailable('The auth server did not answer')
   const { data: current, error: sessionError } = await supabase.auth.getSession()
   if (sessionError && retryable(sessionError)) throw new AuthServerUnavailable(sessionError.message)
   const cookieSession = current.session
@@ -396,6 +406,23 @@ function isStoredSession(value: unknown): value is StoredSession {
   return typeof session.access_token === 'string' && typeof session.refresh_token === 'string' && typeof session.expires_at === 'number'
 }
 
+/** How long the auth server's health check may take before it counts as out of reach. */
+const AUTH_PROBE_TIMEOUT_MS = 3_000
+
+/** Whether the auth server answers at all: any HTTP answer to its health check in time (a refused connection: no). */
+async function authServerAnswers(): Promise<boolean> {
+  try {
+    const answer = await fetch(`${backendConfig.supabaseUrl}/auth/v1/health`, {
+      headers: { apikey: backendConfig.supabaseAnonKey },
+      signal: AbortSignal.timeout(AUTH_PROBE_TIMEOUT_MS),
+    })
+    await answer.body?.cancel()
+    return true
+  } catch {
+    return false
+  }
+}
+
 /**
  * The request's session without a Supabase client, when this process verified its access token already (a browser
  * sends the same token with every request for the token's lifetime): the cookie's session holds a token found among
@@ -412,6 +439,25 @@ export function knownRequestSession(cookieHeader: string | undefined): VerifiedS
   if (!known || (known.claims.aal !== 'aal2' && known.hasVerifiedFactor !== false)) return undefined
   const user = userFromClaims(known.claims)
   return { session: { ...(stored as unknown as Session), user }, user, claims: known.claims, verifiedBy: 'signature', needsSecondFactor: false }
+}
+
+/**
+ * The cookie's session as it stands, NOT verified (its token's claims read without checking the signature, possibly
+ * expired): only for what a page shows its own user when the auth server cannot be reached to verify or refresh it
+ * (the header of the 503 page: the account, not "Sign in"). Never for deciding access: the cookie is the browser's
+ * own, and anything done with the session is verified by the server that receives it.
+ */
+export function unverifiedRequestSession(cookieHeader: string | undefined): Session | null {
+  const stored = cookieHeader ? storedSessionOf(cookieHeader) : null
+  const payload = stored?.access_token.split('.')[1]
+  if (!stored || !payload) return null
+  try {
+    const claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as JwtPayload
+    if (typeof claims.sub !== 'string') return null
+    return { ...(stored as unknown as Session), user: userFromClaims(claims) }
+  } catch {
+    return null
+  }
 }
 
 /**
