@@ -10,7 +10,7 @@ import type { CDPSession, Locator, Page } from 'playwright-core';
 import { describe, expect, test } from 'vitest';
 import { ANON_KEY, describeViolations, PASSWORD, seriousViolations, signInViaUI, supabaseURL, uniqueEmail } from './auth-helpers.ts';
 import { DEFAULT_SERVICE_ROLE_KEY } from './backend-control.ts';
-import { gotoHydrated, recordConsoleProblems, useBrowser } from './browser.ts';
+import { gotoHydrated, recordConsoleProblems, recordRenders, rendersOf, useBrowser } from './browser.ts';
 import { createUser, seedNotes, signedInUser } from './notes-helpers.ts';
 
 const fixture = useBrowser();
@@ -795,6 +795,30 @@ describe('note attachments', () => {
     await page.getByRole('alert').filter({ hasText: '“movie.mp4” is 20,000,001 bytes: files can be at most 20,000,000 bytes (20 MB).' }).waitFor();
     await toastWith(page, 'File attached').waitFor({ timeout: 20_000 });
     expect(await storedNames('attachments', `${id}/${note!.id}`)).toEqual(['ok.txt']);
+  });
+
+  test('typing in a note with many files renders none of its file rows again (a keystroke costs the same with 60 files as with none)', async () => {
+    const { page, id, email } = await signedInUser(fixture);
+    const [note] = await seedNotes(id, [{ title: 'Many files', body: 'Start' }]);
+    const token = await accessToken(email);
+    const FILES = 60;
+    for (let i = 0; i < FILES; i += 20)
+      await Promise.all(
+        Array.from({ length: 20 }, (_, j) => storeAs(token, 'attachments', `${id}/${note!.id}/file-${i + j}.txt`, `file ${i + j}`, 'text/plain')),
+      );
+    await recordRenders(page, 'ul[aria-label="Attached files"] > li');
+    await gotoHydrated(page, `/notes/${note!.id}`);
+    const rows = page.getByRole('list', { name: 'Attached files' }).getByRole('listitem');
+    await expect.poll(() => rows.count(), { timeout: 20_000 }).toBe(FILES);
+    const before = await rendersOf(page);
+    expect(before.seen).toBe(FILES); // the recorder sees the rows
+
+    const text = page.getByLabel('Note', { exact: true });
+    await text.click();
+    await page.keyboard.press('End');
+    await page.keyboard.type(' typed fast, twenty');
+    expect(await text.inputValue()).toBe('Start typed fast, twenty');
+    expect((await rendersOf(page)).rendered - before.rendered).toBe(0);
   });
 
   test("a second user cannot fetch the first one's attachment through the API or a guessed URL", async () => {
