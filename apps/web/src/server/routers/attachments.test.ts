@@ -195,6 +195,24 @@ describe('notes.delete with attachments', () => {
     expect(await as(alice).attachments.list({ noteId: note.id })).toEqual([])
   })
 
+  it('a note with more files than one storage removal takes (1,000) is deleted, and every file with it', async () => {
+    const note = await as(alice).notes.create({ title: 'A thousand and five files' })
+    const FILES = 1005
+    const storage = alice.client.storage.from('attachments')
+    for (let i = 0; i < FILES; i += 25) {
+      const batch = Array.from({ length: Math.min(25, FILES - i) }, (_, j) => storage.upload(`${alice.id}/${note.id}/f${i + j}.txt`, 'x'))
+      for (const { error } of await Promise.all(batch)) expect(error).toBeNull()
+    }
+    expect(await as(alice).attachments.list({ noteId: note.id })).toHaveLength(FILES)
+    const deleted = await as(alice).notes.delete({ id: note.id })
+    expect(deleted.attachmentsRemoved).toBe(FILES)
+    const stored = await lb.db.query<{ n: number }>(`select count(*)::int as n from storage.objects where bucket_id = 'attachments' and name like $1`, [
+      `${alice.id}/${note.id}/%`,
+    ])
+    expect(stored.rows[0]!.n).toBe(0)
+    expect((await rejection(as(alice).notes.get({ id: note.id }))).code).toBe('NOT_FOUND')
+  }, 60_000)
+
   it('a note without files is deleted as before (0 removed)', async () => {
     const note = await as(alice).notes.create({ title: 'Plain' })
     expect((await as(alice).notes.delete({ id: note.id })).attachmentsRemoved).toBe(0)

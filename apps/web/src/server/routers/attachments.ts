@@ -51,19 +51,27 @@ export async function listAttachments(storage: UserStorage, userId: string, note
   }
 }
 
+/** Keys one storage removal takes at most: Supabase Storage refuses more (400, "between 1 and 1000 items"). */
+const REMOVE_LIMIT = 1000
+
 /**
- * Removes every file of a note (before the note itself goes: the policies allow it only while the note exists).
- * Returns how many were removed.
+ * Removes every file of a note (before the note itself goes: the policies allow it only while the note exists),
+ * REMOVE_LIMIT keys per request. Returns how many were removed.
  */
 export async function removeAllAttachments(storage: UserStorage, userId: string, noteId: string): Promise<number> {
   let removed = 0
   for (;;) {
     const files = await listAttachments(storage, userId, noteId)
     if (files.length === 0) return removed
-    const { data, error } = await storage.from(ATTACHMENTS_BUCKET).remove(files.map((f) => `${folderOf(userId, noteId)}/${f.name}`))
-    if (error) throw storageError(error, NOTE_GONE)
-    if (data.length === 0) return removed // listed but not removable: nothing more this caller can do
-    removed += data.length
+    let removedNow = 0
+    for (let start = 0; start < files.length; start += REMOVE_LIMIT) {
+      const keys = files.slice(start, start + REMOVE_LIMIT).map((f) => `${folderOf(userId, noteId)}/${f.name}`)
+      const { data, error } = await storage.from(ATTACHMENTS_BUCKET).remove(keys)
+      if (error) throw storageError(error, NOTE_GONE)
+      removedNow += data.length
+    }
+    if (removedNow === 0) return removed // listed but not removable: nothing more this caller can do
+    removed += removedNow
   }
 }
 
