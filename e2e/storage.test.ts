@@ -536,6 +536,23 @@ describe('note attachments', () => {
     expect(await headerPicture(page)).toBeNull();
   });
 
+  test('a file attached while another of the same name is still uploading gets a name of its own: both are kept, no error', async () => {
+    const { page, id } = await signedInUser(fixture);
+    const [note] = await seedNotes(id, [{ title: 'Two drops' }]);
+    await gotoHydrated(page, `/notes/${note!.id}`);
+    await page.getByText('No files yet.').waitFor({ timeout: 20_000 });
+    await slowUploads(page, 300_000);
+    await page.locator('#attachments-file').setInputFiles({ name: 'scan.pdf', mimeType: 'application/pdf', buffer: Buffer.alloc(1_500_000, 1) });
+    await page.getByRole('progressbar', { name: 'Upload of scan.pdf' }).waitFor();
+    // A second scan of the same name, while the first is on its way.
+    await page.locator('#attachments-file').setInputFiles({ name: 'scan.pdf', mimeType: 'application/pdf', buffer: Buffer.alloc(1_000, 2) });
+    await toastWith(page, 'saved as “scan (2).pdf”').waitFor({ timeout: 20_000 });
+    await slowUploads(page, null);
+    await expect.poll(() => storedNames('attachments', `${id}/${note!.id}`), { timeout: 20_000 }).toEqual(['scan (2).pdf', 'scan.pdf']);
+    await expect.poll(() => page.getByRole('list', { name: 'Attached files' }).getByRole('listitem').count()).toBe(2);
+    expect(await page.getByText('exists already').count()).toBe(0);
+  });
+
   test('files dropped on the panel are attached', async () => {
     const { page, id } = await signedInUser(fixture);
     const [note] = await seedNotes(id, [{ title: 'Dropped' }]);

@@ -53,6 +53,9 @@ export const AttachmentsPanel = memo(function AttachmentsPanel({
   const inputRef = useRef<HTMLInputElement>(null)
   const listRef = useRef<HTMLUListElement>(null)
   const cancels = useRef(new Set<() => void>())
+  /** Names of this panel's uploads on their way (their URLs made), and the end of the latest request for URLs. */
+  const inProgress = useRef(new Set<string>())
+  const urlTurn = useRef<Promise<void>>(Promise.resolve())
   /** The deleted file and its row's place: once the list no longer has it, focus goes to the row now there. */
   const focusAfterDelete = useRef<{ name: string; index: number } | null>(null)
   /** The ended upload whose Cancel had focus, and its row's place: once its row is gone, focus goes to the upload now there. */
@@ -162,11 +165,24 @@ export const AttachmentsPanel = memo(function AttachmentsPanel({
     setProblems(found)
     if (ok.length === 0) return
     let uploads: { name: string; url: string }[]
+    // One request for URLs at a time, each told the names of the uploads still on their way: files attached while
+    // others upload (a second drop, the same name again) get names of their own, not keys already promised.
+    const before = urlTurn.current
+    let done = () => {}
+    urlTurn.current = new Promise<void>((resolve) => (done = resolve))
     try {
-      uploads = await trpcClient.attachments.createUploadUrls.mutate({ noteId, files: ok.map((f) => ({ name: f.name, size: f.size })) })
+      await before
+      uploads = await trpcClient.attachments.createUploadUrls.mutate({
+        noteId,
+        files: ok.map((f) => ({ name: f.name, size: f.size })),
+        inProgress: [...inProgress.current],
+      })
+      for (const { name } of uploads) inProgress.current.add(name)
     } catch (error) {
       toastApiError('The files were not attached', error as Error)
       return
+    } finally {
+      done()
     }
     const results = await Promise.all(
       uploads.map(async ({ name, url }, i) => {
@@ -184,6 +200,8 @@ export const AttachmentsPanel = memo(function AttachmentsPanel({
           if (error instanceof UploadCancelled) outcome = 'cancelled'
           else setProblems((all) => [...all, uploadErrorMessage(error, name, LIMIT)])
         } finally {
+          // Stored (listed from now on), or not kept: either way no longer a name on its way.
+          inProgress.current.delete(name)
           cancels.current.delete(upload.cancel)
           const buttons = [...(uploadsRef.current?.querySelectorAll('button') ?? [])]
           const focused = buttons.findIndex((button) => button === document.activeElement && button.dataset.upload === String(id))

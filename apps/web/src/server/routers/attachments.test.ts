@@ -109,6 +109,19 @@ describe('attachments', () => {
     expect(more.map((u) => u.name)).toEqual(['Resume _ (2).pdf', 'Resume _ (3).pdf', 'file.txt'])
   })
 
+  it('takes the names of the page’s uploads still on their way as taken', async () => {
+    const note = await as(alice).notes.create({ title: 'Uploads crossing' })
+    const first = await as(alice).attachments.createUploadUrls({ noteId: note.id, files: [{ name: 'scan.pdf', size: 1 }] })
+    const second = await as(alice).attachments.createUploadUrls({
+      noteId: note.id,
+      files: [{ name: 'scan.pdf', size: 1 }],
+      inProgress: first.map((u) => u.name),
+    })
+    expect(second.map((u) => u.name)).toEqual(['scan (2).pdf'])
+    for (const u of [...first, ...second]) expect((await put(u.url, 'x')).status).toBe(200)
+    expect((await as(alice).attachments.list({ noteId: note.id })).map((f) => f.name).sort()).toEqual(['scan (2).pdf', 'scan.pdf'])
+  })
+
   it('refuses files over the limit and too many at once before any URL is made', async () => {
     const note = await as(alice).notes.create({ title: 'Limits' })
     const big = await rejection(as(alice).attachments.createUploadUrls({ noteId: note.id, files: [{ name: 'big.iso', size: 20_000_001 }] }))

@@ -26,6 +26,8 @@ export interface Attachment {
 
 const NOTE_GONE = 'This note does not exist, or it is not yours.'
 const LIST_LIMIT = 1000
+/** Uploads a page may say it has on their way when it asks for more URLs (ten batches). */
+const UPLOADS_IN_PROGRESS_MAX = 10 * ATTACHMENTS_PER_BATCH
 
 const folderOf = (userId: string, noteId: string) => `${userId}/${noteId}`
 
@@ -119,11 +121,17 @@ export const attachmentsRouter = createTRPCRouter({
           )
           .min(1, 'Choose at least one file.')
           .max(ATTACHMENTS_PER_BATCH, `Attach at most ${ATTACHMENTS_PER_BATCH} files at once.`),
+        /**
+         * Names of the page's uploads still on their way (URLs made, files not stored yet): taken too, or a second
+         * file of the same name attached meanwhile would get the same key, and one of the two would be refused.
+         */
+        inProgress: z.array(storedNameSchema).max(UPLOADS_IN_PROGRESS_MAX, 'Too many uploads at once. Wait for some to finish.').optional(),
       }),
     )
     .mutation(async ({ ctx, input }) => {
       const storage = await storageOf(ctx)
       const taken = new Set((await listAttachments(storage, ctx.user.id, input.noteId)).map((f) => f.name))
+      for (const name of input.inProgress ?? []) taken.add(name)
       const uploads: { name: string; url: string }[] = []
       for (const file of input.files) {
         const name = uniqueName(storageSafeName(file.name), taken)
