@@ -838,6 +838,34 @@ describe('note attachments', () => {
     expect((await rendersOf(page)).rendered - before.rendered).toBe(0);
   });
 
+  test("an upload's progress renders none of the file rows again, nor does its arrival in the list", async () => {
+    const { page, id, email } = await signedInUser(fixture);
+    const [note] = await seedNotes(id, [{ title: 'Many files, one more' }]);
+    const token = await accessToken(email);
+    const FILES = 40;
+    for (let i = 0; i < FILES; i += 20)
+      await Promise.all(
+        Array.from({ length: 20 }, (_, j) => storeAs(token, 'attachments', `${id}/${note!.id}/file-${i + j}.txt`, `file ${i + j}`, 'text/plain')),
+      );
+    await recordRenders(page, 'ul[aria-label="Attached files"] > li');
+    await gotoHydrated(page, `/notes/${note!.id}`);
+    const rows = page.getByRole('list', { name: 'Attached files' }).getByRole('listitem');
+    await expect.poll(() => rows.count(), { timeout: 20_000 }).toBe(FILES);
+    const before = await rendersOf(page);
+
+    await slowUploads(page, 400_000);
+    await page.locator('#attachments-file').setInputFiles({ name: 'more.bin', mimeType: 'application/octet-stream', buffer: Buffer.alloc(1_200_000, 3) });
+    const bar = page.getByRole('progressbar', { name: 'Upload of more.bin' });
+    await bar.waitFor();
+    await expect.poll(async () => Number(await bar.getAttribute('value')), { timeout: 10_000 }).toBeGreaterThan(0);
+    await toastWith(page, 'File attached').waitFor({ timeout: 30_000 });
+    await slowUploads(page, null);
+    await expect.poll(() => rows.count()).toBe(FILES + 1);
+    const after = await rendersOf(page);
+    expect(after.seen - before.seen).toBe(1); // the new file's row
+    expect(after.rendered - before.rendered).toBe(0);
+  });
+
   test("a second user cannot fetch the first one's attachment through the API or a guessed URL", async () => {
     const aliceEmail = uniqueEmail('alice-files');
     const aliceId = await createUser(aliceEmail);

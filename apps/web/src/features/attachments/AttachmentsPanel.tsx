@@ -1,5 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
-import { memo, useEffect, useRef, useState, type DragEvent } from 'react'
+import { memo, useCallback, useEffect, useRef, useState, type DragEvent } from 'react'
 
 import { useTRPC, useTRPCClient } from '../../lib/trpc'
 import { useDragOver } from '../../lib/use-drag-over'
@@ -149,6 +149,13 @@ export const AttachmentsPanel = memo(function AttachmentsPanel({
       setDownloading(new Set(downloadingRef.current))
     }
   }
+
+  // The rows get one callback for good (FileRow is memoized): it calls the download of the latest render.
+  const downloadRef = useRef(download)
+  useEffect(() => {
+    downloadRef.current = download
+  })
+  const onDownload = useCallback((name: string) => void downloadRef.current(name), [])
 
   async function attach(files: File[]) {
     if (files.length === 0) return
@@ -325,27 +332,15 @@ export const AttachmentsPanel = memo(function AttachmentsPanel({
       ) : (
         <ul ref={listRef} className={styles.list} aria-label="Attached files">
           {list.data.map((file) => (
-            <li key={file.name} className={styles.item}>
-              <span className={styles.fileName}>{file.name}</span>
-              <span className={styles.fileMeta}>
-                {formatBytes(file.size)} · {file.type}
-              </span>
-              <div className={styles.itemActions}>
-                {/* Pending: aria-disabled, not `disabled`, which would drop a keyboard user's focus to <body>. */}
-                <button
-                  type="button"
-                  className={styles.smallButton}
-                  aria-disabled={downloading.has(file.name) || undefined}
-                  onClick={() => void download(file.name)}
-                  aria-label={downloading.has(file.name) ? `Preparing download of ${file.name}` : `Download ${file.name}`}
-                >
-                  {downloading.has(file.name) ? 'Preparing…' : 'Download'}
-                </button>
-                <button type="button" className={styles.smallButton} onClick={() => setConfirming(file.name)} aria-label={`Delete ${file.name}`}>
-                  Delete
-                </button>
-              </div>
-            </li>
+            <FileRow
+              key={file.name}
+              name={file.name}
+              size={file.size}
+              type={file.type}
+              preparing={downloading.has(file.name)}
+              onDownload={onDownload}
+              onDelete={setConfirming}
+            />
           ))}
         </ul>
       )}
@@ -366,5 +361,46 @@ export const AttachmentsPanel = memo(function AttachmentsPanel({
         />
       ) : null}
     </section>
+  )
+})
+
+interface FileRowProps {
+  name: string
+  size: number
+  type: string
+  /** Its download link is on its way. */
+  preparing: boolean
+  onDownload: (name: string) => void
+  onDelete: (name: string) => void
+}
+
+/**
+ * One file of the list. Memoized, with props that stay equal while the file does (text, numbers, callbacks made
+ * once): an upload's progress (several updates a second per file) or a new file in the list renders no other row
+ * again — with hundreds of files, each of those renders was a long task.
+ */
+const FileRow = memo(function FileRow({ name, size, type, preparing, onDownload, onDelete }: FileRowProps) {
+  return (
+    <li className={styles.item}>
+      <span className={styles.fileName}>{name}</span>
+      <span className={styles.fileMeta}>
+        {formatBytes(size)} · {type}
+      </span>
+      <div className={styles.itemActions}>
+        {/* Pending: aria-disabled, not `disabled`, which would drop a keyboard user's focus to <body>. */}
+        <button
+          type="button"
+          className={styles.smallButton}
+          aria-disabled={preparing || undefined}
+          onClick={() => onDownload(name)}
+          aria-label={preparing ? `Preparing download of ${name}` : `Download ${name}`}
+        >
+          {preparing ? 'Preparing…' : 'Download'}
+        </button>
+        <button type="button" className={styles.smallButton} onClick={() => onDelete(name)} aria-label={`Delete ${name}`}>
+          Delete
+        </button>
+      </div>
+    </li>
   )
 })
