@@ -220,3 +220,57 @@ export async function openConnectedToast(page: Page): Promise<void> {
 export function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
 }
+
+/**
+ * Counts React re-renders of the page's elements that match `selector`, from the next document on: a stand-in for
+ * React DevTools' hook (`__REACT_DEVTOOLS_GLOBAL_HOOK__`, which React calls after every commit, production builds
+ * included) walks the committed tree and counts each matching element whose props are a new object since the last
+ * commit — the element was rendered again (an element React skipped keeps its props object). Read the counts with
+ * `rendersOf`. A count, not a time: how much work a keystroke does, whatever the machine.
+ */
+export async function recordRenders(page: Page, selector: string): Promise<void> {
+  await page.addInitScript((matching: string) => {
+    const props = new WeakMap<Element, unknown>();
+    const counts = { rendered: 0, seen: 0 };
+    interface Fiber {
+      tag: number;
+      stateNode: unknown;
+      memoizedProps: unknown;
+      child: Fiber | null;
+      sibling: Fiber | null;
+    }
+    const walk = (root: Fiber) => {
+      const stack: Fiber[] = [root];
+      for (let fiber = stack.pop(); fiber; fiber = stack.pop()) {
+        // 5: a host component (an HTML element).
+        if (fiber.tag === 5 && fiber.stateNode instanceof Element && fiber.stateNode.matches(matching)) {
+          const before = props.get(fiber.stateNode);
+          if (before === undefined) counts.seen += 1;
+          else if (before !== fiber.memoizedProps) counts.rendered += 1;
+          props.set(fiber.stateNode, fiber.memoizedProps);
+        }
+        if (fiber.sibling) stack.push(fiber.sibling);
+        if (fiber.child) stack.push(fiber.child);
+      }
+    };
+    Object.assign(window, {
+      __REACT_DEVTOOLS_GLOBAL_HOOK__: {
+        supportsFiber: true,
+        isDisabled: false,
+        renderers: new Map(),
+        inject: () => 1,
+        checkDCE: () => {},
+        onScheduleFiberRoot: () => {},
+        onCommitFiberRoot: (_id: number, root: { current: Fiber }) => walk(root.current),
+        onCommitFiberUnmount: () => {},
+        onPostCommitFiberRoot: () => {},
+      },
+      __renders: counts,
+    });
+  }, selector);
+}
+
+/** What `recordRenders` counted so far: elements `seen` (first rendered) and re-renders of them (`rendered`). */
+export function rendersOf(page: Page): Promise<{ rendered: number; seen: number }> {
+  return page.evaluate(() => ({ ...(window as unknown as { __renders: { rendered: number; seen: number } }).__renders }));
+}

@@ -398,6 +398,35 @@ describe('an open note and changes that cross its own actions', () => {
     expect(await body.inputValue()).toBe('mine, more');
   });
 
+  test('typing that starts while the page fetches a version saved elsewhere is kept (the notice, not the other text over it)', async () => {
+    const { page, id } = await signedInUser(fixture);
+    const [note] = await seedNotes(id, [{ title: 'Fast typist', body: 'draft' }]);
+    await gotoHydrated(page, `/notes/${note!.id}`);
+    await liveOn(page);
+    // The clean page hears a change and fetches the note; its answer is held while the user starts typing.
+    let release = () => {};
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let fetching = () => {};
+    const fetched = new Promise<void>((resolve) => (fetching = resolve));
+    await page.route('**/api/trpc/notes.get*', async (route) => {
+      fetching();
+      const response = await route.fetch();
+      await released;
+      await route.fulfill({ response });
+    });
+    await changeNote(note!.id, { body: 'draft, saved on the phone' });
+    await fetched;
+    const body = page.getByLabel('Note', { exact: true });
+    await body.click();
+    await body.press('End');
+    await page.keyboard.type(' and typed here');
+    release();
+    await page.getByTestId('note-elsewhere').getByText('This note was changed in another tab or device').waitFor(LIVE);
+    expect(await body.inputValue()).toBe('draft and typed here');
+    await page.keyboard.type(', still');
+    expect(await body.inputValue()).toBe('draft and typed here, still');
+  });
+
   test('deleted and restored elsewhere (Undo): the note comes back here, unsaved edits kept, no "changed" notice', async () => {
     const { page, id } = await signedInUser(fixture);
     const [seeded] = await seedNotes(id, [{ title: 'Undoable', body: 'text', pinned: true }]);

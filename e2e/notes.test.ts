@@ -769,6 +769,25 @@ describe('one note', () => {
     await expect.poll(focusedText).toBe('Delete');
   });
 
+  test('saving often shows one "Saved" toast, renewed by each save, not a pile of them over the note', async () => {
+    const { page, id } = await signedInUser(fixture);
+    const [note] = await seedNotes(id, [{ title: 'Journal', body: 'Day' }]);
+    await gotoHydrated(page, `/notes/${note!.id}`);
+    const body = page.getByLabel('Note', { exact: true });
+    await body.click();
+    await body.press('End');
+    for (let n = 1; n <= 5; n++) {
+      await page.keyboard.type(` ${n}`);
+      await page.keyboard.press('Control+s');
+      await page.getByText('All changes saved').waitFor();
+    }
+    await expect.poll(async () => (await page.getByTestId('toast').allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim())).toEqual(['Saved Journal']);
+    // Another kind of news still has a toast of its own.
+    await page.getByRole('button', { name: 'Pin', exact: true }).click();
+    await toastWith(page, 'Pinned').waitFor();
+    expect(await page.getByTestId('toast').count()).toBe(2);
+  });
+
   test('typing while a save runs: the fields stay editable and focused, nothing typed is lost, and it is saved next', async () => {
     const { page, id } = await signedInUser(fixture);
     const [note] = await seedNotes(id, [{ title: 'Keys', body: '' }]);

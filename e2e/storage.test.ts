@@ -10,7 +10,7 @@ import type { CDPSession, Locator, Page } from 'playwright-core';
 import { describe, expect, test } from 'vitest';
 import { ANON_KEY, describeViolations, PASSWORD, seriousViolations, signInViaUI, supabaseURL, uniqueEmail } from './auth-helpers.ts';
 import { DEFAULT_SERVICE_ROLE_KEY } from './backend-control.ts';
-import { gotoHydrated, recordConsoleProblems, useBrowser } from './browser.ts';
+import { gotoHydrated, recordConsoleProblems, recordRenders, rendersOf, useBrowser } from './browser.ts';
 import { createUser, seedNotes, signedInUser } from './notes-helpers.ts';
 
 const fixture = useBrowser();
@@ -536,6 +536,23 @@ describe('note attachments', () => {
     expect(await headerPicture(page)).toBeNull();
   });
 
+  test('a file attached while another of the same name is still uploading gets a name of its own: both are kept, no error', async () => {
+    const { page, id } = await signedInUser(fixture);
+    const [note] = await seedNotes(id, [{ title: 'Two drops' }]);
+    await gotoHydrated(page, `/notes/${note!.id}`);
+    await page.getByText('No files yet.').waitFor({ timeout: 20_000 });
+    await slowUploads(page, 300_000);
+    await page.locator('#attachments-file').setInputFiles({ name: 'scan.pdf', mimeType: 'application/pdf', buffer: Buffer.alloc(1_500_000, 1) });
+    await page.getByRole('progressbar', { name: 'Upload of scan.pdf' }).waitFor();
+    // A second scan of the same name, while the first is on its way.
+    await page.locator('#attachments-file').setInputFiles({ name: 'scan.pdf', mimeType: 'application/pdf', buffer: Buffer.alloc(1_000, 2) });
+    await toastWith(page, 'saved as “scan (2).pdf”').waitFor({ timeout: 20_000 });
+    await slowUploads(page, null);
+    await expect.poll(() => storedNames('attachments', `${id}/${note!.id}`), { timeout: 20_000 }).toEqual(['scan (2).pdf', 'scan.pdf']);
+    await expect.poll(() => page.getByRole('list', { name: 'Attached files' }).getByRole('listitem').count()).toBe(2);
+    expect(await page.getByText('exists already').count()).toBe(0);
+  });
+
   test('files dropped on the panel are attached', async () => {
     const { page, id } = await signedInUser(fixture);
     const [note] = await seedNotes(id, [{ title: 'Dropped' }]);
@@ -795,6 +812,58 @@ describe('note attachments', () => {
     await page.getByRole('alert').filter({ hasText: '“movie.mp4” is 20,000,001 bytes: files can be at most 20,000,000 bytes (20 MB).' }).waitFor();
     await toastWith(page, 'File attached').waitFor({ timeout: 20_000 });
     expect(await storedNames('attachments', `${id}/${note!.id}`)).toEqual(['ok.txt']);
+  });
+
+  test('typing in a note with many files renders none of its file rows again (a keystroke costs the same with 60 files as with none)', async () => {
+    const { page, id, email } = await signedInUser(fixture);
+    const [note] = await seedNotes(id, [{ title: 'Many files', body: 'Start' }]);
+    const token = await accessToken(email);
+    const FILES = 60;
+    for (let i = 0; i < FILES; i += 20)
+      await Promise.all(
+        Array.from({ length: 20 }, (_, j) => storeAs(token, 'attachments', `${id}/${note!.id}/file-${i + j}.txt`, `file ${i + j}`, 'text/plain')),
+      );
+    await recordRenders(page, 'ul[aria-label="Attached files"] > li');
+    await gotoHydrated(page, `/notes/${note!.id}`);
+    const rows = page.getByRole('list', { name: 'Attached files' }).getByRole('listitem');
+    await expect.poll(() => rows.count(), { timeout: 20_000 }).toBe(FILES);
+    const before = await rendersOf(page);
+    expect(before.seen).toBe(FILES); // the recorder sees the rows
+
+    const text = page.getByLabel('Note', { exact: true });
+    await text.click();
+    await page.keyboard.press('End');
+    await page.keyboard.type(' typed fast, twenty');
+    expect(await text.inputValue()).toBe('Start typed fast, twenty');
+    expect((await rendersOf(page)).rendered - before.rendered).toBe(0);
+  });
+
+  test("an upload's progress renders none of the file rows again, nor does its arrival in the list", async () => {
+    const { page, id, email } = await signedInUser(fixture);
+    const [note] = await seedNotes(id, [{ title: 'Many files, one more' }]);
+    const token = await accessToken(email);
+    const FILES = 40;
+    for (let i = 0; i < FILES; i += 20)
+      await Promise.all(
+        Array.from({ length: 20 }, (_, j) => storeAs(token, 'attachments', `${id}/${note!.id}/file-${i + j}.txt`, `file ${i + j}`, 'text/plain')),
+      );
+    await recordRenders(page, 'ul[aria-label="Attached files"] > li');
+    await gotoHydrated(page, `/notes/${note!.id}`);
+    const rows = page.getByRole('list', { name: 'Attached files' }).getByRole('listitem');
+    await expect.poll(() => rows.count(), { timeout: 20_000 }).toBe(FILES);
+    const before = await rendersOf(page);
+
+    await slowUploads(page, 400_000);
+    await page.locator('#attachments-file').setInputFiles({ name: 'more.bin', mimeType: 'application/octet-stream', buffer: Buffer.alloc(1_200_000, 3) });
+    const bar = page.getByRole('progressbar', { name: 'Upload of more.bin' });
+    await bar.waitFor();
+    await expect.poll(async () => Number(await bar.getAttribute('value')), { timeout: 10_000 }).toBeGreaterThan(0);
+    await toastWith(page, 'File attached').waitFor({ timeout: 30_000 });
+    await slowUploads(page, null);
+    await expect.poll(() => rows.count()).toBe(FILES + 1);
+    const after = await rendersOf(page);
+    expect(after.seen - before.seen).toBe(1); // the new file's row
+    expect(after.rendered - before.rendered).toBe(0);
   });
 
   test("a second user cannot fetch the first one's attachment through the API or a guessed URL", async () => {

@@ -80,4 +80,43 @@ describe('realtime: the app’s notes', () => {
     expect(bobHeard[0]!.old).toEqual({ id });
     expect(bobId).not.toBe(aliceId);
   });
+
+  it('a note at its size cap is filtered and checked against RLS by its owner and key: PostgreSQL is not handed the 20,000-character body', async () => {
+    const alice = await signedInClient(lb);
+    const aliceId = (await alice.client.auth.getUser()).data.user!.id;
+    const heard = await liveNotes(alice.client, aliceId);
+    // What the dispatcher hands PostgreSQL to filter the changes and check RLS: the parameters of its queries over the
+    // changes' images.
+    const checked: string[] = [];
+    const db = lb.db;
+    const query = db.query.bind(db);
+    db.query = ((sql: string, params?: unknown[]) => {
+      if (sql.includes('jsonb_populate_record')) checked.push(JSON.stringify(params ?? []));
+      return query(sql, params);
+    }) as typeof db.query;
+    const transaction = db.transaction.bind(db);
+    db.transaction = ((fn) =>
+      transaction((tx) =>
+        fn({
+          ...tx,
+          query: ((sql: string, params?: unknown[]) => {
+            if (sql.includes('jsonb_populate_record')) checked.push(JSON.stringify(params ?? []));
+            return tx.query(sql, params);
+          }) as typeof tx.query,
+        }),
+      )) as typeof db.transaction;
+    try {
+      const body = 'b'.repeat(20_000);
+      const notes = Array.from({ length: 5 }, (_, i) => ({ title: `Long ${i}`, body }));
+      expect((await alice.client.from('notes').insert(notes)).error).toBeNull();
+      await until(() => heard.length === 5, 5000, 'the five inserts');
+      expect(heard.every((c) => c.new.body === body)).toBe(true); // delivered whole
+      expect(checked.length).toBeGreaterThan(0);
+      // Five owners, five ids and their JSON: far below one body.
+      expect(checked.join('').length).toBeLessThan(1_000);
+    } finally {
+      db.query = query;
+      db.transaction = transaction;
+    }
+  });
 });

@@ -96,6 +96,13 @@ const CONDITIONS: Record<string, string> = {
   P0001: 'raise_exception',
 };
 
+/** The image with only `columns` (those it has). */
+function onlyColumns(image: Record<string, unknown>, columns: ReadonlySet<string>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const column of columns) if (column in image) out[column] = image[column];
+  return out;
+}
+
 class SubscribeError extends Error {}
 
 /** Timers never keep the process alive (typed loosely: the web app type-checks this file with DOM types). */
@@ -543,10 +550,12 @@ export class PostgresChanges {
         exprs.push(`(${parts.join(' and ')}) as f${keys.length - 1}`);
       }
       if (exprs.length === 0) continue;
-      // DELETE is filtered on the old row's replica identity: a filter on another column does not match it.
+      // DELETE is filtered on the old row's replica identity: a filter on another column does not match it. Only the
+      // filtered columns go to PostgreSQL (a row's other values, a 20,000-character text, are not read by a filter).
+      const filtered = new Set([...filterSets.values()].flatMap((filters) => filters.map((f) => f.column)));
       const images = indexes.map((i) => {
         const { row } = work[i]!;
-        return row.type === 'DELETE' ? this.#identity(meta, row.old_record) : (row.record ?? {});
+        return onlyColumns(row.type === 'DELETE' ? this.#identity(meta, row.old_record) : (row.record ?? {}), filtered);
       });
       try {
         const { rows } = await this.#db.query<Record<string, boolean | number>>(
@@ -608,7 +617,8 @@ export class PostgresChanges {
                from jsonb_array_elements($1::jsonb) with ordinality as c(rec, ord)
                cross join lateral jsonb_populate_record(null::${meta.qualified}, c.rec) as r
               where exists (select 1 from ${meta.qualified} t where ${match})`,
-            [JSON.stringify(indexes.map((i) => work[i]!.row.record ?? {}))],
+            // The key alone: the check reads the live row (t), the change's other values are not needed there.
+            [JSON.stringify(indexes.map((i) => onlyColumns(work[i]!.row.record ?? {}, new Set(meta.pk))))],
           );
           for (const r of rows) out.add(indexes[r.ord - 1]!);
         }

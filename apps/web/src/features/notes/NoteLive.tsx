@@ -86,6 +86,9 @@ function useNoteElsewhere({ note, draft, dirty, busy, show, refusedSaves }: Opti
     }
     setElsewhere({ kind: 'changed', theirs: latest })
   }
+  // The fetch takes a while: the user may start typing meanwhile. Its answer is weighed against the page as it is
+  // when it arrives (edits typed during the fetch make the page dirty: the notice, never the other text over them).
+  const considerRef = useLatest(consider)
 
   const handle = (change: NoteChange) => {
     const restored = elsewhere?.kind === 'deleted' && change.type === 'INSERT' && change.id === note.id
@@ -99,7 +102,7 @@ function useNoteElsewhere({ note, draft, dirty, busy, show, refusedSaves }: Opti
       const samePin = change.pinned === undefined || change.pinned === note.pinned
       if (!restored && sameTime(new Date(change.updatedAt), note.updatedAt) && samePin) return
     }
-    fetchLatest().then(consider, () => {
+    fetchLatest().then((latest) => considerRef.current(latest), () => {
       // Could not fetch it now: the next change or reconnect tries again; the user's text is untouched.
     })
   }

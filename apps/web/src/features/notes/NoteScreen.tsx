@@ -192,7 +192,8 @@ export function NoteScreen({ note: initial }: NoteScreenProps) {
           body: current.body === sent.body ? (updated.body ?? '') : current.body,
         }))
         setTried(false)
-        toast.success('Saved', updated.title)
+        // One "Saved" per note, renewed by each save: saving often does not pile copies over the note (ADR 153).
+        toast.success('Saved', updated.title, { key: `saved:${updated.id}` })
         await invalidateList()
       },
       onError: (error) => {

@@ -17,6 +17,15 @@ describe('toast API', () => {
     expect(new Set([a, b, c]).size).toBe(3)
   })
 
+  it('a toast with the key of an open one takes its place (the newest, a new id); other keys and keyless toasts stay', () => {
+    const other = toast.info('Pinned', 'Journal')
+    const first = toast.success('Saved', 'Journal', { key: 'saved:1' })
+    const elsewhere = toast.success('Saved', 'Groceries', { key: 'saved:2' })
+    const again = toast.success('Saved', 'Journal', { key: 'saved:1' })
+    expect(again).not.toBe(first)
+    expect(toastStore.getState().toasts.map((t) => t.id)).toEqual([other, elsewhere, again])
+  })
+
   it('dismisses one toast by id and leaves the others', () => {
     const a = toast.info('one')
     const b = toast.info('two')

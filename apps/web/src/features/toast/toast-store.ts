@@ -14,10 +14,17 @@ export interface ToastItem {
   title: string
   description?: string
   action?: ToastAction
+  /** A toast with a key takes the place of the open one with the same key (see ToastOptions). */
+  key?: string
 }
 
 export interface ToastOptions {
   action?: ToastAction
+  /**
+   * News that repeats (a note saved again and again, ADR 153): a toast with the key of one still open replaces it —
+   * one toast, the newest, with a fresh timer — instead of stacking a copy per save over the page.
+   */
+  key?: string
 }
 
 /** Inset of the toast viewport from the top, left and right edges of the window, in px (spec §9). */
@@ -44,7 +51,9 @@ export const toastStore = createStore<ToastStoreState>()((set) => ({
   toasts: [],
   add: (toast) => {
     const id = nextId++
-    set((state) => ({ toasts: [...state.toasts, { ...toast, id }] }))
+    set((state) => ({
+      toasts: [...(toast.key === undefined ? state.toasts : state.toasts.filter((t) => t.key !== toast.key)), { ...toast, id }],
+    }))
     return id
   },
   remove: (id) => set((state) => ({ toasts: state.toasts.filter((t) => t.id !== id) })),
@@ -57,6 +66,7 @@ function show(kind: ToastKind) {
       title,
       ...(description === undefined ? {} : { description }),
       ...(options.action ? { action: options.action } : {}),
+      ...(options.key === undefined ? {} : { key: options.key }),
     })
 }
 

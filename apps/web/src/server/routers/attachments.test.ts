@@ -109,6 +109,19 @@ describe('attachments', () => {
     expect(more.map((u) => u.name)).toEqual(['Resume _ (2).pdf', 'Resume _ (3).pdf', 'file.txt'])
   })
 
+  it('takes the names of the page’s uploads still on their way as taken', async () => {
+    const note = await as(alice).notes.create({ title: 'Uploads crossing' })
+    const first = await as(alice).attachments.createUploadUrls({ noteId: note.id, files: [{ name: 'scan.pdf', size: 1 }] })
+    const second = await as(alice).attachments.createUploadUrls({
+      noteId: note.id,
+      files: [{ name: 'scan.pdf', size: 1 }],
+      inProgress: first.map((u) => u.name),
+    })
+    expect(second.map((u) => u.name)).toEqual(['scan (2).pdf'])
+    for (const u of [...first, ...second]) expect((await put(u.url, 'x')).status).toBe(200)
+    expect((await as(alice).attachments.list({ noteId: note.id })).map((f) => f.name).sort()).toEqual(['scan (2).pdf', 'scan.pdf'])
+  })
+
   it('refuses files over the limit and too many at once before any URL is made', async () => {
     const note = await as(alice).notes.create({ title: 'Limits' })
     const big = await rejection(as(alice).attachments.createUploadUrls({ noteId: note.id, files: [{ name: 'big.iso', size: 20_000_001 }] }))
@@ -194,6 +207,24 @@ describe('notes.delete with attachments', () => {
     expect(restored.id).toBe(note.id)
     expect(await as(alice).attachments.list({ noteId: note.id })).toEqual([])
   })
+
+  it('a note with more files than one storage removal takes (1,000) is deleted, and every file with it', async () => {
+    const note = await as(alice).notes.create({ title: 'A thousand and five files' })
+    const FILES = 1005
+    const storage = alice.client.storage.from('attachments')
+    for (let i = 0; i < FILES; i += 25) {
+      const batch = Array.from({ length: Math.min(25, FILES - i) }, (_, j) => storage.upload(`${alice.id}/${note.id}/f${i + j}.txt`, 'x'))
+      for (const { error } of await Promise.all(batch)) expect(error).toBeNull()
+    }
+    expect(await as(alice).attachments.list({ noteId: note.id })).toHaveLength(FILES)
+    const deleted = await as(alice).notes.delete({ id: note.id })
+    expect(deleted.attachmentsRemoved).toBe(FILES)
+    const stored = await lb.db.query<{ n: number }>(`select count(*)::int as n from storage.objects where bucket_id = 'attachments' and name like $1`, [
+      `${alice.id}/${note.id}/%`,
+    ])
+    expect(stored.rows[0]!.n).toBe(0)
+    expect((await rejection(as(alice).notes.get({ id: note.id }))).code).toBe('NOT_FOUND')
+  }, 60_000)
 
   it('a note without files is deleted as before (0 removed)', async () => {
     const note = await as(alice).notes.create({ title: 'Plain' })

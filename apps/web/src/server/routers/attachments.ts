@@ -26,6 +26,8 @@ export interface Attachment {
 
 const NOTE_GONE = 'This note does not exist, or it is not yours.'
 const LIST_LIMIT = 1000
+/** Uploads a page may say it has on their way when it asks for more URLs (ten batches). */
+const UPLOADS_IN_PROGRESS_MAX = 10 * ATTACHMENTS_PER_BATCH
 
 const folderOf = (userId: string, noteId: string) => `${userId}/${noteId}`
 
@@ -51,19 +53,27 @@ export async function listAttachments(storage: UserStorage, userId: string, note
   }
 }
 
+/** Keys one storage removal takes at most: Supabase Storage refuses more (400, "between 1 and 1000 items"). */
+const REMOVE_LIMIT = 1000
+
 /**
- * Removes every file of a note (before the note itself goes: the policies allow it only while the note exists).
- * Returns how many were removed.
+ * Removes every file of a note (before the note itself goes: the policies allow it only while the note exists),
+ * REMOVE_LIMIT keys per request. Returns how many were removed.
  */
 export async function removeAllAttachments(storage: UserStorage, userId: string, noteId: string): Promise<number> {
   let removed = 0
   for (;;) {
     const files = await listAttachments(storage, userId, noteId)
     if (files.length === 0) return removed
-    const { data, error } = await storage.from(ATTACHMENTS_BUCKET).remove(files.map((f) => `${folderOf(userId, noteId)}/${f.name}`))
-    if (error) throw storageError(error, NOTE_GONE)
-    if (data.length === 0) return removed // listed but not removable: nothing more this caller can do
-    removed += data.length
+    let removedNow = 0
+    for (let start = 0; start < files.length; start += REMOVE_LIMIT) {
+      const keys = files.slice(start, start + REMOVE_LIMIT).map((f) => `${folderOf(userId, noteId)}/${f.name}`)
+      const { data, error } = await storage.from(ATTACHMENTS_BUCKET).remove(keys)
+      if (error) throw storageError(error, NOTE_GONE)
+      removedNow += data.length
+    }
+    if (removedNow === 0) return removed // listed but not removable: nothing more this caller can do
+    removed += removedNow
   }
 }
 
@@ -111,11 +121,17 @@ export const attachmentsRouter = createTRPCRouter({
           )
           .min(1, 'Choose at least one file.')
           .max(ATTACHMENTS_PER_BATCH, `Attach at most ${ATTACHMENTS_PER_BATCH} files at once.`),
+        /**
+         * Names of the page's uploads still on their way (URLs made, files not stored yet): taken too, or a second
+         * file of the same name attached meanwhile would get the same key, and one of the two would be refused.
+         */
+        inProgress: z.array(storedNameSchema).max(UPLOADS_IN_PROGRESS_MAX, 'Too many uploads at once. Wait for some to finish.').optional(),
       }),
     )
     .mutation(async ({ ctx, input }) => {
       const storage = await storageOf(ctx)
       const taken = new Set((await listAttachments(storage, ctx.user.id, input.noteId)).map((f) => f.name))
+      for (const name of input.inProgress ?? []) taken.add(name)
       const uploads: { name: string; url: string }[] = []
       for (const file of input.files) {
         const name = uniqueName(storageSafeName(file.name), taken)
