@@ -36,7 +36,7 @@ describe('thousands of notes on a phone', () => {
     await next.tap();
     await page.waitForURL((url) => url.searchParams.get('page') === '76');
     await listSettled(page);
-    expect(await page.getByTestId('page-range').innerText()).toBe('1501–1520 of 3,000');
+    expect(await page.getByTestId('page-range').innerText()).toBe('1,501–1,520 of 3,000');
   });
 });
 

@@ -12,7 +12,7 @@ import { guardUnsavedChanges } from '../../lib/unsaved-changes'
 import { useFocusBack } from '../../lib/use-focus-back'
 import { AuthForm, SubmitButton, toastApiError, useSession } from '../auth'
 import { toast } from '../toast'
-import { formatFull, formatWhen } from './format'
+import { attachedFiles, filesDeletedForGood, formatFull, formatWhen } from './format'
 import { forgetKeptEdits, keepEdits, readKeptEdits, type KeptEdits } from './kept-edits'
 import { listUrl } from './list-url'
 import { checkNote, NoteFields, serverFieldErrors, type NoteDraft, type NoteFieldErrors } from './NoteForm'
@@ -234,7 +234,7 @@ export function NoteScreen({ note: initial }: NoteScreenProps) {
         await invalidateList()
         // Its files went for good before the note (ADR 037): Undo brings back the note only, and says so.
         const files = deleted.attachmentsRemoved
-        const filesGone = files === 0 ? '' : ` — ${files === 1 ? 'its file was' : `its ${files} files were`} deleted for good`
+        const filesGone = filesDeletedForGood(files)
         let restoring = false // a second click (a double click) on Undo does nothing more
         toast.info('Note deleted', `${deleted.title}${filesGone}`, {
           action: {
@@ -409,7 +409,7 @@ export function NoteScreen({ note: initial }: NoteScreenProps) {
         title="Delete this note?"
         text={
           fileCount
-            ? `“${note.title}” and its ${fileCount === 1 ? 'attached file' : `${fileCount} attached files`} will be deleted. Undo from the notification brings back the note for a few seconds, not the files: they are gone for good.`
+            ? `“${note.title}” and its ${attachedFiles(fileCount)} will be deleted. Undo from the notification brings back the note for a few seconds, not the files: they are gone for good.`
             : `“${note.title}” will be deleted. You can undo this from the notification for a few seconds.`
         }
         confirmLabel="Delete note"

@@ -27,7 +27,7 @@ export function Pagination({
   return (
     <nav className={styles.pagination} aria-label="Pages">
       <span className={styles.date} data-testid="page-range">
-        {range ? `${range.from}–${range.to} of ${groupDigits(total)}` : `0 of ${groupDigits(total)}`}
+        {range ? `${groupDigits(range.from)}–${groupDigits(range.to)} of ${groupDigits(total)}` : `0 of ${groupDigits(total)}`}
       </span>
       {count > 1 ? (
         <ul className={styles.pages}>

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 
 import { seededRandom } from '../../lib/seeded-random'
-import { countMatches, countNotes, formatFull, formatWhen } from './format'
+import { attachedFiles, countMatches, countNotes, filesDeletedForGood, formatFull, formatWhen } from './format'
 import { groupDigits } from './rules'
 
 /** What the functions replace (ADR 058): `Intl` for `en`, in the runtime's zone. */
@@ -87,5 +87,15 @@ describe('countMatches', () => {
     expect(countMatches(1, 'milk')).toBe('1 note matches “milk”')
     expect(countMatches(0, 'milk')).toBe('0 notes match “milk”')
     expect(countMatches(1200, 'a')).toBe(`${countNotes(1200)} match “a”`)
+  })
+})
+
+describe('the files of a deleted note', () => {
+  it('are counted with grouped digits, in the toast and in the confirmation', () => {
+    expect(filesDeletedForGood(0)).toBe('')
+    expect(filesDeletedForGood(1)).toBe(' — its file was deleted for good')
+    expect(filesDeletedForGood(1005)).toBe(' — its 1,005 files were deleted for good')
+    expect(attachedFiles(1)).toBe('attached file')
+    expect(attachedFiles(1005)).toBe('1,005 attached files')
   })
 })

@@ -44,6 +44,13 @@ export function formatFull(date: Date): string {
 }
 
 /** "1 note", "245 notes". */
+/** The end of the "Note deleted" toast for a note that had n files: " — its 1,005 files were deleted for good". */
+export const filesDeletedForGood = (n: number) =>
+  n === 0 ? '' : ` — ${n === 1 ? 'its file was' : `its ${groupDigits(n)} files were`} deleted for good`
+
+/** "attached file" / "1,005 attached files", as the delete confirmation names a note's files. */
+export const attachedFiles = (n: number) => (n === 1 ? 'attached file' : `${groupDigits(n)} attached files`)
+
 export const countNotes = (n: number) => `${groupDigits(n)} ${n === 1 ? 'note' : 'notes'}`
 /** The count line of a search: "1 note matches “q”", "2 notes match “q”". */
 export const countMatches = (n: number, q: string) => `${countNotes(n)} ${n === 1 ? 'matches' : 'match'} “${q}”`
