@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeBinary, decodeText, encodeBinaryBroadcast, encodeText, FrameError, stringifyJson } from './protocol.ts';
+import { decodeBinary, decodeText, encodeBinaryBroadcast, encodeChangeFrame, encodeText, FrameError, stringifyJson } from './protocol.ts';
 
 /** A kind 3 frame as realtime-js builds it. */
 function push(joinRef: string, ref: string, topic: string, event: string, meta: string, encoding: number, payload: Uint8Array): Uint8Array {
@@ -28,6 +28,15 @@ describe('realtime frames', () => {
     const msg = { join_ref: '1', ref: null, topic: 't', event: 'e', payload: {} };
     expect(JSON.parse(encodeText(msg, '1.0.0'))).toEqual({ topic: 't', event: 'e', payload: {}, ref: null });
     expect(JSON.parse(encodeText(msg, '2.0.0'))).toEqual(['1', null, 't', 'e', {}]);
+  });
+
+  it('writes a postgres change frame around its data’s JSON exactly as the whole message would be encoded', () => {
+    const topic = 'realtime:notes "ü" \\ \u2028 👋';
+    const data = { schema: 'public', table: 'notes', type: 'UPDATE', record: { body: 'a"b\\c\n'.repeat(3), n: 1.5, none: null }, errors: null };
+    for (const vsn of ['1.0.0', '2.0.0'] as const) {
+      const whole = encodeText({ join_ref: null, ref: null, topic, event: 'postgres_changes', payload: { ids: [3, 1], data } }, vsn);
+      expect(encodeChangeFrame(topic, [3, 1], stringifyJson(data), vsn)).toBe(whole);
+    }
   });
 
   it('decodes a kind 3 broadcast push, multi-byte text included', () => {

@@ -97,6 +97,17 @@ export function encodeText(msg: Message, vsn: Vsn): string {
   return stringifyJson([msg.join_ref, msg.ref, msg.topic, msg.event, msg.payload]);
 }
 
+/**
+ * A `postgres_changes` frame, `{ ids, data }` with `data` already written as JSON: the same text as encodeText of
+ * `{ join_ref: null, ref: null, topic, event: 'postgres_changes', payload: { ids, data } }`, built without
+ * serialising the data again for each channel.
+ */
+export function encodeChangeFrame(topic: string, ids: number[], dataJson: string, vsn: Vsn): string {
+  const payload = `{"ids":${JSON.stringify(ids)},"data":${dataJson}}`;
+  if (vsn === '1.0.0') return `{"topic":${JSON.stringify(topic)},"event":"postgres_changes","payload":${payload},"ref":null}`;
+  return `[null,null,${JSON.stringify(topic)},"postgres_changes",${payload}]`;
+}
+
 type Piece = { text: string } | { value: unknown };
 
 /**

@@ -8,6 +8,7 @@ import {
   decodeBinary,
   decodeText,
   encodeBinaryBroadcast,
+  encodeChangeFrame,
   encodeText,
   FrameError,
   stringifyJson,
@@ -214,9 +215,9 @@ class Channel implements ChangeSubscriber {
     this.conn.send({ join_ref: joinRef, ref: null, topic: this.topic, event, payload });
   }
 
-  /** A change from the database: fan-out frames carry no join_ref. */
-  pushChange(payload: Record<string, unknown>): void {
-    this.push('postgres_changes', payload, null);
+  /** A change from the database: fan-out frames carry no join_ref; its data comes as JSON, written once per group. */
+  pushChange(ids: number[], dataJson: string): void {
+    this.conn.sendRaw(encodeChangeFrame(this.topic, ids, dataJson, this.conn.vsn));
   }
 
   system(extension: 'system' | 'postgres_changes', status: 'ok' | 'error', message: string): void {
