@@ -206,7 +206,7 @@ describe('the key file', () => {
     } finally {
       await lb.stop();
     }
-  });
+  }, 90_000); // three starts and two CLI runs: past 30 s on a busy 2-core machine
 
   it('keys rotate with a --data-dir or --signing-keys-path that has no key file says so (exit 1) and creates none', () => {
     // A mistyped path used to "rotate" a key file made there and then, telling the operator to restart a server whose
