@@ -1,0 +1,85 @@
+// localbase on a PostgreSQL server that goes away while it runs (a restart, a network cut): what clients get meanwhile
+// and that it serves again by itself afterwards. The database is reached through a TCP relay the test can cut
+// (every open connection dropped, new ones refused) and restore, so the shared test server is never stopped.
+import net from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { anonClient, ownDatabase, PASSWORD, startTestServer, testDatabaseUrl, uniqueEmail, type Localbase } from './helpers.ts';
+
+/** A TCP relay to host:port on a loopback port of its own; cut() drops every connection and refuses new ones. */
+async function startRelay(target: URL): Promise<{ url: string; cut(): Promise<void>; restore(): Promise<void>; close(): Promise<void> }> {
+  const sockets = new Set<net.Socket>();
+  let server: net.Server | undefined;
+  let port = 0;
+  const listen = async () => {
+    if (server) return;
+    const s = net.createServer((client) => {
+      const upstream = net.connect(Number(target.port || 5432), target.hostname);
+      for (const [a, b] of [[client, upstream], [upstream, client]] as const) {
+        sockets.add(a);
+        a.on('error', () => b.destroy());
+        a.on('close', () => {
+          sockets.delete(a);
+          b.destroy();
+        });
+        a.pipe(b);
+      }
+    });
+    await new Promise<void>((resolve, reject) => {
+      s.once('error', reject);
+      s.listen(port, '127.0.0.1', resolve);
+    });
+    port = (s.address() as net.AddressInfo).port;
+    server = s;
+  };
+  const cut = async () => {
+    const s = server;
+    server = undefined;
+    for (const socket of sockets) socket.destroy();
+    await new Promise<void>((resolve) => (s ? s.close(() => resolve()) : resolve()));
+  };
+  await listen();
+  const url = new URL(target);
+  url.hostname = '127.0.0.1';
+  url.port = String(port);
+  return { url: url.toString(), cut, restore: listen, close: cut };
+}
+
+describe.skipIf(!testDatabaseUrl)('the database goes away while localbase runs', () => {
+  let lb: Localbase;
+  let relay: Awaited<ReturnType<typeof startRelay>>;
+  let drop: () => Promise<void>;
+
+  beforeAll(async () => {
+    const own = await ownDatabase();
+    drop = own.drop;
+    relay = await startRelay(new URL(own.options.databaseUrl!));
+    lb = await startTestServer({ databaseUrl: relay.url });
+    await lb.db.exec(`
+      create table public.outage_items (id int primary key, name text);
+      alter table public.outage_items enable row level security;
+      create policy "read" on public.outage_items for select using (true);
+      grant select on public.outage_items to anon;
+      insert into public.outage_items values (1, 'one');`);
+    await lb.reloadSchema();
+  });
+
+  afterAll(async () => {
+    await lb?.stop();
+    await relay?.close();
+    await drop?.();
+  });
+
+  it('/rest/v1 answers 503 PGRST000 as PostgREST while the database is unreachable, and serves again after', async () => {
+    const client = anonClient(lb);
+    await relay.cut();
+    const down = await client.from('outage_items').select('id, name').retry(false);
+    expect(down.status).toBe(503);
+    expect(down.error).toMatchObject({ code: 'PGRST000', message: 'Database connection error. Retrying the connection.' });
+    expect(down.error?.details).toMatch(/ECONNREFUSED|terminated|closed/i);
+
+    await relay.restore();
+    const up = await client.from('outage_items').select('id, name');
+    expect(up.status).toBe(200);
+    expect(up.data).toEqual([{ id: 1, name: 'one' }]);
+  });
+});
