@@ -244,7 +244,9 @@ async function openDatabase(
 ): Promise<{ db: Database; lock?: DirLock; location: string; fromTemplate: boolean; templateBuilt: boolean }> {
   if (cfg.databaseUrl) {
     return {
-      db: await openPg(cfg.databaseUrl),
+      db: await openPg(cfg.databaseUrl, 10, (m) => {
+        if (!cfg.quiet) console.warn(`[localbase] ${m}`);
+      }),
       location: redactDatabaseUrl(cfg.databaseUrl),
       fromTemplate: false,
       templateBuilt: false,

@@ -2,8 +2,8 @@
 // and that it serves again by itself afterwards. The database is reached through a TCP relay the test can cut
 // (every open connection dropped, new ones refused) and restore, so the shared test server is never stopped.
 import net from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { anonClient, ownDatabase, PASSWORD, startTestServer, testDatabaseUrl, uniqueEmail, type Localbase } from './helpers.ts';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { anonClient, captureConsole, ownDatabase, PASSWORD, serviceClient, startTestServer, testDatabaseUrl, uniqueEmail, type Localbase } from './helpers.ts';
 
 /** A TCP relay to host:port on a loopback port of its own; cut() drops every connection and refuses new ones. */
 async function startRelay(target: URL): Promise<{ url: string; cut(): Promise<void>; restore(): Promise<void>; close(): Promise<void> }> {
@@ -53,7 +53,7 @@ describe.skipIf(!testDatabaseUrl)('the database goes away while localbase runs',
     const own = await ownDatabase();
     drop = own.drop;
     relay = await startRelay(new URL(own.options.databaseUrl!));
-    lb = await startTestServer({ databaseUrl: relay.url });
+    lb = await startTestServer({ databaseUrl: relay.url, quiet: false });
     await lb.db.exec(`
       create table public.outage_items (id int primary key, name text);
       alter table public.outage_items enable row level security;
@@ -61,6 +61,10 @@ describe.skipIf(!testDatabaseUrl)('the database goes away while localbase runs',
       grant select on public.outage_items to anon;
       insert into public.outage_items values (1, 'one');`);
     await lb.reloadSchema();
+  });
+
+  afterEach(() => {
+    vi.restoreAllMocks();
   });
 
   afterAll(async () => {
@@ -81,5 +85,25 @@ describe.skipIf(!testDatabaseUrl)('the database goes away while localbase runs',
     const up = await client.from('outage_items').select('id, name');
     expect(up.status).toBe(200);
     expect(up.data).toEqual([{ id: 1, name: 'one' }]);
+  });
+
+  it('the operator reads one line when the database goes away and one when it is back, never a stack per request', async () => {
+    const email = uniqueEmail('outage');
+    await serviceClient(lb).auth.admin.createUser({ email, password: PASSWORD, email_confirm: true });
+    const lines = captureConsole();
+    await relay.cut();
+    for (let i = 0; i < 3; i++) {
+      const { error } = await anonClient(lb).auth.signInWithPassword({ email, password: PASSWORD });
+      expect(error?.status).toBe(500); // GoTrue's status; auth-js keeps the session and retries a refresh on it
+    }
+    const storage = await serviceClient(lb).storage.listBuckets();
+    expect(storage.error).not.toBeNull();
+
+    await relay.restore();
+    const { error } = await anonClient(lb).auth.signInWithPassword({ email, password: PASSWORD });
+    expect(error).toBeNull();
+    expect(lines.filter((l) => /\n\s+at /.test(l))).toEqual([]);
+    expect(lines.filter((l) => /database is unreachable/.test(l))).toHaveLength(1);
+    expect(lines.filter((l) => /database is reachable again/.test(l))).toHaveLength(1);
   });
 });

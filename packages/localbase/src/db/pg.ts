@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { isConnectionFailure } from './types.ts';
 import type { Database, Notifications, Queryable, QueryResult, Row } from './types.ts';
 
 // int8 and numeric as JS numbers would lose precision; keep pg's string default for them.
@@ -16,25 +17,61 @@ function clientQueryable(client: pg.PoolClient): Queryable {
   };
 }
 
+/**
+ * Whether the server was reachable at the last try, so that an outage is told once when it starts and once when it
+ * ends (every request failing meanwhile would otherwise print a stack of its own).
+ */
+class Reachability {
+  #downSince: number | undefined;
+  readonly #report: (message: string) => void;
+  constructor(report: (message: string) => void) {
+    this.#report = report;
+  }
+  async track<T>(work: Promise<T>): Promise<T> {
+    try {
+      const result = await work;
+      this.up();
+      return result;
+    } catch (err) {
+      if (isConnectionFailure(err)) this.down(err as Error);
+      else this.up(); // the server answered (with an error of the statement's own)
+      throw err;
+    }
+  }
+  up(): void {
+    if (this.#downSince === undefined) return;
+    const seconds = Math.round((Date.now() - this.#downSince) / 1000);
+    this.#downSince = undefined;
+    this.#report(`the database is reachable again (after ${seconds} s)`);
+  }
+  down(err: Error): void {
+    if (this.#downSince !== undefined) return;
+    this.#downSince = Date.now();
+    this.#report(`the database is unreachable (${err.message}): requests that need it fail until it is back (retrying)`);
+  }
+}
+
 class PgDatabase implements Database, Notifications {
   readonly kind = 'pg' as const;
   readonly pool: pg.Pool;
+  readonly #reach: Reachability;
 
-  constructor(pool: pg.Pool) {
+  constructor(pool: pg.Pool, report: (message: string) => void) {
     this.pool = pool;
+    this.#reach = new Reachability(report);
   }
 
   async query<T extends Row = Row>(sql: string, params?: unknown[]): Promise<QueryResult<T>> {
-    const r = await this.pool.query(sql, params as unknown[] | undefined);
+    const r = await this.#reach.track(this.pool.query(sql, params as unknown[] | undefined));
     return { rows: r.rows as T[], affectedRows: r.rowCount ?? 0 };
   }
 
   async exec(sql: string): Promise<void> {
-    await this.pool.query(sql);
+    await this.#reach.track(this.pool.query(sql));
   }
 
   async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
-    const client = await this.pool.connect();
+    const client = await this.#reach.track(this.pool.connect());
     try {
       await client.query('BEGIN');
       const result = await fn(clientQueryable(client));
@@ -77,7 +114,7 @@ class PgDatabase implements Database, Notifications {
       c.on('error', lost);
       c.on('end', lost);
       client = c;
-      await c.connect();
+      await this.#reach.track(c.connect());
       await c.query(`listen "${channel.replaceAll('"', '""')}"`);
     };
     await connect();
@@ -97,13 +134,14 @@ class PgDatabase implements Database, Notifications {
   }
 }
 
-export async function openPg(connectionString: string, max = 10): Promise<Database> {
+/** `report` hears, once each, that the database became unreachable and that it is reachable again. */
+export async function openPg(connectionString: string, max = 10, report: (message: string) => void = () => {}): Promise<Database> {
   const pool = new pg.Pool({ connectionString, max });
   // Errors on idle clients (server restart) must not crash the process.
   pool.on('error', () => {});
   const client = await pool.connect();
   client.release();
-  return new PgDatabase(pool);
+  return new PgDatabase(pool, report);
 }
 
 /** postgres://user:secret@host/db → postgres://user:***@host/db */

@@ -57,7 +57,7 @@ const NETWORK_ERRNOS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOS
  * failing: a refused or reset connection, node-postgres' "Connection terminated…", SQLSTATE class 08, or the server
  * shutting down (57P01–57P03).
  */
-export function isConnectionFailure(e: unknown): boolean {
+export function isConnectionFailure(e: unknown): e is Error {
   if (!(e instanceof Error)) return false;
   const code = (e as Error & { code?: unknown }).code;
   if (typeof code === 'string') {

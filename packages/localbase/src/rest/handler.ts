@@ -271,8 +271,7 @@ export async function handleRest(request: Request, deps: RestDeps): Promise<Resp
     // The database could not be reached or the connection broke (not an error PostgreSQL sent): PostgREST's 503
     // PGRST000 with the driver's words as details (supabase-js retries a GET on a 503).
     if (isConnectionFailure(e) && !('severity' in e)) {
-      const details = e instanceof Error ? e.message : String(e);
-      return reply(503, JSON.stringify({ code: 'PGRST000', message: 'Database connection error. Retrying the connection.', details, hint: null }));
+      return reply(503, JSON.stringify({ code: 'PGRST000', message: 'Database connection error. Retrying the connection.', details: e.message, hint: null }));
     }
     if (isPgError(e)) {
       const pg = e as Error & { code: string; detail?: string };
