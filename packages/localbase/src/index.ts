@@ -26,7 +26,7 @@ import { openPg, redactDatabaseUrl } from './db/pg.ts';
 import { lockDataDir } from './db/lock.ts';
 import type { DirLock } from './db/lock.ts';
 import { BOOTSTRAP_HASH, BOOTSTRAP_SQL } from './db/bootstrap.ts';
-import { runMigrations } from './db/migrations.ts';
+import { NO_STATEMENT_TIMEOUT, runMigrations } from './db/migrations.ts';
 import type { MigrationReport } from './db/migrations.ts';
 import { dropAllSchemas, rebuild } from './db/reset.ts';
 import { AuthService } from './auth/service.ts';
@@ -244,9 +244,14 @@ async function openDatabase(
 ): Promise<{ db: Database; lock?: DirLock; location: string; fromTemplate: boolean; templateBuilt: boolean }> {
   if (cfg.databaseUrl) {
     return {
-      db: await openPg(cfg.databaseUrl, 10, (m) => {
-        if (!cfg.quiet) console.warn(`[localbase] ${m}`);
-      }),
+      db: await openPg(
+        cfg.databaseUrl,
+        10,
+        (m) => {
+          if (!cfg.quiet) console.warn(`[localbase] ${m}`);
+        },
+        cfg.statementTimeoutMs,
+      ),
       location: redactDatabaseUrl(cfg.databaseUrl),
       fromTemplate: false,
       templateBuilt: false,
@@ -304,6 +309,7 @@ async function bootstrap(db: Database, fromTemplate: boolean): Promise<void> {
     if (current === BOOTSTRAP_HASH) return;
     // Several servers may start on one PostgreSQL server at once (parallel test files): serialise.
     await db.transaction(async (tx) => {
+      await tx.exec(NO_STATEMENT_TIMEOUT);
       await tx.query('select pg_advisory_xact_lock(54321001)');
       await tx.exec(BOOTSTRAP_SQL);
     });

@@ -134,9 +134,19 @@ class PgDatabase implements Database, Notifications {
   }
 }
 
-/** `report` hears, once each, that the database became unreachable and that it is reachable again. */
-export async function openPg(connectionString: string, max = 10, report: (message: string) => void = () => {}): Promise<Database> {
-  const pool = new pg.Pool({ connectionString, max });
+/**
+ * `report` hears, once each, that the database became unreachable and that it is reachable again.
+ * `statementTimeoutMs` (> 0) is every connection's statement_timeout: a request's statement waiting on a lock
+ * another client holds fails with 57014 instead of waiting (and holding a pooled connection) for ever. Migrations,
+ * bootstrap and reset lift it for their own transactions (`set local statement_timeout = 0`).
+ */
+export async function openPg(
+  connectionString: string,
+  max = 10,
+  report: (message: string) => void = () => {},
+  statementTimeoutMs = 0,
+): Promise<Database> {
+  const pool = new pg.Pool({ connectionString, max, ...(statementTimeoutMs > 0 ? { statement_timeout: Math.floor(statementTimeoutMs) } : {}) });
   // Errors on idle clients (server restart) must not crash the process.
   pool.on('error', () => {});
   const client = await pool.connect();

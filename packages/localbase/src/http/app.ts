@@ -269,6 +269,10 @@ export function createApp(
     }
     // PostgreSQL rejected a value the request carried (e.g. "\u0000" in JSON, out-of-range numbers): a client error.
     const sqlstate = (err as { code?: unknown }).code;
+    // A statement past --statement-timeout (waiting on a lock another client holds, say): GoTrue's answer to a
+    // request past its time limit, which auth-js retries.
+    if (sqlstate === '57014')
+      return errorResponse(c, new ApiError(504, 'request_timeout', 'Processing this request timed out, please retry after a moment.'));
     if (typeof sqlstate === 'string' && /^22[0-9A-Z]{3}$/.test(sqlstate))
       return errorResponse(c, new ApiError(400, 'validation_failed', `Invalid value: ${err.message}`));
     // Unexpected: log it, never leak the stack to the client. A database out of reach is told once by the database
