@@ -22,7 +22,7 @@ import { checkNewDataFolder, dataFolderOpenError, isInitialisedDataDir, loadOrBu
 import { openPGliteWorker, PGliteWorkerDatabase } from './db/pglite-worker-client.ts';
 import { makeThrowawayFolder } from './throwaway-folders.ts';
 import { besideDataFolder } from './data-folder.ts';
-import { openPg, redactDatabaseUrl } from './db/pg.ts';
+import { isPostgresUrl, openPg, redactDatabaseUrl } from './db/pg.ts';
 import { lockDataDir } from './db/lock.ts';
 import type { DirLock } from './db/lock.ts';
 import { BOOTSTRAP_HASH, BOOTSTRAP_SQL } from './db/bootstrap.ts';
@@ -186,6 +186,8 @@ export function resolveConfig(opts: LocalbaseOptions = {}): ResolvedConfig {
   parseTrustedProxies(opts.trustedProxies ?? []);
   if (opts.clientIpHeader !== undefined && !isHeaderName(opts.clientIpHeader))
     throw new Error(`client IP header: "${opts.clientIpHeader}" is not a header name`);
+  if (opts.databaseUrl && !isPostgresUrl(opts.databaseUrl))
+    throw new Error('the database URL (--database-url / DATABASE_URL) is not a postgres:// or postgresql:// URL');
   return {
     host: opts.host ?? '127.0.0.1',
     port: opts.port ?? 54321,
@@ -243,6 +245,11 @@ async function openDatabase(
   log: (m: string) => void,
 ): Promise<{ db: Database; lock?: DirLock; location: string; fromTemplate: boolean; templateBuilt: boolean }> {
   if (cfg.databaseUrl) {
+    const location = redactDatabaseUrl(cfg.databaseUrl);
+    const fail = (err: unknown): never => {
+      const why = err instanceof Error ? err.message : String(err);
+      throw new Error(`cannot connect to the database ${location} (--database-url / DATABASE_URL): ${why}`, { cause: err });
+    };
     return {
       db: await openPg(
         cfg.databaseUrl,
@@ -251,8 +258,8 @@ async function openDatabase(
           if (!cfg.quiet) console.warn(`[localbase] ${m}`);
         },
         cfg.statementTimeoutMs,
-      ),
-      location: redactDatabaseUrl(cfg.databaseUrl),
+      ).catch(fail),
+      location,
       fromTemplate: false,
       templateBuilt: false,
     };

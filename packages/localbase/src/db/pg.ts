@@ -154,6 +154,15 @@ export async function openPg(
   return new PgDatabase(pool, report);
 }
 
+/** A postgres:// or postgresql:// URL (what node-postgres reads; anything else it would take for a host name). */
+export function isPostgresUrl(url: string): boolean {
+  try {
+    return ['postgres:', 'postgresql:', 'socket:'].includes(new URL(url).protocol);
+  } catch {
+    return false;
+  }
+}
+
 /** postgres://user:secret@host/db → postgres://user:***@host/db */
 export function redactDatabaseUrl(url: string): string {
   try {
