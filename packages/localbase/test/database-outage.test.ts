@@ -107,3 +107,43 @@ describe.skipIf(!testDatabaseUrl)('the database goes away while localbase runs',
     expect(lines.filter((l) => /database is reachable again/.test(l))).toHaveLength(1);
   });
 });
+
+describe.skipIf(!testDatabaseUrl)('waits for a connection are bounded', () => {
+  it("a database host that never answers stops the start after the URL's connect_timeout, naming the database", async () => {
+    const silent = net.createServer(() => {}); // accepts and says nothing, as a host behind a firewall that drops packets
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const port = (silent.address() as net.AddressInfo).port;
+    try {
+      await expect(
+        startTestServer({ databaseUrl: `postgres://postgres@127.0.0.1:${port}/postgres?connect_timeout=1` }),
+      ).rejects.toThrow(/cannot connect to the database postgres:\/\/postgres@127\.0\.0\.1:\d+\/postgres.*timeout/);
+    } finally {
+      silent.close();
+    }
+  });
+
+  it('with every pooled connection busy, /rest/v1 answers 504 PGRST003 and auth 504 request_timeout after the connect timeout', async () => {
+    const own = await ownDatabase();
+    const url = new URL(own.options.databaseUrl!);
+    url.searchParams.set('connect_timeout', '1');
+    const lb = await startTestServer({ databaseUrl: url.toString() });
+    try {
+      await lb.db.exec(`create function public.hold(s float) returns int language sql as 'select 1 from pg_sleep(s)';
+        grant execute on function public.hold to anon;`);
+      await lb.reloadSchema();
+      const client = anonClient(lb);
+      // the pool has 10 connections (a builder sends its request when then() is called)
+      const busy = Array.from({ length: 10 }, () => client.rpc('hold', { s: 4 }).then((r) => r));
+      await new Promise((r) => setTimeout(r, 500));
+      const rest = await client.rpc('hold', { s: 0 });
+      expect(rest.status).toBe(504);
+      expect(rest.error).toMatchObject({ code: 'PGRST003', message: 'Timed out acquiring connection from connection pool.' });
+      const auth = await client.auth.signInWithPassword({ email: uniqueEmail('busy'), password: PASSWORD });
+      expect(auth.error?.status).toBe(504);
+      expect((await Promise.all(busy)).map((r) => r.status)).toEqual(Array<number>(10).fill(200));
+    } finally {
+      await lb.stop();
+      await own.drop();
+    }
+  });
+});

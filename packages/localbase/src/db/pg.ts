@@ -146,12 +146,34 @@ export async function openPg(
   report: (message: string) => void = () => {},
   statementTimeoutMs = 0,
 ): Promise<Database> {
-  const pool = new pg.Pool({ connectionString, max, ...(statementTimeoutMs > 0 ? { statement_timeout: Math.floor(statementTimeoutMs) } : {}) });
+  const pool = new pg.Pool({
+    connectionString,
+    max,
+    connectionTimeoutMillis: connectTimeoutMs(connectionString),
+    ...(statementTimeoutMs > 0 ? { statement_timeout: Math.floor(statementTimeoutMs) } : {}),
+  });
   // Errors on idle clients (server restart) must not crash the process.
   pool.on('error', () => {});
   const client = await pool.connect();
   client.release();
   return new PgDatabase(pool, report);
+}
+
+/** Default bound on opening a connection, and on waiting for a free one of the pool. */
+export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
+
+/**
+ * How long to wait for a connection: the URL's `connect_timeout` (seconds, as libpq; 0 = no limit), else 10 s. A host
+ * that drops packets would otherwise hold a start, or every request, for minutes without a word.
+ */
+export function connectTimeoutMs(connectionString: string): number {
+  try {
+    const v = new URL(connectionString).searchParams.get('connect_timeout');
+    if (v !== null && /^\d+$/.test(v.trim())) return Number(v.trim()) * 1000;
+  } catch {
+    /* node-postgres reports the URL */
+  }
+  return DEFAULT_CONNECT_TIMEOUT_MS;
 }
 
 /** A postgres:// or postgresql:// URL (what node-postgres reads; anything else it would take for a host name). */

@@ -64,5 +64,10 @@ export function isConnectionFailure(e: unknown): e is Error {
     if (NETWORK_ERRNOS.has(code) || code.startsWith('08') || /^57P0[123]$/.test(code)) return true;
     if (/^[0-9A-Z]{5}$/.test(code)) return false;
   }
-  return /^Connection terminated|connection error and is not queryable|timeout exceeded when trying to connect/i.test(e.message);
+  return /^Connection terminated|connection error and is not queryable/i.test(e.message);
+}
+
+/** node-postgres' pool: every connection stayed busy for the whole connect timeout (the server is reachable). */
+export function isPoolTimeout(e: unknown): boolean {
+  return e instanceof Error && e.message === 'timeout exceeded when trying to connect';
 }

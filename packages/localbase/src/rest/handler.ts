@@ -9,7 +9,7 @@ import { buildRpc, type RpcRequest } from './build-rpc.ts';
 import { buildDelete, buildInsert, buildUpdate } from './build-write.ts';
 import { transactionEnd, type TxEnd } from './db-config.ts';
 import { runEnveloped, type EnvelopeContext } from './envelope.ts';
-import { isConnectionFailure } from '../db/types.ts';
+import { isConnectionFailure, isPoolTimeout } from '../db/types.ts';
 import { RestError } from './errors.ts';
 import { contentRange, negotiateRepresentation, readStatus, requestSchema, singleObjectError, type Representation } from './negotiate.ts';
 import { explainStatement, planContentType, planMediaType, plannedRows, requestSearchPath, runExplain } from './plan.ts';
@@ -273,6 +273,9 @@ export async function handleRest(request: Request, deps: RestDeps): Promise<Resp
     if (isConnectionFailure(e) && !('severity' in e)) {
       return reply(503, JSON.stringify({ code: 'PGRST000', message: 'Database connection error. Retrying the connection.', details: e.message, hint: null }));
     }
+    // Every pooled connection stayed busy for the connect timeout: PostgREST's answer to a pool acquisition timeout.
+    if (isPoolTimeout(e))
+      return reply(504, JSON.stringify({ code: 'PGRST003', message: 'Timed out acquiring connection from connection pool.', details: null, hint: null }));
     if (isPgError(e)) {
       const pg = e as Error & { code: string; detail?: string };
       if (pg.code === 'PT406') return errorResponse(new RestError(406, 'PGRST116', pg.message, pg.detail ?? null, null), extra);
