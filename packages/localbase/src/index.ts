@@ -315,11 +315,23 @@ async function bootstrap(db: Database, fromTemplate: boolean): Promise<void> {
     }
     if (current === BOOTSTRAP_HASH) return;
     // Several servers may start on one PostgreSQL server at once (parallel test files): serialise.
-    await db.transaction(async (tx) => {
-      await tx.exec(NO_STATEMENT_TIMEOUT);
-      await tx.query('select pg_advisory_xact_lock(54321001)');
-      await tx.exec(BOOTSTRAP_SQL);
-    });
+    await db
+      .transaction(async (tx) => {
+        await tx.exec(NO_STATEMENT_TIMEOUT);
+        await tx.query('select pg_advisory_xact_lock(54321001)');
+        await tx.exec(BOOTSTRAP_SQL);
+      })
+      .catch(async (err: unknown) => {
+        // insufficient_privilege: say what the user lacks rather than only PostgreSQL's "must have admin option…".
+        if (db.kind !== 'pg' || (err as { code?: unknown }).code !== '42501') throw err;
+        const { rows } = await db.query<{ who: string }>('select current_user as who').catch(() => ({ rows: [] }));
+        const who = rows[0]?.who ?? 'this user';
+        throw new Error(
+          `cannot set up the database as ${who}: ${(err as Error).message}. localbase creates roles, schemas and ` +
+            'extensions: connect as a superuser (postgres on Supabase and Debian)',
+          { cause: err },
+        );
+      });
   }
   await db.query(
     "insert into localbase.meta (key, value) values ('bootstrap_hash', $1) on conflict (key) do update set value = excluded.value",
