@@ -72,20 +72,29 @@ class PgDatabase implements Database, Notifications {
 
   async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
     const client = await this.#reach.track(this.pool.connect());
+    // The pool listens for errors of idle clients only: a connection lost while fn awaits something else (a hash, a
+    // file) would emit 'error' with no listener and end the process. Keep it; the next statement fails instead.
+    let broken: Error | undefined;
+    const onError = (err: Error) => {
+      broken = err;
+    };
+    client.on('error', onError);
     try {
       await client.query('BEGIN');
       const result = await fn(clientQueryable(client));
       await client.query('COMMIT');
       return result;
     } catch (err) {
+      if (isConnectionFailure(err)) broken ??= err;
       try {
-        await client.query('ROLLBACK');
-      } catch {
-        /* connection broken: release() below discards it */
+        if (!broken) await client.query('ROLLBACK');
+      } catch (rollbackErr) {
+        broken = rollbackErr as Error;
       }
       throw err;
     } finally {
-      client.release();
+      client.off('error', onError);
+      client.release(broken); // a broken connection is discarded rather than handed to the next request
     }
   }
 
