@@ -4,6 +4,7 @@
 import net from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { anonClient, captureConsole, ownDatabase, PASSWORD, serviceClient, startTestServer, testDatabaseUrl, uniqueEmail, type Localbase } from './helpers.ts';
+import { closeRealtimeClients, realtimeClient, subscribe, until } from './realtime-helpers.ts';
 
 /** A TCP relay to host:port on a loopback port of its own; cut() drops every connection and refuses new ones. */
 async function startRelay(target: URL): Promise<{ url: string; cut(): Promise<void>; restore(): Promise<void>; close(): Promise<void> }> {
@@ -59,7 +60,8 @@ describe.skipIf(!testDatabaseUrl)('the database goes away while localbase runs',
       alter table public.outage_items enable row level security;
       create policy "read" on public.outage_items for select using (true);
       grant select on public.outage_items to anon;
-      insert into public.outage_items values (1, 'one');`);
+      insert into public.outage_items values (1, 'one');
+      alter publication supabase_realtime add table public.outage_items;`);
     await lb.reloadSchema();
   });
 
@@ -68,6 +70,7 @@ describe.skipIf(!testDatabaseUrl)('the database goes away while localbase runs',
   });
 
   afterAll(async () => {
+    await closeRealtimeClients();
     await lb?.stop();
     await relay?.close();
     await drop?.();
@@ -85,6 +88,21 @@ describe.skipIf(!testDatabaseUrl)('the database goes away while localbase runs',
     const up = await client.from('outage_items').select('id, name');
     expect(up.status).toBe(200);
     expect(up.data).toEqual([{ id: 1, name: 'one' }]);
+  });
+
+  it('a postgres_changes join while the database is unreachable is refused as Realtime does; the socket and its other channels stay', async () => {
+    const client = realtimeClient(lb);
+    const chat = client.channel('outage-chat');
+    expect((await subscribe(chat)).status).toBe('SUBSCRIBED');
+    await relay.cut();
+    const changes = client.channel('outage-changes').on('postgres_changes', { event: '*', schema: 'public', table: 'outage_items' }, () => {});
+    const refused = await subscribe(changes);
+    expect(refused.status).toBe('CHANNEL_ERROR');
+    expect(refused.error?.message).toContain('UnableToConnectToProject: Realtime was unable to connect to the project database');
+    expect(chat.state).toBe('joined');
+
+    await relay.restore();
+    await until(() => changes.state === 'joined', 20_000, 'the channel to rejoin by itself'); // realtime-js retries a refused join
   });
 
   // Through lb.db: over HTTP the gap between two statements of a request (a token signed, a file renamed) is too short
