@@ -235,7 +235,7 @@ describe('realtime: the wire', () => {
       return s;
     };
     const [first, second] = [await join('a'), await join('b')];
-    const members = [];
+    const members: Awaited<ReturnType<typeof join>>[] = [];
     for (let i = 0; i < 40; i++) members.push(await join(`m${i}`));
     // 40 × 0.9 MB: written over several event-loop turns (4 MiB each); the small message another member sends
     // meanwhile is written behind it, to every member.
