@@ -92,3 +92,23 @@ describe.skipIf(!testDatabaseUrl)('a PostgreSQL user without the rights localbas
     }
   });
 });
+
+describe.skipIf(!testDatabaseUrl)('TLS settings in the database URL, read as libpq reads them', () => {
+  it('sslmode=prefer uses TLS when the server offers it and connects without it when it does not (the test server has none)', async () => {
+    const url = new URL(testDatabaseUrl!);
+    url.searchParams.set('sslmode', 'prefer');
+    const lb = await startTestServer({ databaseUrl: url.toString() });
+    try {
+      const { error } = await anonClient(lb).auth.signUp({ email: uniqueEmail('prefer'), password: PASSWORD });
+      expect(error).toBeNull();
+    } finally {
+      await lb.stop();
+    }
+  });
+
+  it('sslmode=require against a server without TLS stops the start, naming the database', async () => {
+    const url = new URL(testDatabaseUrl!);
+    url.searchParams.set('sslmode', 'require');
+    await expect(startTestServer({ databaseUrl: url.toString() })).rejects.toThrow(/cannot connect to the database .*does not support SSL/);
+  });
+});

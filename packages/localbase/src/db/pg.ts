@@ -155,17 +155,61 @@ export async function openPg(
   report: (message: string) => void = () => {},
   statementTimeoutMs = 0,
 ): Promise<Database> {
-  const pool = new pg.Pool({
-    connectionString,
-    max,
-    connectionTimeoutMillis: connectTimeoutMs(connectionString),
-    ...(statementTimeoutMs > 0 ? { statement_timeout: Math.floor(statementTimeoutMs) } : {}),
-  });
-  // Errors on idle clients (server restart) must not crash the process.
-  pool.on('error', () => {});
-  const client = await pool.connect();
-  client.release();
-  return new PgDatabase(pool, report);
+  const open = async (url: string): Promise<pg.Pool> => {
+    const pool = new pg.Pool({
+      connectionString: url,
+      max,
+      connectionTimeoutMillis: connectTimeoutMs(url),
+      ...(statementTimeoutMs > 0 ? { statement_timeout: Math.floor(statementTimeoutMs) } : {}),
+    });
+    // Errors on idle clients (server restart) must not crash the process.
+    pool.on('error', () => {});
+    try {
+      const client = await pool.connect();
+      client.release();
+      return pool;
+    } catch (err) {
+      await pool.end().catch(() => {});
+      throw err;
+    }
+  };
+  const url = libpqSslUrl(connectionString);
+  try {
+    return new PgDatabase(await open(url), report);
+  } catch (err) {
+    // libpq's prefer and allow: TLS when the server offers it, a plain connection when it does not.
+    const mode = sslMode(url);
+    if ((mode !== 'prefer' && mode !== 'allow') || !/does not support SSL/i.test((err as Error).message)) throw err;
+    const plain = new URL(url);
+    plain.searchParams.set('sslmode', 'disable');
+    return new PgDatabase(await open(plain.toString()), report);
+  }
+}
+
+function sslMode(url: string): string | null {
+  try {
+    return new URL(url).searchParams.get('sslmode');
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * sslmode read as libpq (and every other PostgreSQL client) reads it: node-postgres takes prefer, require and
+ * verify-ca for verify-full unless uselibpqcompat=true, so a URL with sslmode=require (hosted Supabase's) failed on
+ * the server's certificate, and sslmode=prefer refused a server without TLS. An explicit uselibpqcompat is kept.
+ */
+export function libpqSslUrl(connectionString: string): string {
+  try {
+    const u = new URL(connectionString);
+    const mode = u.searchParams.get('sslmode');
+    if (mode === null || u.searchParams.has('uselibpqcompat') || mode === 'no-verify') return connectionString;
+    if (mode === 'allow') u.searchParams.set('sslmode', 'prefer'); // node-postgres knows no allow: try TLS first
+    u.searchParams.set('uselibpqcompat', 'true');
+    return u.toString();
+  } catch {
+    return connectionString;
+  }
 }
 
 /** Default bound on opening a connection, and on waiting for a free one of the pool. */
