@@ -246,10 +246,6 @@ async function openDatabase(
 ): Promise<{ db: Database; lock?: DirLock; location: string; fromTemplate: boolean; templateBuilt: boolean }> {
   if (cfg.databaseUrl) {
     const location = redactDatabaseUrl(cfg.databaseUrl);
-    const fail = (err: unknown): never => {
-      const why = err instanceof Error ? err.message : String(err);
-      throw new Error(`cannot connect to the database ${location} (--database-url / DATABASE_URL): ${why}`, { cause: err });
-    };
     return {
       db: await openPg(
         cfg.databaseUrl,
@@ -258,7 +254,7 @@ async function openDatabase(
           if (!cfg.quiet) console.warn(`[localbase] ${m}`);
         },
         cfg.statementTimeoutMs,
-      ).catch(fail),
+      ),
       location,
       fromTemplate: false,
       templateBuilt: false,

@@ -175,14 +175,20 @@ export async function openPg(
   };
   const url = libpqSslUrl(connectionString);
   try {
-    return new PgDatabase(await open(url), report);
+    try {
+      return new PgDatabase(await open(url), report);
+    } catch (err) {
+      // libpq's prefer and allow: TLS when the server offers it, a plain connection when it does not.
+      const mode = sslMode(url);
+      if ((mode !== 'prefer' && mode !== 'allow') || !/does not support SSL/i.test((err as Error).message)) throw err;
+      const plain = new URL(url);
+      plain.searchParams.set('sslmode', 'disable');
+      return new PgDatabase(await open(plain.toString()), report);
+    }
   } catch (err) {
-    // libpq's prefer and allow: TLS when the server offers it, a plain connection when it does not.
-    const mode = sslMode(url);
-    if ((mode !== 'prefer' && mode !== 'allow') || !/does not support SSL/i.test((err as Error).message)) throw err;
-    const plain = new URL(url);
-    plain.searchParams.set('sslmode', 'disable');
-    return new PgDatabase(await open(plain.toString()), report);
+    // The driver's words alone ("connect ECONNREFUSED 127.0.0.1:1") do not say it was the database.
+    const why = err instanceof Error ? err.message : String(err);
+    throw new Error(`cannot connect to the database ${redactDatabaseUrl(connectionString)}: ${why}`, { cause: err });
   }
 }
 
