@@ -114,7 +114,8 @@ Options (environment variable in brackets; each command reads the ones it needs)
                                 [LOCALBASE_SMTP_HOST, LOCALBASE_SMTP_PORT (default 1025), LOCALBASE_SMTP_FROM]
   --max-rows N                  /rest/v1: most rows per response, default 1000, 0 = no cap [LOCALBASE_MAX_ROWS]
   --statement-timeout MS        /rest/v1: cancel a request's query after MS ms (500, SQLSTATE 57014), default 8000,
-                                0 = none [LOCALBASE_STATEMENT_TIMEOUT]
+                                0 = none; on PostgreSQL also auth's and storage's statements (auth: 504
+                                request_timeout) [LOCALBASE_STATEMENT_TIMEOUT]
   --pglite-main-thread          run PGlite on the main thread instead of a worker thread: no statement timeout, and
                                 a long query stalls every request; --memory then keeps the data in WASM memory
                                 instead of a throwaway temp folder [LOCALBASE_PGLITE_MAIN_THREAD=1]

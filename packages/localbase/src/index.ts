@@ -22,11 +22,11 @@ import { checkNewDataFolder, dataFolderOpenError, isInitialisedDataDir, loadOrBu
 import { openPGliteWorker, PGliteWorkerDatabase } from './db/pglite-worker-client.ts';
 import { makeThrowawayFolder } from './throwaway-folders.ts';
 import { besideDataFolder } from './data-folder.ts';
-import { openPg, redactDatabaseUrl } from './db/pg.ts';
+import { isPostgresUrl, openPg, redactDatabaseUrl } from './db/pg.ts';
 import { lockDataDir } from './db/lock.ts';
 import type { DirLock } from './db/lock.ts';
 import { BOOTSTRAP_HASH, BOOTSTRAP_SQL } from './db/bootstrap.ts';
-import { runMigrations } from './db/migrations.ts';
+import { NO_STATEMENT_TIMEOUT, runMigrations } from './db/migrations.ts';
 import type { MigrationReport } from './db/migrations.ts';
 import { dropAllSchemas, rebuild } from './db/reset.ts';
 import { AuthService } from './auth/service.ts';
@@ -186,6 +186,8 @@ export function resolveConfig(opts: LocalbaseOptions = {}): ResolvedConfig {
   parseTrustedProxies(opts.trustedProxies ?? []);
   if (opts.clientIpHeader !== undefined && !isHeaderName(opts.clientIpHeader))
     throw new Error(`client IP header: "${opts.clientIpHeader}" is not a header name`);
+  if (opts.databaseUrl && !isPostgresUrl(opts.databaseUrl))
+    throw new Error('the database URL (--database-url / DATABASE_URL) is not a postgres:// or postgresql:// URL');
   return {
     host: opts.host ?? '127.0.0.1',
     port: opts.port ?? 54321,
@@ -243,9 +245,17 @@ async function openDatabase(
   log: (m: string) => void,
 ): Promise<{ db: Database; lock?: DirLock; location: string; fromTemplate: boolean; templateBuilt: boolean }> {
   if (cfg.databaseUrl) {
+    const location = redactDatabaseUrl(cfg.databaseUrl);
     return {
-      db: await openPg(cfg.databaseUrl),
-      location: redactDatabaseUrl(cfg.databaseUrl),
+      db: await openPg(
+        cfg.databaseUrl,
+        10,
+        (m) => {
+          if (!cfg.quiet) console.warn(`[localbase] ${m}`);
+        },
+        cfg.statementTimeoutMs,
+      ),
+      location,
       fromTemplate: false,
       templateBuilt: false,
     };
@@ -301,10 +311,23 @@ async function bootstrap(db: Database, fromTemplate: boolean): Promise<void> {
     }
     if (current === BOOTSTRAP_HASH) return;
     // Several servers may start on one PostgreSQL server at once (parallel test files): serialise.
-    await db.transaction(async (tx) => {
-      await tx.query('select pg_advisory_xact_lock(54321001)');
-      await tx.exec(BOOTSTRAP_SQL);
-    });
+    await db
+      .transaction(async (tx) => {
+        await tx.exec(NO_STATEMENT_TIMEOUT);
+        await tx.query('select pg_advisory_xact_lock(54321001)');
+        await tx.exec(BOOTSTRAP_SQL);
+      })
+      .catch(async (err: unknown) => {
+        // insufficient_privilege: say what the user lacks rather than only PostgreSQL's "must have admin option…".
+        if (db.kind !== 'pg' || (err as { code?: unknown }).code !== '42501') throw err;
+        const { rows } = await db.query<{ who: string }>('select current_user as who').catch(() => ({ rows: [] }));
+        const who = rows[0]?.who ?? 'this user';
+        throw new Error(
+          `cannot set up the database as ${who}: ${(err as Error).message}. localbase creates roles, schemas and ` +
+            'extensions: connect as a superuser (postgres on Supabase and Debian)',
+          { cause: err },
+        );
+      });
   }
   await db.query(
     "insert into localbase.meta (key, value) values ('bootstrap_hash', $1) on conflict (key) do update set value = excluded.value",

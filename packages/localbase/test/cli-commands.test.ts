@@ -61,6 +61,16 @@ describe('localbase commands', () => {
     }
   });
 
+  it('db reset, auth delete-guests and gen types --db-url on a database out of reach name it (password hidden) and exit 1', async () => {
+    const url = `postgres://postgres:s3cret-pw@127.0.0.1:${await freePort()}/app`;
+    for (const args of [['db', 'reset', '--database-url', url], ['auth', 'delete-guests', '--database-url', url], ['gen', 'types', 'typescript', '--db-url', url]]) {
+      const r = runCli(args);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain('cannot connect to the database postgres://postgres:***@127.0.0.1:');
+      expect(r.stderr + r.stdout).not.toContain('s3cret-pw');
+    }
+  });
+
   it('migration new creates <dir>/<YYYYMMDDHHMMSS>_<name>.sql and prints its path', () => {
     const dir = path.join(tmp, 'migrations');
     const before = new Date();

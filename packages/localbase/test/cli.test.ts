@@ -2,6 +2,9 @@
 // --quiet, and a clean exit on SIGINT.
 import { afterAll, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { DEMO_ANON_KEY, DEMO_SERVICE_KEY, cliPath, freePort, nodeBin, spawnCli, stopCli, waitReady, type CliProcess } from './cli.ts';
 import { fetchFrom, uniqueEmail } from './helpers.ts';
 
@@ -144,6 +147,25 @@ describe('localbase start', () => {
       '--email-max-frequency', 'LOCALBASE_EMAIL_MAX_FREQUENCY', '--enable-anonymous-sign-ins', 'LOCALBASE_ENABLE_ANONYMOUS_SIGN_INS=1', '--rate-limit-anonymous-users'])
       expect(help.stdout).toContain(flag);
   }, 180_000);
+
+  it('a database URL that is wrong or leads nowhere stops the start with exit 1, naming the database and hiding the password', async () => {
+    const folder = mkdtempSync(path.join(tmpdir(), 'localbase-cli-dburl-'));
+    try {
+      const nowhere = `postgres://postgres:s3cret-pw@127.0.0.1:${await freePort()}/app`;
+      for (const [url, expected] of [
+        [nowhere, `cannot connect to the database postgres://postgres:***@127.0.0.1:`],
+        ['not a url', 'the database URL (--database-url / DATABASE_URL) is not a postgres:// or postgresql:// URL'],
+      ] as const) {
+        const bad = spawnCli(['--database-url', url, '--data-dir', path.join(folder, 'data')], await freePort());
+        running.push(bad);
+        expect((await bad.exited).code).toBe(1);
+        expect(bad.output()).toContain(expected);
+        expect(bad.output()).not.toContain('s3cret-pw');
+      }
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+  });
 
   it('--quiet prints the banner but no request lines', async () => {
     const proc = await start(['--memory', '--quiet']);

@@ -2,7 +2,7 @@
 // they were read (413 and early 4xx), slow bodies on keep-alive connections, and malformed pipelined requests.
 import net from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { PASSWORD, raw, startTestServer, type Localbase } from './helpers.ts';
+import { captureConsole, PASSWORD, raw, startTestServer, type Localbase } from './helpers.ts';
 
 let lb: Localbase;
 let port: number;
@@ -20,22 +20,6 @@ afterAll(async () => {
 afterEach(() => {
   vi.restoreAllMocks();
 });
-
-/** Records every console line written from now on (still printed) until the test ends. */
-function captureConsole(): string[] {
-  const lines: string[] = [];
-  const keep =
-    (original: (...args: unknown[]) => void) =>
-    (...args: unknown[]): void => {
-      lines.push(args.map((a) => (a instanceof Error ? `${a.message}\n${a.stack}` : String(a))).join(' '));
-      original(...args);
-    };
-  for (const name of ['log', 'error', 'warn', 'info'] as const) {
-    const original = console[name].bind(console); // taken before the spy replaces it
-    vi.spyOn(console, name).mockImplementation(keep(original));
-  }
-  return lines;
-}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

@@ -9,6 +9,7 @@ import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { createClient, type SupabaseClient } from '@supabase/supabase-js';
 import * as OTPAuth from 'otpauth';
+import { vi } from 'vitest';
 import { dataFolderEntries } from '../src/data-folder.ts';
 import { startLocalbase, type Localbase, type LocalbaseOptions } from '../src/index.ts';
 import { createScratchDatabase } from './cli.ts';
@@ -343,4 +344,20 @@ export async function signedInClient(
 /** Direct refresh grant over HTTP (no client state involved). */
 export function refreshRaw(lb: Localbase, refreshToken: string): Promise<RawResponse> {
   return raw(lb, '/auth/v1/token?grant_type=refresh_token', { body: { refresh_token: refreshToken } });
+}
+
+/** Records every console line written from now on (still printed) until vi.restoreAllMocks(). */
+export function captureConsole(): string[] {
+  const lines: string[] = [];
+  const keep =
+    (original: (...args: unknown[]) => void) =>
+    (...args: unknown[]): void => {
+      lines.push(args.map((a) => (a instanceof Error ? `${a.message}\n${a.stack}` : String(a))).join(' '));
+      original(...args);
+    };
+  for (const name of ['log', 'error', 'warn', 'info'] as const) {
+    const original = console[name].bind(console); // taken before the spy replaces it
+    vi.spyOn(console, name).mockImplementation(keep(original));
+  }
+  return lines;
 }

@@ -6,7 +6,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalbase } from '../src/index.ts';
-import { anonClient, removeDataFolder, testDatabaseUrl, uniqueEmail, PASSWORD } from './helpers.ts';
+import pg from 'pg';
+import { createScratchDatabase } from './cli.ts';
+import { anonClient, removeDataFolder, startTestServer, testDatabaseUrl, uniqueEmail, PASSWORD } from './helpers.ts';
 
 const fixture = (p: string): string => fileURLToPath(new URL(`./fixtures/${p}`, import.meta.url));
 const good = fixture('migrations-good');
@@ -66,5 +68,47 @@ describe.skipIf(Boolean(testDatabaseUrl))('migrations and seed on a data folder'
     } finally {
       await lb.stop();
     }
+  });
+});
+
+describe.skipIf(!testDatabaseUrl)('a PostgreSQL user without the rights localbase needs', () => {
+  it('stops the start saying what the user lacks and what to connect as', async () => {
+    const role = `lb_limited_${process.pid}_${Date.now().toString(36)}`;
+    const scratch = await createScratchDatabase(testDatabaseUrl!);
+    const admin = new pg.Client({ connectionString: testDatabaseUrl });
+    await admin.connect();
+    try {
+      await admin.query(`create role ${role} login`);
+      await admin.query(`alter database ${new URL(scratch.url).pathname.slice(1)} owner to ${role}`);
+      const url = new URL(scratch.url);
+      url.username = role;
+      await expect(startTestServer({ databaseUrl: url.toString() })).rejects.toThrow(
+        new RegExp(`cannot set up the database as ${role}: .+\\. localbase creates roles, schemas and extensions: connect as a superuser`),
+      );
+    } finally {
+      await scratch.drop();
+      await admin.query(`drop role if exists ${role}`);
+      await admin.end();
+    }
+  });
+});
+
+describe.skipIf(!testDatabaseUrl)('TLS settings in the database URL, read as libpq reads them', () => {
+  it('sslmode=prefer uses TLS when the server offers it and connects without it when it does not (the test server has none)', async () => {
+    const url = new URL(testDatabaseUrl!);
+    url.searchParams.set('sslmode', 'prefer');
+    const lb = await startTestServer({ databaseUrl: url.toString() });
+    try {
+      const { error } = await anonClient(lb).auth.signUp({ email: uniqueEmail('prefer'), password: PASSWORD });
+      expect(error).toBeNull();
+    } finally {
+      await lb.stop();
+    }
+  });
+
+  it('sslmode=require against a server without TLS stops the start, naming the database', async () => {
+    const url = new URL(testDatabaseUrl!);
+    url.searchParams.set('sslmode', 'require');
+    await expect(startTestServer({ databaseUrl: url.toString() })).rejects.toThrow(/cannot connect to the database .*does not support SSL/);
   });
 });

@@ -5,9 +5,10 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PGliteWorkerDatabase } from '../src/db/pglite-worker-client.ts';
-import { anonClient, PASSWORD, removeDataFolder, testDatabaseUrl } from './helpers.ts';
+import { anonClient, ownDatabase, PASSWORD, removeDataFolder, serviceClient, startTestServer, testDatabaseUrl, uniqueEmail } from './helpers.ts';
 import { codeOfBody, restFixture, restRaw, restUser, runTag, startRestServer, type RestFixture } from './rest-helpers.ts';
 import type { Localbase } from './helpers.ts';
 
@@ -152,5 +153,42 @@ describe.skipIf(testDatabaseUrl)('PGlite worker crash', () => {
     expect([after.status, after.data]).toEqual([200, [{ display_name: 'alice' }]]);
     const health = await fetch(`${f.lb.url}/auth/v1/health`, { headers: { apikey: f.lb.anonKey } });
     expect(health.status).toBe(200);
+  });
+});
+
+describe.skipIf(!testDatabaseUrl)('auth behind a lock another client of the PostgreSQL server holds', () => {
+  let lb: Localbase;
+  let drop: () => Promise<void>;
+  let other: pg.Client;
+  beforeAll(async () => {
+    const own = await ownDatabase();
+    drop = own.drop;
+    lb = await startTestServer({ ...own.options, statementTimeoutMs: TIMEOUT_MS });
+    other = new pg.Client({ connectionString: own.options.databaseUrl });
+    await other.connect();
+  });
+  afterAll(async () => {
+    await other?.end();
+    await lb?.stop();
+    await drop?.();
+  });
+
+  it("a sign-in waiting on the lock gets GoTrue's 504 request_timeout instead of hanging; it works once the lock is gone", async () => {
+    const email = uniqueEmail('locked');
+    await serviceClient(lb).auth.admin.createUser({ email, password: PASSWORD, email_confirm: true });
+    await other.query('begin');
+    await other.query('lock table auth.users in access exclusive mode');
+    const res = await fetch(`${lb.url}/auth/v1/token?grant_type=password`, {
+      method: 'POST',
+      headers: { apikey: lb.anonKey, 'content-type': 'application/json', 'x-supabase-api-version': '2024-01-01' },
+      body: JSON.stringify({ email, password: PASSWORD }),
+      signal: AbortSignal.timeout(20_000),
+    });
+    expect(res.status).toBe(504);
+    expect(await res.json()).toMatchObject({ code: 'request_timeout', message: 'Processing this request timed out, please retry after a moment.' });
+    await other.query('rollback');
+
+    const { error } = await anonClient(lb).auth.signInWithPassword({ email, password: PASSWORD });
+    expect(error).toBeNull();
   });
 });

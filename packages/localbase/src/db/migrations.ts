@@ -3,6 +3,9 @@ import path from 'node:path';
 import type { Database } from './types.ts';
 
 /** Supabase's search_path for the postgres role, so that e.g. crypt()/gen_salt() from extensions resolve. */
+/** Migrations, the seed, bootstrap and reset may take long or wait for another server's: no request's limit. */
+export const NO_STATEMENT_TIMEOUT = 'set local statement_timeout = 0';
+
 const SUPABASE_SEARCH_PATH = `select set_config('search_path', '"$user", public, extensions', true)`;
 
 export class MigrationError extends Error {
@@ -68,6 +71,7 @@ export async function runMigrations(
     try {
       const appliedNow = await db.transaction(async (tx) => {
         // Another server on the same database may be migrating at the same moment: take turns, then re-check.
+        await tx.exec(NO_STATEMENT_TIMEOUT);
         await tx.query('select pg_advisory_xact_lock(54321002)');
         const again = await tx.query('select 1 from supabase_migrations.schema_migrations where version = $1', [
           m.version,
@@ -99,7 +103,8 @@ export async function runMigrations(
       const sql = fs.readFileSync(opts.seedFile, 'utf8');
       try {
         await db.transaction(async (tx) => {
-          await tx.query('select pg_advisory_xact_lock(54321002)');
+          await tx.exec(NO_STATEMENT_TIMEOUT);
+        await tx.query('select pg_advisory_xact_lock(54321002)');
           const again = await tx.query("select 1 from localbase.meta where key = 'seeded_at'");
           if (again.rows.length > 0) return;
           await tx.query(SUPABASE_SEARCH_PATH);

@@ -2,12 +2,13 @@
 // Used by the CLI on a stopped server's data (src/commands.ts) and by a running server (Localbase.resetDatabase).
 import type { Database } from './types.ts';
 import { BOOTSTRAP_HASH, BOOTSTRAP_SQL } from './bootstrap.ts';
-import { runMigrations } from './migrations.ts';
+import { NO_STATEMENT_TIMEOUT, runMigrations } from './migrations.ts';
 import type { MigrationReport } from './migrations.ts';
 
 /** Drops every schema but PostgreSQL's own (public, auth, user schemas, localbase's) and creates an empty public. */
 export async function dropAllSchemas(db: Database): Promise<void> {
   await db.transaction(async (tx) => {
+    await tx.exec(NO_STATEMENT_TIMEOUT);
     await tx.query('select pg_advisory_xact_lock(54321001)');
     const { rows } = await tx.query<{ nspname: string }>(
       `select nspname from pg_namespace
@@ -25,6 +26,7 @@ export async function rebuild(
   opts: { migrationsDir: string; seedFile: string; log?: (m: string) => void },
 ): Promise<MigrationReport> {
   await db.transaction(async (tx) => {
+    await tx.exec(NO_STATEMENT_TIMEOUT);
     await tx.query('select pg_advisory_xact_lock(54321001)');
     await tx.exec(BOOTSTRAP_SQL);
     await tx.query(
@@ -34,6 +36,9 @@ export async function rebuild(
   });
   const report = await runMigrations(db, opts);
   // Realtime's capture triggers follow the publication (the event trigger does it too, when it could be created).
-  await db.query('select localbase.realtime_sync()');
+  await db.transaction(async (tx) => {
+    await tx.exec(NO_STATEMENT_TIMEOUT);
+    await tx.query('select localbase.realtime_sync()');
+  });
   return report;
 }

@@ -49,3 +49,25 @@ export interface Notifications {
 export function hasNotifications(db: Database): db is Database & Notifications {
   return typeof (db as Partial<Notifications>).listen === 'function';
 }
+
+const NETWORK_ERRNOS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE']);
+
+/**
+ * True for an error that says the database could not be reached or the connection broke, rather than a statement
+ * failing: a refused or reset connection, node-postgres' "Connection terminated…", SQLSTATE class 08, or the server
+ * shutting down (57P01–57P03).
+ */
+export function isConnectionFailure(e: unknown): e is Error {
+  if (!(e instanceof Error)) return false;
+  const code = (e as Error & { code?: unknown }).code;
+  if (typeof code === 'string') {
+    if (NETWORK_ERRNOS.has(code) || code.startsWith('08') || /^57P0[123]$/.test(code)) return true;
+    if (/^[0-9A-Z]{5}$/.test(code)) return false;
+  }
+  return /^Connection terminated|connection error and is not queryable/i.test(e.message);
+}
+
+/** node-postgres' pool: every connection stayed busy for the whole connect timeout (the server is reachable). */
+export function isPoolTimeout(e: unknown): boolean {
+  return e instanceof Error && e.message === 'timeout exceeded when trying to connect';
+}

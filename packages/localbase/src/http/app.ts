@@ -16,6 +16,7 @@ import type { RestService } from '../rest/service.ts';
 import type { StorageService } from '../storage/service.ts';
 import type { RealtimeServer } from '../realtime/server.ts';
 import { realtimeRoutes } from '../realtime/routes.ts';
+import { isConnectionFailure, isPoolTimeout } from '../db/types.ts';
 
 export const API_VERSION = '2024-01-01';
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -266,12 +267,17 @@ export function createApp(
       const status = err.status;
       return errorResponse(c, new ApiError(status, status === 413 ? 'request_too_large' : 'bad_request', err.message));
     }
-    // PostgreSQL rejected a value the request carried (e.g. "\u0000" in JSON, out-of-range numbers): a client error.
     const sqlstate = (err as { code?: unknown }).code;
+    // A statement past --statement-timeout (waiting on a lock another client holds, say) or no free pooled connection
+    // within the connect timeout: GoTrue's answer to a request past its time limit, which auth-js retries.
+    if (sqlstate === '57014' || isPoolTimeout(err))
+      return errorResponse(c, new ApiError(504, 'request_timeout', 'Processing this request timed out, please retry after a moment.'));
+    // PostgreSQL rejected a value the request carried (e.g. "\u0000" in JSON, out-of-range numbers): a client error.
     if (typeof sqlstate === 'string' && /^22[0-9A-Z]{3}$/.test(sqlstate))
       return errorResponse(c, new ApiError(400, 'validation_failed', `Invalid value: ${err.message}`));
-    // Unexpected: log it, never leak the stack to the client.
-    console.error(`[localbase] ${c.req.method} ${logPath(c.req.url)} failed:`, err);
+    // Unexpected: log it, never leak the stack to the client. A database out of reach is told once by the database
+    // itself (db/pg.ts), not with a stack per request.
+    if (!isConnectionFailure(err)) console.error(`[localbase] ${c.req.method} ${logPath(c.req.url)} failed:`, err);
     return errorResponse(c, new ApiError(500, 'unexpected_failure', 'Unexpected failure, please check server logs'));
   });
 

@@ -21,6 +21,7 @@ import { Fanout } from './fanout.ts';
 import { RealtimeTokenError, type Claims, type RealtimeTokens } from './tokens.ts';
 import type { ChannelAuthorization, Extension, ReadPolicies } from './authorization.ts';
 import type { ChangeSubscriber, PostgresChanges, PreparedSubscriptions } from './changes.ts';
+import { isConnectionFailure, isPoolTimeout } from '../db/types.ts';
 
 export const WEBSOCKET_PATH = '/realtime/v1/websocket';
 /** Largest frame accepted from a client (bytes): a bigger one closes the socket with 1009 "message too big". */
@@ -397,7 +398,15 @@ export class RealtimeServer {
     // Phoenix answers only a heartbeat on its own topic; anything else there is a topic no channel joined (a join
     // of "phoenix" is refused by #join, a leave is ok, any other push "unmatched topic"), as for any other topic.
     if (msg.topic === 'phoenix' && msg.event === 'heartbeat') return conn.reply(msg, 'ok');
-    if (msg.event === 'phx_join') return void this.#join(conn, msg).catch((err: unknown) => this.#failed(conn, err));
+    if (msg.event === 'phx_join')
+      return void this.#join(conn, msg).catch((err: unknown) => {
+        // The database is out of reach (a private channel's policies, postgres changes): Realtime refuses this join
+        // only; the socket and its other channels stay, and realtime-js retries the join. db/pg.ts logs the outage.
+        if (!isConnectionFailure(err) && !isPoolTimeout(err)) return this.#failed(conn, err);
+        conn.reply({ topic: msg.topic, ref: msg.ref, join_ref: msg.ref ?? msg.join_ref }, 'error', {
+          reason: 'UnableToConnectToProject: Realtime was unable to connect to the project database',
+        });
+      });
     const ch = conn.channels.get(msg.topic);
     if (msg.event === 'phx_leave') {
       if (ch && (msg.join_ref === null || msg.join_ref === ch.joinRef)) this.#leave(ch, msg);

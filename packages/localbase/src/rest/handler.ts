@@ -9,6 +9,7 @@ import { buildRpc, type RpcRequest } from './build-rpc.ts';
 import { buildDelete, buildInsert, buildUpdate } from './build-write.ts';
 import { transactionEnd, type TxEnd } from './db-config.ts';
 import { runEnveloped, type EnvelopeContext } from './envelope.ts';
+import { isConnectionFailure, isPoolTimeout } from '../db/types.ts';
 import { RestError } from './errors.ts';
 import { contentRange, negotiateRepresentation, readStatus, requestSchema, singleObjectError, type Representation } from './negotiate.ts';
 import { explainStatement, planContentType, planMediaType, plannedRows, requestSearchPath, runExplain } from './plan.ts';
@@ -267,6 +268,14 @@ export async function handleRest(request: Request, deps: RestDeps): Promise<Resp
     return representation ? reply(200, body, headers) : reply(204, null, headers);
   } catch (e) {
     if (e instanceof RestError) return errorResponse(e, extra);
+    // The database could not be reached or the connection broke (not an error PostgreSQL sent): PostgREST's 503
+    // PGRST000 with the driver's words as details (supabase-js retries a GET on a 503).
+    if (isConnectionFailure(e) && !('severity' in e)) {
+      return reply(503, JSON.stringify({ code: 'PGRST000', message: 'Database connection error. Retrying the connection.', details: e.message, hint: null }));
+    }
+    // Every pooled connection stayed busy for the connect timeout: PostgREST's answer to a pool acquisition timeout.
+    if (isPoolTimeout(e))
+      return reply(504, JSON.stringify({ code: 'PGRST003', message: 'Timed out acquiring connection from connection pool.', details: null, hint: null }));
     if (isPgError(e)) {
       const pg = e as Error & { code: string; detail?: string };
       if (pg.code === 'PT406') return errorResponse(new RestError(406, 'PGRST116', pg.message, pg.detail ?? null, null), extra);

@@ -9,6 +9,7 @@ import { Readable } from 'node:stream';
 import { jwtVerify, SignJWT } from 'jose';
 import busboy from 'busboy';
 import type { Database, Queryable, Row } from '../db/types.ts';
+import { isConnectionFailure } from '../db/types.ts';
 import { jsonNestingExceeds, MAX_JSON_DEPTH } from '../http/body.ts';
 import {
   accessDenied,
@@ -1094,7 +1095,8 @@ export function createStorageService(opts: StorageOptions): StorageService {
       } catch (err) {
         const e = err instanceof StorageError ? err : dbError(err);
         if (e instanceof StorageError) return Response.json(e.body(), { status: e.httpStatus });
-        console.error(`[localbase] storage ${request.method} ${new URL(request.url).pathname} failed:`, err);
+        // a database out of reach is told once by the database itself (db/pg.ts), not with a stack per request
+        if (!isConnectionFailure(err)) console.error(`[localbase] storage ${request.method} ${new URL(request.url).pathname} failed:`, err);
         return Response.json({ statusCode: '500', code: 'InternalError', error: 'internal', message: 'Internal Server Error' }, { status: 500 });
       }
     },
