@@ -814,20 +814,27 @@ describe('note attachments', () => {
     expect(await storedNames('attachments', `${id}/${note!.id}`)).toEqual(['ok.txt']);
   });
 
-  test('typing in a note with many files renders none of its file rows again (a keystroke costs the same with 60 files as with none)', async () => {
+  /** A signed-in user's note with `files` attached files, open, its file rows' renders recorded from the start. */
+  async function noteWithFilesOpen(files: number, note: { title: string; body?: string }) {
     const { page, id, email } = await signedInUser(fixture);
-    const [note] = await seedNotes(id, [{ title: 'Many files', body: 'Start' }]);
+    const [seeded] = await seedNotes(id, [note]);
     const token = await accessToken(email);
-    const FILES = 60;
-    for (let i = 0; i < FILES; i += 20)
+    for (let i = 0; i < files; i += 20)
       await Promise.all(
-        Array.from({ length: 20 }, (_, j) => storeAs(token, 'attachments', `${id}/${note!.id}/file-${i + j}.txt`, `file ${i + j}`, 'text/plain')),
+        Array.from({ length: Math.min(20, files - i) }, (_, j) =>
+          storeAs(token, 'attachments', `${id}/${seeded!.id}/file-${i + j}.txt`, `file ${i + j}`, 'text/plain'),
+        ),
       );
     await recordRenders(page, 'ul[aria-label="Attached files"] > li');
-    await gotoHydrated(page, `/notes/${note!.id}`);
+    await gotoHydrated(page, `/notes/${seeded!.id}`);
     const rows = page.getByRole('list', { name: 'Attached files' }).getByRole('listitem');
-    await expect.poll(() => rows.count(), { timeout: 20_000 }).toBe(FILES);
-    const before = await rendersOf(page);
+    await expect.poll(() => rows.count(), { timeout: 20_000 }).toBe(files);
+    return { page, rows, before: await rendersOf(page) };
+  }
+
+  test('typing in a note with many files renders none of its file rows again (a keystroke costs the same with 60 files as with none)', async () => {
+    const FILES = 60;
+    const { page, before } = await noteWithFilesOpen(FILES, { title: 'Many files', body: 'Start' });
     expect(before.seen).toBe(FILES); // the recorder sees the rows
 
     const text = page.getByLabel('Note', { exact: true });
@@ -839,19 +846,8 @@ describe('note attachments', () => {
   });
 
   test("an upload's progress renders none of the file rows again, nor does its arrival in the list", async () => {
-    const { page, id, email } = await signedInUser(fixture);
-    const [note] = await seedNotes(id, [{ title: 'Many files, one more' }]);
-    const token = await accessToken(email);
     const FILES = 40;
-    for (let i = 0; i < FILES; i += 20)
-      await Promise.all(
-        Array.from({ length: 20 }, (_, j) => storeAs(token, 'attachments', `${id}/${note!.id}/file-${i + j}.txt`, `file ${i + j}`, 'text/plain')),
-      );
-    await recordRenders(page, 'ul[aria-label="Attached files"] > li');
-    await gotoHydrated(page, `/notes/${note!.id}`);
-    const rows = page.getByRole('list', { name: 'Attached files' }).getByRole('listitem');
-    await expect.poll(() => rows.count(), { timeout: 20_000 }).toBe(FILES);
-    const before = await rendersOf(page);
+    const { page, rows, before } = await noteWithFilesOpen(FILES, { title: 'Many files, one more' });
 
     await slowUploads(page, 400_000);
     await page.locator('#attachments-file').setInputFiles({ name: 'more.bin', mimeType: 'application/octet-stream', buffer: Buffer.alloc(1_200_000, 3) });
