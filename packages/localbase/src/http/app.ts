@@ -6,6 +6,7 @@ import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import type { ResolvedConfig } from '../config.ts';
 import { DEFAULT_PUBLISHABLE_KEY, DEFAULT_SECRET_KEY } from '../config.ts';
 import { ApiError } from './errors.ts';
+import { fileBodyOf, sendFile } from './node-body.ts';
 import { CLIENT_CLOSED_REQUEST, clientGone, closesAfterAnswer, discardRest, nodeOf } from './connection.ts';
 import type { AuthService } from '../auth/service.ts';
 import { authRoutes } from '../auth/routes.ts';
@@ -104,6 +105,23 @@ export function createApp(
     }
     if (gone) {
       // Assigning over an existing response would merge the two (hono copies the old headers into a new one).
+      c.res = undefined;
+      c.res = RESPONSE_ALREADY_SENT;
+      return;
+    }
+    // A stored file (storage downloads): piped from disk into the socket, with the answer's final headers, rather
+    // than read through its web stream (ADR 179).
+    const file = node && c.req.method !== 'HEAD' ? fileBodyOf(c.res) : undefined;
+    if (node && file) {
+      const head: Record<string, string> = {};
+      c.res.headers.forEach((v, k) => {
+        head[k] = v;
+      });
+      node.outgoing.writeHead(c.res.status, head);
+      sendFile(file, node.outgoing).catch((err: unknown) => {
+        // the head is out: the connection is closed, the client sees a short body
+        console.error(`[localbase] ${c.req.method} ${logPath(c.req.url)}: the file could not be sent:`, err);
+      });
       c.res = undefined;
       c.res = RESPONSE_ALREADY_SENT;
     }

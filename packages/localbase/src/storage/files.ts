@@ -7,7 +7,6 @@
  * without its bytes nor a torn file; `sweep` deletes such leftovers when the server starts.
  */
 import { randomUUID } from 'node:crypto';
-import { createReadStream, type ReadStream } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Queryable } from '../db/types.ts';
@@ -22,9 +21,6 @@ export interface WrittenFile {
   /** Quoted MD5 of the bytes, as S3 / Supabase's storage server's ETag. */
   etag: string;
 }
-
-/** Chunk size of downloads: 64 KiB (Node's default) costs one trip through the streams per 64 KiB. */
-const READ_CHUNK_BYTES = 1024 * 1024;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -137,11 +133,6 @@ export class ObjectFiles {
     } catch {
       return null;
     }
-  }
-
-  /** Reads a stored version in READ_CHUNK_BYTES chunks (fewer, larger chunks through the response stream). */
-  open(id: string, version: string, range?: { start: number; end: number }): ReadStream {
-    return createReadStream(this.pathOf(id, version), { highWaterMark: READ_CHUNK_BYTES, ...(range ? { start: range.start, end: range.end } : {}) });
   }
 
   /**

@@ -11,6 +11,7 @@ import busboy from 'busboy';
 import type { Database, Queryable, Row } from '../db/types.ts';
 import { isConnectionFailure } from '../db/types.ts';
 import { jsonNestingExceeds, MAX_JSON_DEPTH } from '../http/body.ts';
+import { fileResponse } from '../http/node-body.ts';
 import {
   accessDenied,
   bucketExists,
@@ -426,8 +427,8 @@ export function createStorageService(opts: StorageOptions): StorageService {
     if (range) headers['content-range'] = `bytes ${range.start}-${range.end}/${stat.size}`;
     headers['content-length'] = String(range ? range.end - range.start + 1 : stat.size);
     if (req.method === 'HEAD') return new Response(null, { status, headers });
-    const stream = files.open(row.id, row.version as string, range ?? undefined);
-    return new Response(Readable.toWeb(stream) as ReadableStream<Uint8Array>, { status, headers });
+    const path = files.pathOf(row.id, row.version as string);
+    return fileResponse({ path, start: range?.start ?? 0, end: range?.end ?? stat.size - 1 }, { status, headers });
   }
 
   function info(row: ObjectRow): Record<string, unknown> {
