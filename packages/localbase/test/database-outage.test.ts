@@ -90,6 +90,20 @@ describe.skipIf(!testDatabaseUrl)('the database goes away while localbase runs',
     expect(up.data).toEqual([{ id: 1, name: 'one' }]);
   });
 
+  it('/storage/v1 answers 500 InternalError as the storage server while the database is unreachable, and serves again after', async () => {
+    const admin = serviceClient(lb);
+    expect((await admin.storage.createBucket('outage-files')).error).toBeNull();
+    await relay.cut();
+    const down = await admin.storage.from('outage-files').list();
+    expect(down.error).toMatchObject({ name: 'StorageApiError', status: 500, statusCode: '500', message: 'Internal Server Error' });
+    const raw = await fetch(`${lb.url}/storage/v1/bucket/outage-files`, { headers: { apikey: lb.serviceRoleKey, authorization: `Bearer ${lb.serviceRoleKey}` } });
+    expect([raw.status, await raw.json()]).toEqual([500, { statusCode: '500', code: 'InternalError', error: 'Internal', message: 'Internal Server Error' }]);
+
+    await relay.restore();
+    const up = await admin.storage.from('outage-files').list();
+    expect(up.error).toBeNull();
+  });
+
   it('a postgres_changes join while the database is unreachable is refused as Realtime does; the socket and its other channels stay', async () => {
     const client = realtimeClient(lb);
     const chat = client.channel('outage-chat');
@@ -160,7 +174,7 @@ describe.skipIf(!testDatabaseUrl)('waits for a connection are bounded', () => {
     }
   });
 
-  it('with every pooled connection busy, /rest/v1 answers 504 PGRST003 and auth 504 request_timeout after the connect timeout', async () => {
+  it('with every pooled connection busy, /rest/v1 answers 504 PGRST003, auth 504 request_timeout and storage 544 DatabaseTimeout after the connect timeout', async () => {
     const own = await ownDatabase();
     const url = new URL(own.options.databaseUrl!);
     url.searchParams.set('connect_timeout', '1');
@@ -171,13 +185,22 @@ describe.skipIf(!testDatabaseUrl)('waits for a connection are bounded', () => {
       await lb.reloadSchema();
       const client = anonClient(lb);
       // the pool has 10 connections (a builder sends its request when then() is called)
-      const busy = Array.from({ length: 10 }, () => client.rpc('hold', { s: 4 }).then((r) => r));
+      const busy = Array.from({ length: 10 }, () => client.rpc('hold', { s: 6 }).then((r) => r));
       await new Promise((r) => setTimeout(r, 500));
       const rest = await client.rpc('hold', { s: 0 });
       expect(rest.status).toBe(504);
       expect(rest.error).toMatchObject({ code: 'PGRST003', message: 'Timed out acquiring connection from connection pool.' });
       const auth = await client.auth.signInWithPassword({ email: uniqueEmail('busy'), password: PASSWORD });
       expect(auth.error?.status).toBe(504);
+      // the storage server's DatabaseTimeout: HTTP 544, which storage-js reports as any other error status
+      const storage = await serviceClient(lb).storage.listBuckets();
+      expect(storage.error).toMatchObject({
+        name: 'StorageApiError',
+        status: 544,
+        statusCode: '544',
+        code: 'DatabaseTimeout',
+        message: 'The connection to the database timed out',
+      });
       expect((await Promise.all(busy)).map((r) => r.status)).toEqual(Array<number>(10).fill(200));
     } finally {
       await lb.stop();

@@ -9,13 +9,14 @@ import { Readable } from 'node:stream';
 import { jwtVerify, SignJWT } from 'jose';
 import busboy from 'busboy';
 import type { Database, Queryable, Row } from '../db/types.ts';
-import { isConnectionFailure } from '../db/types.ts';
+import { isConnectionFailure, isPoolTimeout } from '../db/types.ts';
 import { jsonNestingExceeds, MAX_JSON_DEPTH } from '../http/body.ts';
 import {
   accessDenied,
   bucketExists,
   bucketNotEmpty,
   bucketNotFound,
+  databaseTimeout,
   invalidJwt,
   invalidRequest,
   invalidSignature,
@@ -1097,7 +1098,8 @@ export function createStorageService(opts: StorageOptions): StorageService {
         if (e instanceof StorageError) return Response.json(e.body(), { status: e.httpStatus });
         // a database out of reach is told once by the database itself (db/pg.ts), not with a stack per request
         if (!isConnectionFailure(err)) console.error(`[localbase] storage ${request.method} ${new URL(request.url).pathname} failed:`, err);
-        return Response.json({ statusCode: '500', code: 'InternalError', error: 'internal', message: 'Internal Server Error' }, { status: 500 });
+        // the storage server's answer to an error it has no name for (a refused or broken connection among them)
+        return Response.json({ statusCode: '500', code: 'InternalError', error: 'Internal', message: 'Internal Server Error' }, { status: 500 });
       }
     },
     sweep: () => files.sweep(db),
@@ -1124,11 +1126,12 @@ function bucketJson(b: BucketRow): Record<string, unknown> {
   };
 }
 
-/** PostgreSQL errors that are the client's doing. */
+/** PostgreSQL errors that are the client's doing, and the waits the storage server names (DatabaseTimeout). */
 function dbError(err: unknown): unknown {
   if (err instanceof StorageError || err instanceof Rollback) return err;
   const e = err as { code?: unknown; message?: unknown };
   const code = typeof e?.code === 'string' ? e.code : '';
+  if (code === '57014' || isPoolTimeout(err)) return databaseTimeout();
   if (code === '42501') return rlsDenied();
   if (code === '23505') return keyExists();
   if (code === '23503') return bucketNotFound();
