@@ -7,14 +7,35 @@ import { anonClient, captureConsole, ownDatabase, PASSWORD, serviceClient, start
 import { closeRealtimeClients, realtimeClient, subscribe, until } from './realtime-helpers.ts';
 
 /** A TCP relay to host:port on a loopback port of its own; cut() drops every connection and refuses new ones. */
-async function startRelay(target: URL): Promise<{ url: string; cut(): Promise<void>; restore(): Promise<void>; close(): Promise<void> }> {
+async function startRelay(
+  target: URL,
+): Promise<{ url: string; cut(): Promise<void>; restore(): Promise<void>; close(): Promise<void>; loseCommitAnswer(marker: string): Promise<void> }> {
   const sockets = new Set<net.Socket>();
+  // loseCommitAnswer: on the connection that sends `marker`, its next COMMIT reaches the server and the answer is lost
+  let commitCut: { marker: string; done: () => void } | undefined;
   let server: net.Server | undefined;
   let port = 0;
   const listen = async () => {
     if (server) return;
     const s = net.createServer((client) => {
       const upstream = net.connect(Number(target.port || 5432), target.hostname);
+      let marked = false;
+      let committing = false;
+      client.on('data', (chunk: Buffer) => {
+        if (!commitCut) return;
+        if (chunk.includes(commitCut.marker)) marked = true;
+        else if (marked && chunk.includes('COMMIT')) committing = true;
+      });
+      upstream.on('data', () => {
+        if (!committing || !commitCut) return;
+        // the server answered the COMMIT (so it is done): the answer never reaches localbase
+        client.unpipe();
+        upstream.unpipe();
+        client.destroy();
+        upstream.destroy();
+        commitCut.done();
+        commitCut = undefined;
+      });
       for (const [a, b] of [[client, upstream], [upstream, client]] as const) {
         sockets.add(a);
         a.on('error', () => b.destroy());
@@ -42,7 +63,8 @@ async function startRelay(target: URL): Promise<{ url: string; cut(): Promise<vo
   const url = new URL(target);
   url.hostname = '127.0.0.1';
   url.port = String(port);
-  return { url: url.toString(), cut, restore: listen, close: cut };
+  const loseCommitAnswer = (marker: string) => new Promise<void>((done) => (commitCut = { marker, done }));
+  return { url: url.toString(), cut, restore: listen, close: cut, loseCommitAnswer };
 }
 
 describe.skipIf(!testDatabaseUrl)('the database goes away while localbase runs', () => {
@@ -102,6 +124,21 @@ describe.skipIf(!testDatabaseUrl)('the database goes away while localbase runs',
     await relay.restore();
     const up = await admin.storage.from('outage-files').list();
     expect(up.error).toBeNull();
+  });
+
+  it('an upload whose COMMIT reached the database but whose answer was lost leaves no row without its bytes', async () => {
+    const admin = serviceClient(lb);
+    await admin.storage.createBucket('outage-commit');
+    const files = admin.storage.from('outage-commit');
+    expect((await files.upload('note.txt', 'first version', { contentType: 'text/plain' })).error).toBeNull();
+    const lost = relay.loseCommitAnswer('pg_advisory_xact_lock');
+    const upload = await files.upload('note.txt', 'second version', { contentType: 'text/plain', upsert: true });
+    await lost;
+    expect(upload.error).not.toBeNull(); // never acknowledged
+    // The row committed: it must name bytes that exist (before, the file was deleted as if the commit had failed).
+    const { data, error } = await files.download('note.txt');
+    expect(error).toBeNull();
+    expect(await data?.text()).toBe('second version');
   });
 
   it('a postgres_changes join while the database is unreachable is refused as Realtime does; the socket and its other channels stay', async () => {

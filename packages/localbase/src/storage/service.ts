@@ -274,7 +274,7 @@ export function createStorageService(opts: StorageOptions): StorageService {
       await tx(operation, async (q, become) => {
         // Writes of one key take turns: without a row to lock yet, concurrent upserts of a new key each chose an id
         // of their own for their bytes, while ON CONFLICT kept the first row's id (an acknowledged object, then 404).
-        await q.query('select pg_advisory_xact_lock(hashtextextended($1, 0))', [`storage.objects ${JSON.stringify([o.bucket, o.key])}`]);
+        await lockObjectKey(q, o);
         const { rows } = await q.query<{ id: string; version: string | null }>(
           'select id::text as id, version from storage.objects where bucket_id = $1 and name = $2 for update',
           [o.bucket, o.key],
@@ -290,11 +290,42 @@ export function createStorageService(opts: StorageOptions): StorageService {
       });
     } catch (err) {
       await files.discard(file.tmp);
-      if (id && version) await files.remove(id, version); // renamed, then the commit failed
+      if (id && version) {
+        // renamed, then the transaction failed: its bytes go unless the row committed all the same
+        const committed = isConnectionFailure(err) ? await committedAfterAll(o, id, version) : false;
+        if (committed !== false) {
+          if (committed && previous) await files.remove(id, previous);
+          throw err; // kept: a row names them (or nobody can tell yet; an orphan is swept at the next start)
+        }
+        await files.remove(id, version);
+      }
       throw err;
     }
     if (previous) await files.remove(id, previous);
     return id;
+  }
+
+  /** Writes of one key take turns on this transaction-scoped lock. */
+  async function lockObjectKey(q: Queryable, o: NewObject): Promise<void> {
+    await q.query('select pg_advisory_xact_lock(hashtextextended($1, 0))', [`storage.objects ${JSON.stringify([o.bucket, o.key])}`]);
+  }
+
+  /**
+   * The connection broke during a store's transaction, perhaps after its COMMIT reached the server (the answer lost):
+   * did the row commit? Waits for the key's advisory lock, so the store's transaction is over (committed or rolled
+   * back) before its row is read. null when the database cannot tell (still out of reach, or the lock still held).
+   */
+  async function committedAfterAll(o: NewObject, id: string, version: string): Promise<boolean | null> {
+    try {
+      return await db.transaction(async (q) => {
+        await q.query("set local lock_timeout = '5s'");
+        await lockObjectKey(q, o);
+        const { rows } = await q.query('select 1 from storage.objects where id = $1 and version = $2', [id, version]);
+        return rows.length > 0;
+      });
+    } catch {
+      return null;
+    }
   }
 
   /** Reads an upload body (multipart or raw) into a temporary file, enforcing the size limit and MIME rule while streaming. */
