@@ -141,6 +141,26 @@ describe.skipIf(!testDatabaseUrl)('the database goes away while localbase runs',
     expect(await data?.text()).toBe('second version');
   });
 
+  it("auth answers GoTrue's 500 with the message of the step that met the outage, and serves again after", async () => {
+    const email = uniqueEmail('outage-auth');
+    await serviceClient(lb).auth.admin.createUser({ email, password: PASSWORD, email_confirm: true });
+    const signedIn = anonClient(lb);
+    const { data } = await signedIn.auth.signInWithPassword({ email, password: PASSWORD });
+    const token = data.session?.access_token ?? '';
+    await relay.cut();
+    const client = anonClient(lb);
+    const signIn = await client.auth.signInWithPassword({ email, password: PASSWORD });
+    // auth-js reads any 5xx as retryable and keeps the body's message
+    expect(signIn.error).toMatchObject({ name: 'AuthRetryableFetchError', status: 500, message: 'Database error querying schema' });
+    const signUp = await client.auth.signUp({ email: uniqueEmail('outage-new'), password: PASSWORD });
+    expect(signUp.error).toMatchObject({ name: 'AuthRetryableFetchError', status: 500, message: 'Database error finding user' });
+    const user = await client.auth.getUser(token);
+    expect(user.error).toMatchObject({ name: 'AuthRetryableFetchError', status: 500, message: 'Unexpected failure, please check server logs for more information' });
+
+    await relay.restore();
+    expect((await client.auth.getUser(token)).data.user?.email).toBe(email);
+  });
+
   it('a postgres_changes join while the database is unreachable is refused as Realtime does; the socket and its other channels stay', async () => {
     const client = realtimeClient(lb);
     const chat = client.channel('outage-chat');

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { Hono } from 'hono';
 import type { Context } from 'hono';
-import type { Row } from '../db/types.ts';
+import { isConnectionFailure, type Row } from '../db/types.ts';
 import { ApiError, validationFailed } from '../http/errors.ts';
 import { optBool, optObject, optString, readJsonObject } from '../http/body.ts';
 import type { Body } from '../http/body.ts';
@@ -114,6 +114,19 @@ export function idTokenProviderRefusal(provider: string, issuer: string, idToken
   return validationFailed(`Custom OIDC provider ${JSON.stringify(provider)} not allowed`);
 }
 
+/**
+ * GoTrue names the step that met a database out of reach in its 500 (unexpected_failure): "Database error querying
+ * schema" for a password sign-in's lookup, "Database error finding user" for a sign-up's. Elsewhere its generic 500.
+ */
+async function orDatabaseError<T>(message: string, work: Promise<T>): Promise<T> {
+  try {
+    return await work;
+  } catch (err) {
+    if (isConnectionFailure(err)) throw new ApiError(500, 'unexpected_failure', message);
+    throw err;
+  }
+}
+
 /** GoTrue's answer to a sign-up while GOTRUE_DISABLE_SIGNUP is set. */
 const signupDisabled = (): ApiError => new ApiError(422, 'signup_disabled', 'Signups not allowed for this instance');
 
@@ -224,7 +237,8 @@ export function authRoutes(svc: AuthService): Hono {
     const pkce = readPkce(body);
     const hash = await svc.hashPassword(password);
 
-    const result = await svc.db.transaction(async (tx): Promise<TokenResponse | Record<string, unknown>> => {
+    // the lookup of the address is the sign-up's first statement: GoTrue's message when the database is out of reach
+    const signup = svc.db.transaction(async (tx): Promise<TokenResponse | Record<string, unknown>> => {
       const existing = await svc.findUserByEmail(tx, email);
       if (!cfg.enableConfirmations) {
         if (existing && svc.isConfirmed(existing))
@@ -285,6 +299,7 @@ export function authRoutes(svc: AuthService): Hono {
       });
       return userJson(await svc.reloadUser(tx, String(user.id)));
     });
+    const result = await orDatabaseError('Database error finding user', signup);
     return c.json(result);
   });
 
@@ -301,7 +316,8 @@ export function authRoutes(svc: AuthService): Hono {
       if (password === undefined) throw validationFailed('Please provide a password');
       svc.limit('token', ip); // as GoTrue: a password grant counts with the refreshes (token_refresh), not the sign-ups
       const email = rawEmail.trim().toLowerCase();
-      const user = await svc.checkPasswordSignIn(await svc.findUserByEmail(svc.db, email), email, password, ip);
+      const found = await orDatabaseError('Database error querying schema', svc.findUserByEmail(svc.db, email));
+      const user = await svc.checkPasswordSignIn(found, email, password, ip);
       // As GoTrue: an unconfirmed address cannot sign in with a password, whatever the confirmation setting
       // (with confirmations off every sign-up is confirmed at once; admin-created users may not be).
       if (!svc.isConfirmed(user)) throw new ApiError(400, 'email_not_confirmed', 'Email not confirmed');
