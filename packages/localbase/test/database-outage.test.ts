@@ -4,7 +4,7 @@
 import net from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { anonClient, captureConsole, ownDatabase, PASSWORD, serviceClient, startTestServer, testDatabaseUrl, uniqueEmail, type Localbase } from './helpers.ts';
-import { closeRealtimeClients, realtimeClient, subscribe, until } from './realtime-helpers.ts';
+import { accessToken, closeRealtimeClients, realtimeClient, subscribe, until } from './realtime-helpers.ts';
 
 /** A TCP relay to host:port on a loopback port of its own; cut() drops every connection and refuses new ones. */
 async function startRelay(
@@ -83,7 +83,9 @@ describe.skipIf(!testDatabaseUrl)('the database goes away while localbase runs',
       create policy "read" on public.outage_items for select using (true);
       grant select on public.outage_items to anon;
       insert into public.outage_items values (1, 'one');
-      alter publication supabase_realtime add table public.outage_items;`);
+      alter publication supabase_realtime add table public.outage_items;
+      create policy "outage read" on realtime.messages for select to authenticated using (realtime.topic() like 'outage-%');
+      create policy "outage write" on realtime.messages for insert to authenticated with check (realtime.topic() like 'outage-%');`);
     await lb.reloadSchema();
   });
 
@@ -174,6 +176,33 @@ describe.skipIf(!testDatabaseUrl)('the database goes away while localbase runs',
 
     await relay.restore();
     await until(() => changes.state === 'joined', 20_000, 'the channel to rejoin by itself'); // realtime-js retries a refused join
+  });
+
+  it('a broadcast or presence on a private channel while the database is unreachable is refused as Realtime does; the socket and its channels stay', async () => {
+    const client = realtimeClient(lb);
+    await client.realtime.setAuth(await accessToken(lb, 3600));
+    const received: unknown[] = [];
+    const room = client
+      .channel('outage-room', { config: { private: true, broadcast: { self: true }, presence: { key: 'me' } } })
+      .on('broadcast', { event: 'hi' }, (m) => received.push(m.payload));
+    const chat = client.channel('outage-chat-2');
+    expect((await subscribe(room)).status).toBe('SUBSCRIBED');
+    expect((await subscribe(chat)).status).toBe('SUBSCRIBED');
+    const lines = captureConsole();
+    await relay.cut();
+    // Realtime cannot check the channel's write policy: the broadcast is dropped and the presence refused
+    expect(await room.send({ type: 'broadcast', event: 'hi', payload: { n: 1 } })).toBe('ok');
+    expect(await room.track({ online: true })).toBe('error');
+    await new Promise((r) => setTimeout(r, 300));
+    expect([client.realtime.isConnected(), room.state, chat.state]).toEqual([true, 'joined', 'joined']);
+    expect(received).toEqual([]);
+    expect(lines.filter((l) => /\n\s+at /.test(l))).toEqual([]);
+
+    await relay.restore();
+    await room.send({ type: 'broadcast', event: 'hi', payload: { n: 2 } });
+    await until(() => received.length > 0, 5000, 'the broadcast sent after the outage');
+    expect(received).toEqual([{ n: 2 }]);
+    expect(await room.track({ online: true })).toBe('ok');
   });
 
   // Through lb.db: over HTTP the gap between two statements of a request (a token signed, a file renamed) is too short

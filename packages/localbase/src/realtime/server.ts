@@ -639,7 +639,11 @@ export class RealtimeServer {
       (allowed) => {
         if (allowed && ch.conn.channels.get(ch.topic) === ch) this.#sendBroadcast(ch, ref, b);
       },
-      (err: unknown) => this.#failed(ch.conn, err),
+      // The policy cannot be read (database out of reach, told once by db/pg.ts): dropped the same way, as upstream
+      // (UnableToSetPolicies); the socket and its channels stay.
+      (err: unknown) => {
+        if (!isConnectionFailure(err) && !isPoolTimeout(err)) this.#failed(ch.conn, err);
+      },
     );
   }
 
@@ -705,7 +709,11 @@ export class RealtimeServer {
         if (allowed) this.#track(room, ch, msg, state);
         else ch.conn.reply(msg, 'error');
       },
-      (err: unknown) => this.#failed(ch.conn, err),
+      // database out of reach: the track is refused as upstream does (UnableToSetPolicies), the channel stays
+      (err: unknown) => {
+        if (!isConnectionFailure(err) && !isPoolTimeout(err)) return this.#failed(ch.conn, err);
+        if (ch.conn.channels.get(ch.topic) === ch) ch.conn.reply(msg, 'error');
+      },
     );
   }
 
