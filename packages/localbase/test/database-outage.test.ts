@@ -205,6 +205,31 @@ describe.skipIf(!testDatabaseUrl)('the database goes away while localbase runs',
     expect(await room.track({ online: true })).toBe('ok');
   });
 
+  it("a token refresh while the database is unreachable shuts the private channel down with Realtime's message; the socket and its other channels stay", async () => {
+    const client = realtimeClient(lb);
+    const sub = crypto.randomUUID();
+    await client.realtime.setAuth(await accessToken(lb, 3600, sub));
+    const system: unknown[] = [];
+    const room = client
+      .channel('outage-refresh', { config: { private: true } })
+      .on('system', {}, (m: Record<string, unknown>) => system.push(m));
+    const chat = client.channel('outage-chat-3');
+    expect((await subscribe(room)).status).toBe('SUBSCRIBED');
+    expect((await subscribe(chat)).status).toBe('SUBSCRIBED');
+    const lines = captureConsole();
+    await relay.cut();
+    await client.realtime.setAuth(await accessToken(lb, 7200, sub)); // realtime-js sends access_token to each channel
+    await until(() => system.length > 0, 5000, 'the system message');
+    expect(system).toEqual([
+      { extension: 'system', status: 'error', message: 'Realtime was unable to connect to the project database', channel: 'outage-refresh' },
+    ]);
+    await until(() => room.state === 'closed', 5000, 'the private channel to close');
+    await new Promise((r) => setTimeout(r, 200));
+    expect([client.realtime.isConnected(), chat.state]).toEqual([true, 'joined']);
+    expect(lines.filter((l) => /\n\s+at /.test(l))).toEqual([]);
+    await relay.restore();
+  });
+
   // Through lb.db: over HTTP the gap between two statements of a request (a token signed, a file renamed) is too short
   // to cut the connection in deterministically; before the fix the lost connection's 'error' event had no listener.
   it('a connection lost while a transaction is open between two statements fails that transaction, not the process', async () => {

@@ -421,7 +421,12 @@ export class RealtimeServer {
       case 'presence':
         return this.#presence(ch, msg);
       case 'access_token':
-        return void this.#refreshToken(ch, msg.payload.access_token).catch((err: unknown) => this.#failed(conn, err));
+        return void this.#refreshToken(ch, msg.payload.access_token).catch((err: unknown) => {
+          // The channel's policies cannot be read again (database out of reach): Realtime shuts this channel down
+          // with this message; the socket and its other channels stay. db/pg.ts logs the outage once.
+          if (isConnectionFailure(err) || isPoolTimeout(err)) return this.#shutdown(ch, 'Realtime was unable to connect to the project database');
+          this.#failed(conn, err);
+        });
       default:
         // Upstream answers nothing to an event it does not know.
         return;
