@@ -156,6 +156,10 @@ describe.skipIf(!testDatabaseUrl)('the database goes away while localbase runs',
     expect(signIn.error).toMatchObject({ name: 'AuthRetryableFetchError', status: 500, message: 'Database error querying schema' });
     const signUp = await client.auth.signUp({ email: uniqueEmail('outage-new'), password: PASSWORD });
     expect(signUp.error).toMatchObject({ name: 'AuthRetryableFetchError', status: 500, message: 'Database error finding user' });
+    const magicLink = await client.auth.signInWithOtp({ email });
+    expect(magicLink.error).toMatchObject({ name: 'AuthRetryableFetchError', status: 500, message: 'Database error finding user' });
+    const recovery = await client.auth.resetPasswordForEmail(email);
+    expect(recovery.error).toMatchObject({ name: 'AuthRetryableFetchError', status: 500, message: 'Unable to process request' });
     const user = await client.auth.getUser(token);
     expect(user.error).toMatchObject({ name: 'AuthRetryableFetchError', status: 500, message: 'Unexpected failure, please check server logs for more information' });
 

@@ -116,7 +116,8 @@ export function idTokenProviderRefusal(provider: string, issuer: string, idToken
 
 /**
  * GoTrue names the step that met a database out of reach in its 500 (unexpected_failure): "Database error querying
- * schema" for a password sign-in's lookup, "Database error finding user" for a sign-up's. Elsewhere its generic 500.
+ * schema" for a password sign-in's lookup, "Database error finding user" for a sign-up's or a magic link's, "Unable
+ * to process request" for a password recovery's. Elsewhere its generic 500.
  */
 async function orDatabaseError<T>(message: string, work: Promise<T>): Promise<T> {
   try {
@@ -555,11 +556,12 @@ export function authRoutes(svc: AuthService): Hono {
     svc.limitEmail(clientIp(c), email);
     const redirectTo = c.req.query('redirect_to');
     const pkce = readPkce(body);
-    await svc.db.transaction(async (tx) => {
+    const recovery = svc.db.transaction(async (tx) => {
       const user = await svc.findUserByEmail(tx, email);
       if (!user) return; // no enumeration: the same answer as for a known email
       await svc.sendOtpMail(tx, { user, to: email, mailType: 'recovery', tokenType: 'recovery_token', redirectTo, pkce });
     });
+    await orDatabaseError('Unable to process request', recovery);
     return c.json({});
   });
 
@@ -574,7 +576,7 @@ export function authRoutes(svc: AuthService): Hono {
     svc.limitEmail(clientIp(c), email);
     const redirectTo = c.req.query('redirect_to');
     const pkce = readPkce(body);
-    await svc.db.transaction(async (tx) => {
+    const otp = svc.db.transaction(async (tx) => {
       let user = await svc.findUserByEmail(tx, email);
       if (!user) {
         if (!createUser) throw new ApiError(422, 'otp_disabled', 'Signups not allowed for otp');
@@ -586,6 +588,7 @@ export function authRoutes(svc: AuthService): Hono {
       else
         await svc.sendOtpMail(tx, { user, to: email, mailType: 'signup', tokenType: 'confirmation_token', redirectTo, pkce });
     });
+    await orDatabaseError('Database error finding user', otp);
     return c.json({});
   });
 
