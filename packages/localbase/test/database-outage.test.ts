@@ -160,6 +160,12 @@ describe.skipIf(!testDatabaseUrl)('the database goes away while localbase runs',
     expect(magicLink.error).toMatchObject({ name: 'AuthRetryableFetchError', status: 500, message: 'Database error finding user' });
     const recovery = await client.auth.resetPasswordForEmail(email);
     expect(recovery.error).toMatchObject({ name: 'AuthRetryableFetchError', status: 500, message: 'Unable to process request' });
+    // the admin API (service role), as GoTrue's admin handlers name their lookups
+    const admin = serviceClient(lb).auth.admin;
+    const list = await admin.listUsers();
+    expect(list.error).toMatchObject({ name: 'AuthRetryableFetchError', status: 500, message: 'Database error finding users' });
+    const one = await admin.getUserById(data.user?.id ?? '');
+    expect(one.error).toMatchObject({ name: 'AuthRetryableFetchError', status: 500, message: 'Database error loading user' });
     const user = await client.auth.getUser(token);
     expect(user.error).toMatchObject({ name: 'AuthRetryableFetchError', status: 500, message: 'Unexpected failure, please check server logs for more information' });
 

@@ -1,8 +1,8 @@
 import crypto from 'node:crypto';
 import { Hono } from 'hono';
 import type { Context } from 'hono';
-import { isConnectionFailure, type Row } from '../db/types.ts';
-import { ApiError, validationFailed } from '../http/errors.ts';
+import type { Row } from '../db/types.ts';
+import { ApiError, orDatabaseError, validationFailed } from '../http/errors.ts';
 import { optBool, optObject, optString, readJsonObject } from '../http/body.ts';
 import type { Body } from '../http/body.ts';
 import { userJson } from './format.ts';
@@ -112,20 +112,6 @@ export function idTokenProviderRefusal(provider: string, issuer: string, idToken
     if (provider === name || (iss !== '' && issuer === iss)) return disabled(iss);
   }
   return validationFailed(`Custom OIDC provider ${JSON.stringify(provider)} not allowed`);
-}
-
-/**
- * GoTrue names the step that met a database out of reach in its 500 (unexpected_failure): "Database error querying
- * schema" for a password sign-in's lookup, "Database error finding user" for a sign-up's or a magic link's, "Unable
- * to process request" for a password recovery's. Elsewhere its generic 500.
- */
-async function orDatabaseError<T>(message: string, work: Promise<T>): Promise<T> {
-  try {
-    return await work;
-  } catch (err) {
-    if (isConnectionFailure(err)) throw new ApiError(500, 'unexpected_failure', message);
-    throw err;
-  }
 }
 
 /** GoTrue's answer to a sign-up while GOTRUE_DISABLE_SIGNUP is set. */
