@@ -4,17 +4,38 @@
 import net from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { anonClient, captureConsole, ownDatabase, PASSWORD, serviceClient, startTestServer, testDatabaseUrl, uniqueEmail, type Localbase } from './helpers.ts';
-import { closeRealtimeClients, realtimeClient, subscribe, until } from './realtime-helpers.ts';
+import { accessToken, closeRealtimeClients, realtimeClient, subscribe, until } from './realtime-helpers.ts';
 
 /** A TCP relay to host:port on a loopback port of its own; cut() drops every connection and refuses new ones. */
-async function startRelay(target: URL): Promise<{ url: string; cut(): Promise<void>; restore(): Promise<void>; close(): Promise<void> }> {
+async function startRelay(
+  target: URL,
+): Promise<{ url: string; cut(): Promise<void>; restore(): Promise<void>; close(): Promise<void>; loseCommitAnswer(marker: string): Promise<void> }> {
   const sockets = new Set<net.Socket>();
+  // loseCommitAnswer: on the connection that sends `marker`, its next COMMIT reaches the server and the answer is lost
+  let commitCut: { marker: string; done: () => void } | undefined;
   let server: net.Server | undefined;
   let port = 0;
   const listen = async () => {
     if (server) return;
     const s = net.createServer((client) => {
       const upstream = net.connect(Number(target.port || 5432), target.hostname);
+      let marked = false;
+      let committing = false;
+      client.on('data', (chunk: Buffer) => {
+        if (!commitCut) return;
+        if (chunk.includes(commitCut.marker)) marked = true;
+        else if (marked && chunk.includes('COMMIT')) committing = true;
+      });
+      upstream.on('data', () => {
+        if (!committing || !commitCut) return;
+        // the server answered the COMMIT (so it is done): the answer never reaches localbase
+        client.unpipe();
+        upstream.unpipe();
+        client.destroy();
+        upstream.destroy();
+        commitCut.done();
+        commitCut = undefined;
+      });
       for (const [a, b] of [[client, upstream], [upstream, client]] as const) {
         sockets.add(a);
         a.on('error', () => b.destroy());
@@ -42,7 +63,8 @@ async function startRelay(target: URL): Promise<{ url: string; cut(): Promise<vo
   const url = new URL(target);
   url.hostname = '127.0.0.1';
   url.port = String(port);
-  return { url: url.toString(), cut, restore: listen, close: cut };
+  const loseCommitAnswer = (marker: string) => new Promise<void>((done) => (commitCut = { marker, done }));
+  return { url: url.toString(), cut, restore: listen, close: cut, loseCommitAnswer };
 }
 
 describe.skipIf(!testDatabaseUrl)('the database goes away while localbase runs', () => {
@@ -61,7 +83,9 @@ describe.skipIf(!testDatabaseUrl)('the database goes away while localbase runs',
       create policy "read" on public.outage_items for select using (true);
       grant select on public.outage_items to anon;
       insert into public.outage_items values (1, 'one');
-      alter publication supabase_realtime add table public.outage_items;`);
+      alter publication supabase_realtime add table public.outage_items;
+      create policy "outage read" on realtime.messages for select to authenticated using (realtime.topic() like 'outage-%');
+      create policy "outage write" on realtime.messages for insert to authenticated with check (realtime.topic() like 'outage-%');`);
     await lb.reloadSchema();
   });
 
@@ -90,6 +114,65 @@ describe.skipIf(!testDatabaseUrl)('the database goes away while localbase runs',
     expect(up.data).toEqual([{ id: 1, name: 'one' }]);
   });
 
+  it('/storage/v1 answers 500 InternalError as the storage server while the database is unreachable, and serves again after', async () => {
+    const admin = serviceClient(lb);
+    expect((await admin.storage.createBucket('outage-files')).error).toBeNull();
+    await relay.cut();
+    const down = await admin.storage.from('outage-files').list();
+    expect(down.error).toMatchObject({ name: 'StorageApiError', status: 500, statusCode: '500', message: 'Internal Server Error' });
+    const raw = await fetch(`${lb.url}/storage/v1/bucket/outage-files`, { headers: { apikey: lb.serviceRoleKey, authorization: `Bearer ${lb.serviceRoleKey}` } });
+    expect([raw.status, await raw.json()]).toEqual([500, { statusCode: '500', code: 'InternalError', error: 'Internal', message: 'Internal Server Error' }]);
+
+    await relay.restore();
+    const up = await admin.storage.from('outage-files').list();
+    expect(up.error).toBeNull();
+  });
+
+  it('an upload whose COMMIT reached the database but whose answer was lost leaves no row without its bytes', async () => {
+    const admin = serviceClient(lb);
+    await admin.storage.createBucket('outage-commit');
+    const files = admin.storage.from('outage-commit');
+    expect((await files.upload('note.txt', 'first version', { contentType: 'text/plain' })).error).toBeNull();
+    const lost = relay.loseCommitAnswer('pg_advisory_xact_lock');
+    const upload = await files.upload('note.txt', 'second version', { contentType: 'text/plain', upsert: true });
+    await lost;
+    expect(upload.error).not.toBeNull(); // never acknowledged
+    // The row committed: it must name bytes that exist (before, the file was deleted as if the commit had failed).
+    const { data, error } = await files.download('note.txt');
+    expect(error).toBeNull();
+    expect(await data?.text()).toBe('second version');
+  });
+
+  it("auth answers GoTrue's 500 with the message of the step that met the outage, and serves again after", async () => {
+    const email = uniqueEmail('outage-auth');
+    await serviceClient(lb).auth.admin.createUser({ email, password: PASSWORD, email_confirm: true });
+    const signedIn = anonClient(lb);
+    const { data } = await signedIn.auth.signInWithPassword({ email, password: PASSWORD });
+    const token = data.session?.access_token ?? '';
+    await relay.cut();
+    const client = anonClient(lb);
+    const signIn = await client.auth.signInWithPassword({ email, password: PASSWORD });
+    // auth-js reads any 5xx as retryable and keeps the body's message
+    expect(signIn.error).toMatchObject({ name: 'AuthRetryableFetchError', status: 500, message: 'Database error querying schema' });
+    const signUp = await client.auth.signUp({ email: uniqueEmail('outage-new'), password: PASSWORD });
+    expect(signUp.error).toMatchObject({ name: 'AuthRetryableFetchError', status: 500, message: 'Database error finding user' });
+    const magicLink = await client.auth.signInWithOtp({ email });
+    expect(magicLink.error).toMatchObject({ name: 'AuthRetryableFetchError', status: 500, message: 'Database error finding user' });
+    const recovery = await client.auth.resetPasswordForEmail(email);
+    expect(recovery.error).toMatchObject({ name: 'AuthRetryableFetchError', status: 500, message: 'Unable to process request' });
+    // the admin API (service role), as GoTrue's admin handlers name their lookups
+    const admin = serviceClient(lb).auth.admin;
+    const list = await admin.listUsers();
+    expect(list.error).toMatchObject({ name: 'AuthRetryableFetchError', status: 500, message: 'Database error finding users' });
+    const one = await admin.getUserById(data.user?.id ?? '');
+    expect(one.error).toMatchObject({ name: 'AuthRetryableFetchError', status: 500, message: 'Database error loading user' });
+    const user = await client.auth.getUser(token);
+    expect(user.error).toMatchObject({ name: 'AuthRetryableFetchError', status: 500, message: 'Unexpected failure, please check server logs for more information' });
+
+    await relay.restore();
+    expect((await client.auth.getUser(token)).data.user?.email).toBe(email);
+  });
+
   it('a postgres_changes join while the database is unreachable is refused as Realtime does; the socket and its other channels stay', async () => {
     const client = realtimeClient(lb);
     const chat = client.channel('outage-chat');
@@ -103,6 +186,58 @@ describe.skipIf(!testDatabaseUrl)('the database goes away while localbase runs',
 
     await relay.restore();
     await until(() => changes.state === 'joined', 20_000, 'the channel to rejoin by itself'); // realtime-js retries a refused join
+  });
+
+  it('a broadcast or presence on a private channel while the database is unreachable is refused as Realtime does; the socket and its channels stay', async () => {
+    const client = realtimeClient(lb);
+    await client.realtime.setAuth(await accessToken(lb, 3600));
+    const received: unknown[] = [];
+    const room = client
+      .channel('outage-room', { config: { private: true, broadcast: { self: true }, presence: { key: 'me' } } })
+      .on('broadcast', { event: 'hi' }, (m) => received.push(m.payload));
+    const chat = client.channel('outage-chat-2');
+    expect((await subscribe(room)).status).toBe('SUBSCRIBED');
+    expect((await subscribe(chat)).status).toBe('SUBSCRIBED');
+    const lines = captureConsole();
+    await relay.cut();
+    // Realtime cannot check the channel's write policy: the broadcast is dropped and the presence refused
+    expect(await room.send({ type: 'broadcast', event: 'hi', payload: { n: 1 } })).toBe('ok');
+    expect(await room.track({ online: true })).toBe('error');
+    await new Promise((r) => setTimeout(r, 300));
+    expect([client.realtime.isConnected(), room.state, chat.state]).toEqual([true, 'joined', 'joined']);
+    expect(received).toEqual([]);
+    expect(lines.filter((l) => /\n\s+at /.test(l))).toEqual([]);
+
+    await relay.restore();
+    await room.send({ type: 'broadcast', event: 'hi', payload: { n: 2 } });
+    await until(() => received.length > 0, 5000, 'the broadcast sent after the outage');
+    expect(received).toEqual([{ n: 2 }]);
+    expect(await room.track({ online: true })).toBe('ok');
+  });
+
+  it("a token refresh while the database is unreachable shuts the private channel down with Realtime's message; the socket and its other channels stay", async () => {
+    const client = realtimeClient(lb);
+    const sub = crypto.randomUUID();
+    await client.realtime.setAuth(await accessToken(lb, 3600, sub));
+    const system: unknown[] = [];
+    const room = client
+      .channel('outage-refresh', { config: { private: true } })
+      .on('system', {}, (m: Record<string, unknown>) => system.push(m));
+    const chat = client.channel('outage-chat-3');
+    expect((await subscribe(room)).status).toBe('SUBSCRIBED');
+    expect((await subscribe(chat)).status).toBe('SUBSCRIBED');
+    const lines = captureConsole();
+    await relay.cut();
+    await client.realtime.setAuth(await accessToken(lb, 7200, sub)); // realtime-js sends access_token to each channel
+    await until(() => system.length > 0, 5000, 'the system message');
+    expect(system).toEqual([
+      { extension: 'system', status: 'error', message: 'Realtime was unable to connect to the project database', channel: 'outage-refresh' },
+    ]);
+    await until(() => room.state === 'closed', 5000, 'the private channel to close');
+    await new Promise((r) => setTimeout(r, 200));
+    expect([client.realtime.isConnected(), chat.state]).toEqual([true, 'joined']);
+    expect(lines.filter((l) => /\n\s+at /.test(l))).toEqual([]);
+    await relay.restore();
   });
 
   // Through lb.db: over HTTP the gap between two statements of a request (a token signed, a file renamed) is too short
@@ -160,7 +295,7 @@ describe.skipIf(!testDatabaseUrl)('waits for a connection are bounded', () => {
     }
   });
 
-  it('with every pooled connection busy, /rest/v1 answers 504 PGRST003 and auth 504 request_timeout after the connect timeout', async () => {
+  it('with every pooled connection busy, /rest/v1 answers 504 PGRST003, auth 504 request_timeout and storage 544 DatabaseTimeout after the connect timeout', async () => {
     const own = await ownDatabase();
     const url = new URL(own.options.databaseUrl!);
     url.searchParams.set('connect_timeout', '1');
@@ -171,13 +306,22 @@ describe.skipIf(!testDatabaseUrl)('waits for a connection are bounded', () => {
       await lb.reloadSchema();
       const client = anonClient(lb);
       // the pool has 10 connections (a builder sends its request when then() is called)
-      const busy = Array.from({ length: 10 }, () => client.rpc('hold', { s: 4 }).then((r) => r));
+      const busy = Array.from({ length: 10 }, () => client.rpc('hold', { s: 6 }).then((r) => r));
       await new Promise((r) => setTimeout(r, 500));
       const rest = await client.rpc('hold', { s: 0 });
       expect(rest.status).toBe(504);
       expect(rest.error).toMatchObject({ code: 'PGRST003', message: 'Timed out acquiring connection from connection pool.' });
       const auth = await client.auth.signInWithPassword({ email: uniqueEmail('busy'), password: PASSWORD });
       expect(auth.error?.status).toBe(504);
+      // the storage server's DatabaseTimeout: HTTP 544, which storage-js reports as any other error status
+      const storage = await serviceClient(lb).storage.listBuckets();
+      expect(storage.error).toMatchObject({
+        name: 'StorageApiError',
+        status: 544,
+        statusCode: '544',
+        code: 'DatabaseTimeout',
+        message: 'The connection to the database timed out',
+      });
       expect((await Promise.all(busy)).map((r) => r.status)).toEqual(Array<number>(10).fill(200));
     } finally {
       await lb.stop();

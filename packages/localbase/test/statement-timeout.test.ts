@@ -156,7 +156,7 @@ describe.skipIf(testDatabaseUrl)('PGlite worker crash', () => {
   });
 });
 
-describe.skipIf(!testDatabaseUrl)('auth behind a lock another client of the PostgreSQL server holds', () => {
+describe.skipIf(!testDatabaseUrl)('auth and storage behind a lock another client of the PostgreSQL server holds', () => {
   let lb: Localbase;
   let drop: () => Promise<void>;
   let other: pg.Client;
@@ -190,5 +190,25 @@ describe.skipIf(!testDatabaseUrl)('auth behind a lock another client of the Post
 
     const { error } = await anonClient(lb).auth.signInWithPassword({ email, password: PASSWORD });
     expect(error).toBeNull();
+  });
+  it("a storage request waiting on the lock gets the storage server's 544 DatabaseTimeout; it works once the lock is gone", async () => {
+    const files = serviceClient(lb).storage;
+    expect((await files.createBucket('locked-files')).error).toBeNull();
+    await other.query('begin');
+    await other.query('lock table storage.objects in access exclusive mode');
+    const up = await files.from('locked-files').upload('a.txt', 'a', { contentType: 'text/plain' });
+    expect(up.error).toMatchObject({ name: 'StorageApiError', status: 544, statusCode: '544', code: 'DatabaseTimeout', message: 'The connection to the database timed out' });
+    const res = await fetch(`${lb.url}/storage/v1/object/list/locked-files`, {
+      method: 'POST',
+      headers: { apikey: lb.serviceRoleKey, authorization: `Bearer ${lb.serviceRoleKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ prefix: '' }),
+    });
+    expect([res.status, await res.json()]).toEqual([
+      544,
+      { statusCode: '544', code: 'DatabaseTimeout', error: 'DatabaseTimeout', message: 'The connection to the database timed out' },
+    ]);
+    await other.query('rollback');
+
+    expect((await files.from('locked-files').upload('a.txt', 'a', { contentType: 'text/plain' })).error).toBeNull();
   });
 });

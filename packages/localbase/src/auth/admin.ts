@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import { ApiError, validationFailed } from '../http/errors.ts';
+import { ApiError, orDatabaseError, validationFailed } from '../http/errors.ts';
 import { optBool, optObject, optString, readJsonObject } from '../http/body.ts';
 import type { Body } from '../http/body.ts';
 import { factorJson, USER_SELECT, userJson } from './format.ts';
@@ -126,9 +126,8 @@ export function adminRoutes(svc: AuthService): Hono {
   app.get('/users', async (c) => {
     const page = Math.max(1, parsePageParam(c.req.query('page'), 1));
     const perPage = Math.min(1000, Math.max(1, parsePageParam(c.req.query('per_page'), 50)));
-    const total = Number(
-      (await svc.db.query<{ n: number }>('select count(*)::int as n from auth.users')).rows[0]?.n ?? 0,
-    );
+    const count = svc.db.query<{ n: number }>('select count(*)::int as n from auth.users');
+    const total = Number((await orDatabaseError('Database error finding users', count)).rows[0]?.n ?? 0);
     const r = await svc.db.query(`${USER_SELECT} order by u.created_at desc, u.id limit $1 offset $2`, [
       perPage,
       (page - 1) * perPage,
@@ -212,7 +211,7 @@ export function adminRoutes(svc: AuthService): Hono {
   });
 
   app.get('/users/:id', async (c) => {
-    const u = await svc.findUserById(svc.db, c.req.param('id'));
+    const u = await orDatabaseError('Database error loading user', svc.findUserById(svc.db, c.req.param('id')));
     if (!u) throw new ApiError(404, 'user_not_found', 'User not found');
     return c.json(userJson(u));
   });

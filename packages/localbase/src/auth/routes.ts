@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import { Hono } from 'hono';
 import type { Context } from 'hono';
 import type { Row } from '../db/types.ts';
-import { ApiError, validationFailed } from '../http/errors.ts';
+import { ApiError, orDatabaseError, validationFailed } from '../http/errors.ts';
 import { optBool, optObject, optString, readJsonObject } from '../http/body.ts';
 import type { Body } from '../http/body.ts';
 import { userJson } from './format.ts';
@@ -224,7 +224,8 @@ export function authRoutes(svc: AuthService): Hono {
     const pkce = readPkce(body);
     const hash = await svc.hashPassword(password);
 
-    const result = await svc.db.transaction(async (tx): Promise<TokenResponse | Record<string, unknown>> => {
+    // the lookup of the address is the sign-up's first statement: GoTrue's message when the database is out of reach
+    const signup = svc.db.transaction(async (tx): Promise<TokenResponse | Record<string, unknown>> => {
       const existing = await svc.findUserByEmail(tx, email);
       if (!cfg.enableConfirmations) {
         if (existing && svc.isConfirmed(existing))
@@ -285,6 +286,7 @@ export function authRoutes(svc: AuthService): Hono {
       });
       return userJson(await svc.reloadUser(tx, String(user.id)));
     });
+    const result = await orDatabaseError('Database error finding user', signup);
     return c.json(result);
   });
 
@@ -301,7 +303,8 @@ export function authRoutes(svc: AuthService): Hono {
       if (password === undefined) throw validationFailed('Please provide a password');
       svc.limit('token', ip); // as GoTrue: a password grant counts with the refreshes (token_refresh), not the sign-ups
       const email = rawEmail.trim().toLowerCase();
-      const user = await svc.checkPasswordSignIn(await svc.findUserByEmail(svc.db, email), email, password, ip);
+      const found = await orDatabaseError('Database error querying schema', svc.findUserByEmail(svc.db, email));
+      const user = await svc.checkPasswordSignIn(found, email, password, ip);
       // As GoTrue: an unconfirmed address cannot sign in with a password, whatever the confirmation setting
       // (with confirmations off every sign-up is confirmed at once; admin-created users may not be).
       if (!svc.isConfirmed(user)) throw new ApiError(400, 'email_not_confirmed', 'Email not confirmed');
@@ -539,11 +542,12 @@ export function authRoutes(svc: AuthService): Hono {
     svc.limitEmail(clientIp(c), email);
     const redirectTo = c.req.query('redirect_to');
     const pkce = readPkce(body);
-    await svc.db.transaction(async (tx) => {
+    const recovery = svc.db.transaction(async (tx) => {
       const user = await svc.findUserByEmail(tx, email);
       if (!user) return; // no enumeration: the same answer as for a known email
       await svc.sendOtpMail(tx, { user, to: email, mailType: 'recovery', tokenType: 'recovery_token', redirectTo, pkce });
     });
+    await orDatabaseError('Unable to process request', recovery);
     return c.json({});
   });
 
@@ -558,7 +562,7 @@ export function authRoutes(svc: AuthService): Hono {
     svc.limitEmail(clientIp(c), email);
     const redirectTo = c.req.query('redirect_to');
     const pkce = readPkce(body);
-    await svc.db.transaction(async (tx) => {
+    const otp = svc.db.transaction(async (tx) => {
       let user = await svc.findUserByEmail(tx, email);
       if (!user) {
         if (!createUser) throw new ApiError(422, 'otp_disabled', 'Signups not allowed for otp');
@@ -570,6 +574,7 @@ export function authRoutes(svc: AuthService): Hono {
       else
         await svc.sendOtpMail(tx, { user, to: email, mailType: 'signup', tokenType: 'confirmation_token', redirectTo, pkce });
     });
+    await orDatabaseError('Database error finding user', otp);
     return c.json({});
   });
 

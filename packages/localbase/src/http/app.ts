@@ -296,7 +296,7 @@ export function createApp(
     // Unexpected: log it, never leak the stack to the client. A database out of reach is told once by the database
     // itself (db/pg.ts), not with a stack per request.
     if (!isConnectionFailure(err)) console.error(`[localbase] ${c.req.method} ${logPath(c.req.url)} failed:`, err);
-    return errorResponse(c, new ApiError(500, 'unexpected_failure', 'Unexpected failure, please check server logs'));
+    return errorResponse(c, new ApiError(500, 'unexpected_failure', 'Unexpected failure, please check server logs for more information'));
   });
 
   return app;

@@ -421,7 +421,12 @@ export class RealtimeServer {
       case 'presence':
         return this.#presence(ch, msg);
       case 'access_token':
-        return void this.#refreshToken(ch, msg.payload.access_token).catch((err: unknown) => this.#failed(conn, err));
+        return void this.#refreshToken(ch, msg.payload.access_token).catch((err: unknown) => {
+          // The channel's policies cannot be read again (database out of reach): Realtime shuts this channel down
+          // with this message; the socket and its other channels stay. db/pg.ts logs the outage once.
+          if (isConnectionFailure(err) || isPoolTimeout(err)) return this.#shutdown(ch, 'Realtime was unable to connect to the project database');
+          this.#failed(conn, err);
+        });
       default:
         // Upstream answers nothing to an event it does not know.
         return;
@@ -639,7 +644,11 @@ export class RealtimeServer {
       (allowed) => {
         if (allowed && ch.conn.channels.get(ch.topic) === ch) this.#sendBroadcast(ch, ref, b);
       },
-      (err: unknown) => this.#failed(ch.conn, err),
+      // The policy cannot be read (database out of reach, told once by db/pg.ts): dropped the same way, as upstream
+      // (UnableToSetPolicies); the socket and its channels stay.
+      (err: unknown) => {
+        if (!isConnectionFailure(err) && !isPoolTimeout(err)) this.#failed(ch.conn, err);
+      },
     );
   }
 
@@ -705,7 +714,11 @@ export class RealtimeServer {
         if (allowed) this.#track(room, ch, msg, state);
         else ch.conn.reply(msg, 'error');
       },
-      (err: unknown) => this.#failed(ch.conn, err),
+      // database out of reach: the track is refused as upstream does (UnableToSetPolicies), the channel stays
+      (err: unknown) => {
+        if (!isConnectionFailure(err) && !isPoolTimeout(err)) return this.#failed(ch.conn, err);
+        if (ch.conn.channels.get(ch.topic) === ch) ch.conn.reply(msg, 'error');
+      },
     );
   }
 

@@ -42,5 +42,11 @@ export const invalidKey = (key: string): StorageError => new StorageError(400, '
 export const invalidRequest = (message: string, error = 'InvalidRequest'): StorageError =>
   new StorageError(400, 'InvalidRequest', error, message);
 export const invalidJwt = (message: string): StorageError => new StorageError(400, 'InvalidJWT', 'InvalidJWT', message);
+/**
+ * No pooled connection within the connect timeout, or a statement past --statement-timeout (SQLSTATE 57014): the
+ * storage server's DatabaseTimeout, which keeps its own status 544 on the wire rather than the usual 500.
+ */
+export const databaseTimeout = (): StorageError =>
+  new StorageError(544, 'DatabaseTimeout', 'DatabaseTimeout', 'The connection to the database timed out', 544);
 export const invalidSignature = (): StorageError =>
   new StorageError(400, 'InvalidSignature', 'InvalidSignature', 'Invalid signature');

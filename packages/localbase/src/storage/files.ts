@@ -4,7 +4,8 @@
  * very long keys cannot escape the folder. A write goes to `<root>/tmp/`, is fsynced, then renamed into place
  * (rename is atomic within one file system) before the database row that points to it is committed; the previous
  * version's file is deleted after that commit. A crash (kill -9) in between leaves an unreferenced file, never a row
- * without its bytes nor a torn file; `sweep` deletes such leftovers when the server starts.
+ * without its bytes nor a torn file; `sweep` deletes such leftovers when the server starts. A connection lost during
+ * the row's transaction (perhaps after its COMMIT) keeps the file unless the database says the row did not commit.
  */
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';

@@ -9,7 +9,7 @@ import { Readable } from 'node:stream';
 import { jwtVerify, SignJWT } from 'jose';
 import busboy from 'busboy';
 import type { Database, Queryable, Row } from '../db/types.ts';
-import { isConnectionFailure } from '../db/types.ts';
+import { isConnectionFailure, isPoolTimeout } from '../db/types.ts';
 import { jsonNestingExceeds, MAX_JSON_DEPTH } from '../http/body.ts';
 import { fileResponse } from '../http/node-body.ts';
 import {
@@ -17,6 +17,7 @@ import {
   bucketExists,
   bucketNotEmpty,
   bucketNotFound,
+  databaseTimeout,
   invalidJwt,
   invalidRequest,
   invalidSignature,
@@ -274,7 +275,7 @@ export function createStorageService(opts: StorageOptions): StorageService {
       await tx(operation, async (q, become) => {
         // Writes of one key take turns: without a row to lock yet, concurrent upserts of a new key each chose an id
         // of their own for their bytes, while ON CONFLICT kept the first row's id (an acknowledged object, then 404).
-        await q.query('select pg_advisory_xact_lock(hashtextextended($1, 0))', [`storage.objects ${JSON.stringify([o.bucket, o.key])}`]);
+        await lockObjectKey(q, o);
         const { rows } = await q.query<{ id: string; version: string | null }>(
           'select id::text as id, version from storage.objects where bucket_id = $1 and name = $2 for update',
           [o.bucket, o.key],
@@ -290,11 +291,42 @@ export function createStorageService(opts: StorageOptions): StorageService {
       });
     } catch (err) {
       await files.discard(file.tmp);
-      if (id && version) await files.remove(id, version); // renamed, then the commit failed
+      if (id && version) {
+        // renamed, then the transaction failed: its bytes go unless the row committed all the same
+        const committed = isConnectionFailure(err) ? await committedAfterAll(o, id, version) : false;
+        if (committed !== false) {
+          if (committed && previous) await files.remove(id, previous);
+          throw err; // kept: a row names them (or nobody can tell yet; an orphan is swept at the next start)
+        }
+        await files.remove(id, version);
+      }
       throw err;
     }
     if (previous) await files.remove(id, previous);
     return id;
+  }
+
+  /** Writes of one key take turns on this transaction-scoped lock. */
+  async function lockObjectKey(q: Queryable, o: NewObject): Promise<void> {
+    await q.query('select pg_advisory_xact_lock(hashtextextended($1, 0))', [`storage.objects ${JSON.stringify([o.bucket, o.key])}`]);
+  }
+
+  /**
+   * The connection broke during a store's transaction, perhaps after its COMMIT reached the server (the answer lost):
+   * did the row commit? Waits for the key's advisory lock, so the store's transaction is over (committed or rolled
+   * back) before its row is read. null when the database cannot tell (still out of reach, or the lock still held).
+   */
+  async function committedAfterAll(o: NewObject, id: string, version: string): Promise<boolean | null> {
+    try {
+      return await db.transaction(async (q) => {
+        await q.query("set local lock_timeout = '5s'");
+        await lockObjectKey(q, o);
+        const { rows } = await q.query('select 1 from storage.objects where id = $1 and version = $2', [id, version]);
+        return rows.length > 0;
+      });
+    } catch {
+      return null;
+    }
   }
 
   /** Reads an upload body (multipart or raw) into a temporary file, enforcing the size limit and MIME rule while streaming. */
@@ -1098,7 +1130,8 @@ export function createStorageService(opts: StorageOptions): StorageService {
         if (e instanceof StorageError) return Response.json(e.body(), { status: e.httpStatus });
         // a database out of reach is told once by the database itself (db/pg.ts), not with a stack per request
         if (!isConnectionFailure(err)) console.error(`[localbase] storage ${request.method} ${new URL(request.url).pathname} failed:`, err);
-        return Response.json({ statusCode: '500', code: 'InternalError', error: 'internal', message: 'Internal Server Error' }, { status: 500 });
+        // the storage server's answer to an error it has no name for (a refused or broken connection among them)
+        return Response.json({ statusCode: '500', code: 'InternalError', error: 'Internal', message: 'Internal Server Error' }, { status: 500 });
       }
     },
     sweep: () => files.sweep(db),
@@ -1125,11 +1158,12 @@ function bucketJson(b: BucketRow): Record<string, unknown> {
   };
 }
 
-/** PostgreSQL errors that are the client's doing. */
+/** PostgreSQL errors that are the client's doing, and the waits the storage server names (DatabaseTimeout). */
 function dbError(err: unknown): unknown {
   if (err instanceof StorageError || err instanceof Rollback) return err;
   const e = err as { code?: unknown; message?: unknown };
   const code = typeof e?.code === 'string' ? e.code : '';
+  if (code === '57014' || isPoolTimeout(err)) return databaseTimeout();
   if (code === '42501') return rlsDenied();
   if (code === '23505') return keyExists();
   if (code === '23503') return bucketNotFound();
