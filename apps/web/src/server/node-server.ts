@@ -27,12 +27,15 @@
  * - What Node's parser refuses (a malformed request line or header: 400; a request that does not arrive in time: 408)
  *   and an HTTP/1.1 request without Host (400) get a small page with the headers every page has: Node's own answers
  *   to them had none.
+ * - Behind https (`X-Forwarded-Proto: https`, as next.config.ts asks for its own answers) the answers written here
+ *   carry HSTS too. Those written before a request is parsed (clientError: 400, 408, 414, 431) do not: their head
+ *   was not read.
  */
 import http from 'node:http'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Duplex } from 'node:stream'
 
-import { headersBesideCsp } from '../lib/security-headers.ts'
+import { headersBesideCsp, HTTPS_ONLY_HEADERS } from '../lib/security-headers.ts'
 
 /** Largest request head (request line + headers) the app accepts, in bytes. */
 export const MAX_REQUEST_HEADER_BYTES = 64 * 1024
@@ -78,6 +81,9 @@ export function createWebServer(
   }
   const server = http.createServer(options, (req, res) => {
     headReceived(heads.get(req.socket), req, res)
+    // Behind https, HSTS on the answers written here too (next.config.ts gives it to Next's, on the same condition):
+    // a browser whose first answer from the site is one of them (a 308 of a link with a trailing slash) learns it.
+    if (req.headers['x-forwarded-proto'] === 'https') for (const { key, value } of HTTPS_ONLY_HEADERS) res.setHeader(key, value)
     if (answerMissingHost(req, res) || answerNonPathTarget(req, res) || answerMalformedPath(req, res) || answerPageMethod(req, res) || answerSlashRedirect(req, res))
       return
     void handle(req, res)
