@@ -345,3 +345,38 @@ describe('the backend out of reach', () => {
     await page.getByRole('heading', { level: 1, name: 'After the failure' }).waitFor({ timeout: 20_000 });
   });
 });
+
+describe('a page that fails to render in the browser', () => {
+  test('an answer the page cannot show (dates without their superjson types) gives the app frame, "Something went wrong" with focus on it, Try again and Reload, and the typed text back', async () => {
+    const { page, id } = await signedInUser(fixture);
+    const [note] = await seedNotes(id, [{ title: 'Crash course', body: 'stored' }]);
+    await gotoHydrated(page, `/notes/${note!.id}`);
+    await page.getByLabel('Note', { exact: true }).fill('stored + words typed before the failure');
+    // A server of another version (a deployment under way) answers the pin without superjson's type annotations:
+    // the note's dates arrive as strings, and the page throws while rendering them.
+    await page.route('**/api/trpc/notes.setPinned**', async (route) => {
+      const response = await route.fetch();
+      const answers = (await response.json()) as Array<{ result?: { data?: { meta?: unknown } } }>;
+      for (const answer of answers) delete answer.result?.data?.meta;
+      await route.fulfill({ response, body: JSON.stringify(answers) });
+    });
+    await page.getByRole('button', { name: 'Pin', exact: true }).click();
+    const main = page.getByRole('main');
+    await main.getByRole('heading', { level: 1, name: 'Something went wrong' }).waitFor({ timeout: 10_000 });
+    expect(await page.content()).not.toMatch(/Application error/);
+    await page.getByRole('banner').getByRole('button', { name: /^Account: / }).waitFor();
+    await expect.poll(() => focusedElement(page)).toBe('<h1> Something went wrong');
+    await page.keyboard.press('Tab');
+    await expect.poll(() => focusedElement(page)).toBe('<button> Try again');
+    await page.keyboard.press('Tab');
+    await expect.poll(() => focusedElement(page)).toBe('<button> Reload the page');
+    await page.unroute('**/api/trpc/notes.setPinned**');
+
+    // Try again renders the page anew; the text typed before the failure is offered back.
+    await page.keyboard.press('Shift+Tab');
+    await page.keyboard.press('Enter');
+    const offer = page.getByTestId('note-unsaved-kept');
+    await offer.getByRole('button', { name: 'Restore my changes' }).click();
+    expect(await page.getByLabel('Note', { exact: true }).inputValue()).toBe('stored + words typed before the failure');
+  });
+});

@@ -6,6 +6,7 @@ import Head from 'next/head'
 import type { ReactElement, ReactNode } from 'react'
 
 import { AppFrame } from '../features/app-frame'
+import { RenderErrorBoundary } from '../features/app-frame/RenderErrorBoundary'
 import { SessionProvider } from '../features/auth'
 import { ThemeProvider } from '../features/theme'
 import { ToastProvider } from '../features/toast'
@@ -31,13 +32,15 @@ export interface AppPageProps {
 
 type AppPropsWithLayout = AppProps<AppPageProps> & { Component: NextPageWithLayout<AppPageProps> }
 
-export default function App({ Component, pageProps }: AppPropsWithLayout) {
+export default function App({ Component, pageProps, router }: AppPropsWithLayout) {
   if (Component.bare) return <Component {...pageProps} />
   const getLayout =
     Component.getLayout ?? ((page: ReactElement) => <AppFrame guestBannerDismissed={pageProps.guestBannerDismissed === true}>{page}</AppFrame>)
 
+  // A failure outside the page (the header, a provider): the same words without the frame (the page's is inside it).
   return (
-    <SessionProvider initialSession={pageProps.initialSession}>
+    <RenderErrorBoundary resetKey={router.asPath}>
+      <SessionProvider initialSession={pageProps.initialSession}>
       <ThemeProvider>
         <ToastProvider>
           <Head>
@@ -49,5 +52,6 @@ export default function App({ Component, pageProps }: AppPropsWithLayout) {
         </ToastProvider>
       </ThemeProvider>
     </SessionProvider>
+    </RenderErrorBoundary>
   )
 }
