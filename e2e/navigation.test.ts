@@ -338,6 +338,10 @@ describe('the backend out of reach', () => {
       expect(await page.title()).toBe('Something went wrong · Foyer');
       expect(await page.locator('html').getAttribute('class')).toMatch(/\bt_dark\b/);
       expect(await page.getByRole('main').innerText()).not.toMatch(/internal server error|could not read block/i);
+      // The page is static (rendered at build time, no session in it): its header shows the account the browser holds.
+      const header = page.getByRole('banner');
+      await header.getByRole('button', { name: /^Account: / }).waitFor({ timeout: 10_000 });
+      expect(await header.getByRole('link', { name: 'Sign in' }).count()).toBe(0);
     } finally {
       await restore();
     }
