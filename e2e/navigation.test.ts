@@ -5,7 +5,7 @@ import type { Page, Route } from 'playwright-core';
 import { describe, expect, test } from 'vitest';
 import { backendControllable, replaceBackendWith, startBackend, stopBackend } from './backend-control.ts';
 import { baseURL, gotoHydrated, MOUNTED_TOGGLE_NAME, useBrowser } from './browser.ts';
-import { sessionCookies } from './auth-helpers.ts';
+import { describeViolations, seriousViolations, sessionCookies } from './auth-helpers.ts';
 import { seedNotes, signedInUser } from './notes-helpers.ts';
 
 const fixture = useBrowser();
@@ -369,16 +369,21 @@ describe('a page that fails to render in the browser', () => {
     await main.getByRole('heading', { level: 1, name: 'Something went wrong' }).waitFor({ timeout: 10_000 });
     expect(await page.content()).not.toMatch(/Application error/);
     await page.getByRole('banner').getByRole('button', { name: /^Account: / }).waitFor();
+    expect(await page.title()).toBe('Something went wrong · Foyer');
     await expect.poll(() => focusedElement(page)).toBe('<h1> Something went wrong');
+    const violations = await seriousViolations(page);
+    expect(violations, describeViolations(violations)).toEqual([]);
     await page.keyboard.press('Tab');
     await expect.poll(() => focusedElement(page)).toBe('<button> Try again');
     await page.keyboard.press('Tab');
     await expect.poll(() => focusedElement(page)).toBe('<button> Reload the page');
     await page.unroute('**/api/trpc/notes.setPinned**');
 
-    // Try again renders the page anew; the text typed before the failure is offered back.
+    // Try again renders the page anew, focus on its heading (the button went); the text typed before the failure is
+    // offered back.
     await page.keyboard.press('Shift+Tab');
     await page.keyboard.press('Enter');
+    await expect.poll(() => focusedElement(page)).toBe('<h1> Crash course');
     const offer = page.getByTestId('note-unsaved-kept');
     await offer.getByRole('button', { name: 'Restore my changes' }).click();
     expect(await page.getByLabel('Note', { exact: true }).inputValue()).toBe('stored + words typed before the failure');

@@ -1,5 +1,6 @@
 import { Component, useEffect, useRef, type ReactNode } from 'react'
 
+import { focusMainHeading } from '../../lib/focus-heading'
 import { PageTitle } from '../../lib/page-title'
 import styles from './not-found.module.css'
 
@@ -63,6 +64,7 @@ export class RenderErrorBoundary extends Component<Props, { failed: boolean; key
   }
 
   render() {
-    return this.state.failed ? <RenderErrorScreen onRetry={() => this.setState({ failed: false })} /> : this.props.children
+    // Try again: the button goes with the screen, so focus goes to the page's heading once it is back.
+    return this.state.failed ? <RenderErrorScreen onRetry={() => this.setState({ failed: false }, focusMainHeading)} /> : this.props.children
   }
 }
