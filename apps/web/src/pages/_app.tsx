@@ -41,17 +41,17 @@ export default function App({ Component, pageProps, router }: AppPropsWithLayout
   return (
     <RenderErrorBoundary resetKey={router.asPath}>
       <SessionProvider initialSession={pageProps.initialSession}>
-      <ThemeProvider>
-        <ToastProvider>
-          <Head>
-            <title>{SITE_TITLE}</title>
-            <meta name="viewport" content="width=device-width, initial-scale=1, viewport-fit=cover" />
-          </Head>
-          {/* No API providers here: the pages that call the API bring them (withApi, lib/api-provider.tsx). */}
-          {getLayout(pageProps.serverUnreachable === true ? <ServerUnreachableScreen /> : <Component {...pageProps} />)}
-        </ToastProvider>
-      </ThemeProvider>
-    </SessionProvider>
+        <ThemeProvider>
+          <ToastProvider>
+            <Head>
+              <title>{SITE_TITLE}</title>
+              <meta name="viewport" content="width=device-width, initial-scale=1, viewport-fit=cover" />
+            </Head>
+            {/* No API providers here: the pages that call the API bring them (withApi, lib/api-provider.tsx). */}
+            {getLayout(pageProps.serverUnreachable === true ? <ServerUnreachableScreen /> : <Component {...pageProps} />)}
+          </ToastProvider>
+        </ThemeProvider>
+      </SessionProvider>
     </RenderErrorBoundary>
   )
 }
