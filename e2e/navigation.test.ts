@@ -358,12 +358,13 @@ describe('a page that fails to render in the browser', () => {
     await page.getByLabel('Note', { exact: true }).fill('stored + words typed before the failure');
     // A server of another version (a deployment under way) answers the pin without superjson's type annotations:
     // the note's dates arrive as strings, and the page throws while rendering them.
-    await page.route('**/api/trpc/notes.setPinned**', async (route) => {
+    const withoutTypes = async (route: Route) => {
       const response = await route.fetch();
       const answers = (await response.json()) as Array<{ result?: { data?: { meta?: unknown } } }>;
       for (const answer of answers) delete answer.result?.data?.meta;
       await route.fulfill({ response, body: JSON.stringify(answers) });
-    });
+    };
+    await page.route('**/api/trpc/notes.setPinned**', withoutTypes);
     await page.getByRole('button', { name: 'Pin', exact: true }).click();
     const main = page.getByRole('main');
     await main.getByRole('heading', { level: 1, name: 'Something went wrong' }).waitFor({ timeout: 10_000 });
@@ -387,5 +388,13 @@ describe('a page that fails to render in the browser', () => {
     const offer = page.getByTestId('note-unsaved-kept');
     await offer.getByRole('button', { name: 'Restore my changes' }).click();
     expect(await page.getByLabel('Note', { exact: true }).inputValue()).toBe('stored + words typed before the failure');
+
+    // Failed again: a link in the header leads out of it, to a page that renders.
+    await page.route('**/api/trpc/notes.setPinned**', withoutTypes);
+    await page.getByRole('button', { name: 'Pin', exact: true }).click();
+    await main.getByRole('heading', { level: 1, name: 'Something went wrong' }).waitFor({ timeout: 10_000 });
+    await page.getByRole('banner').getByRole('link', { name: 'Foyer' }).click();
+    await main.getByRole('heading', { level: 1, name: 'Notes' }).waitFor({ timeout: 10_000 });
+    expect(await main.getByRole('heading', { name: 'Something went wrong' }).count()).toBe(0);
   });
 });

@@ -32,14 +32,14 @@ export interface AppPageProps {
 
 type AppPropsWithLayout = AppProps<AppPageProps> & { Component: NextPageWithLayout<AppPageProps> }
 
-export default function App({ Component, pageProps, router }: AppPropsWithLayout) {
+export default function App({ Component, pageProps }: AppPropsWithLayout) {
   if (Component.bare) return <Component {...pageProps} />
   const getLayout =
     Component.getLayout ?? ((page: ReactElement) => <AppFrame guestBannerDismissed={pageProps.guestBannerDismissed === true}>{page}</AppFrame>)
 
   // A failure outside the page (the header, a provider): the same words without the frame (the page's is inside it).
   return (
-    <RenderErrorBoundary resetKey={router.asPath}>
+    <RenderErrorBoundary>
       <SessionProvider initialSession={pageProps.initialSession}>
         <ThemeProvider>
           <ToastProvider>

@@ -1,5 +1,4 @@
 import Link from 'next/link'
-import { useRouter } from 'next/router'
 import type { ReactNode } from 'react'
 
 import { UserMenu, useSession } from '../auth'
@@ -55,7 +54,6 @@ export function AppFrame({ children, guestBannerDismissed = false }: { children:
   const { user, needsSecondFactor } = useSession()
   // A link or button that went with the old page leaves focus on <body>: it goes to the new page's heading.
   useFocusHeadingOnRouteChange()
-  const { asPath } = useRouter()
   return (
     <div className={styles.frame}>
       <ProgressBar />
@@ -79,7 +77,7 @@ export function AppFrame({ children, guestBannerDismissed = false }: { children:
       </header>
       {user && isGuest(user) && !needsSecondFactor ? <GuestBanner key={user.id} userId={user.id} dismissed={guestBannerDismissed} /> : null}
       <main id="main" className={styles.main}>
-        <RenderErrorBoundary resetKey={asPath}>{children}</RenderErrorBoundary>
+        <RenderErrorBoundary>{children}</RenderErrorBoundary>
       </main>
       <CreateModal />
     </div>

@@ -1,3 +1,4 @@
+import Router from 'next/router'
 import { Component, useEffect, useRef, type ReactNode } from 'react'
 
 import { focusMainHeading } from '../../lib/focus-heading'
@@ -41,26 +42,29 @@ function RenderErrorScreen({ onRetry }: { onRetry: () => void }) {
   )
 }
 
-interface Props {
-  children: ReactNode
-  /** The address: a route change to another one renders the new page instead of the failure. */
-  resetKey: string
-}
-
 /**
  * Catches an error thrown while rendering the page below it (React 19 logs it with console.error), and shows
  * RenderErrorScreen instead of Next's bare "Application error: a client-side exception has occurred" over a blank
- * page. The app frame puts it around the page (the header stays), _app around everything (a failing header).
+ * page. The app frame puts it around the page (the header stays), _app around everything (a failing header). A route
+ * change to another page (a link in the header, Back) shows that page instead of the failure.
  */
-export class RenderErrorBoundary extends Component<Props, { failed: boolean; key: string }> {
-  state = { failed: false, key: this.props.resetKey }
+export class RenderErrorBoundary extends Component<{ children: ReactNode }, { failed: boolean }> {
+  state = { failed: false }
 
   static getDerivedStateFromError() {
     return { failed: true }
   }
 
-  static getDerivedStateFromProps(props: Props, state: { key: string }) {
-    return props.resetKey === state.key ? null : { failed: false, key: props.resetKey }
+  private readonly reset = () => {
+    if (this.state.failed) this.setState({ failed: false })
+  }
+
+  componentDidMount() {
+    Router.events.on('routeChangeComplete', this.reset)
+  }
+
+  componentWillUnmount() {
+    Router.events.off('routeChangeComplete', this.reset)
   }
 
   render() {
