@@ -5,7 +5,7 @@ import type { Page, Route } from 'playwright-core';
 import { describe, expect, test } from 'vitest';
 import { backendControllable, replaceBackendWith, startBackend, stopBackend } from './backend-control.ts';
 import { baseURL, gotoHydrated, MOUNTED_TOGGLE_NAME, useBrowser } from './browser.ts';
-import { sessionCookies } from './auth-helpers.ts';
+import { describeViolations, seriousViolations, sessionCookies } from './auth-helpers.ts';
 import { seedNotes, signedInUser } from './notes-helpers.ts';
 
 const fixture = useBrowser();
@@ -338,10 +338,63 @@ describe('the backend out of reach', () => {
       expect(await page.title()).toBe('Something went wrong · Foyer');
       expect(await page.locator('html').getAttribute('class')).toMatch(/\bt_dark\b/);
       expect(await page.getByRole('main').innerText()).not.toMatch(/internal server error|could not read block/i);
+      // The page is static (rendered at build time, no session in it): its header shows the account the browser holds.
+      const header = page.getByRole('banner');
+      await header.getByRole('button', { name: /^Account: / }).waitFor({ timeout: 10_000 });
+      expect(await header.getByRole('link', { name: 'Sign in' }).count()).toBe(0);
     } finally {
       await restore();
     }
     await page.getByRole('main').getByRole('link', { name: 'Try again' }).click();
     await page.getByRole('heading', { level: 1, name: 'After the failure' }).waitFor({ timeout: 20_000 });
+  });
+});
+
+describe('a page that fails to render in the browser', () => {
+  test('an answer the page cannot show (dates without their superjson types) gives the app frame, "Something went wrong" with focus on it, Try again and Reload, and the typed text back', async () => {
+    const { page, id } = await signedInUser(fixture);
+    const [note] = await seedNotes(id, [{ title: 'Crash course', body: 'stored' }]);
+    await gotoHydrated(page, `/notes/${note!.id}`);
+    await page.getByLabel('Note', { exact: true }).fill('stored + words typed before the failure');
+    // A server of another version (a deployment under way) answers the pin without superjson's type annotations:
+    // the note's dates arrive as strings, and the page throws while rendering them.
+    const withoutTypes = async (route: Route) => {
+      const response = await route.fetch();
+      const answers = (await response.json()) as Array<{ result?: { data?: { meta?: unknown } } }>;
+      for (const answer of answers) delete answer.result?.data?.meta;
+      await route.fulfill({ response, body: JSON.stringify(answers) });
+    };
+    await page.route('**/api/trpc/notes.setPinned**', withoutTypes);
+    await page.getByRole('button', { name: 'Pin', exact: true }).click();
+    const main = page.getByRole('main');
+    await main.getByRole('heading', { level: 1, name: 'Something went wrong' }).waitFor({ timeout: 10_000 });
+    expect(await page.content()).not.toMatch(/Application error/);
+    await page.getByRole('banner').getByRole('button', { name: /^Account: / }).waitFor();
+    expect(await page.title()).toBe('Something went wrong · Foyer');
+    await expect.poll(() => focusedElement(page)).toBe('<h1> Something went wrong');
+    const violations = await seriousViolations(page);
+    expect(violations, describeViolations(violations)).toEqual([]);
+    await page.keyboard.press('Tab');
+    await expect.poll(() => focusedElement(page)).toBe('<button> Try again');
+    await page.keyboard.press('Tab');
+    await expect.poll(() => focusedElement(page)).toBe('<button> Reload the page');
+    await page.unroute('**/api/trpc/notes.setPinned**');
+
+    // Try again renders the page anew, focus on its heading (the button went); the text typed before the failure is
+    // offered back.
+    await page.keyboard.press('Shift+Tab');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => focusedElement(page)).toBe('<h1> Crash course');
+    const offer = page.getByTestId('note-unsaved-kept');
+    await offer.getByRole('button', { name: 'Restore my changes' }).click();
+    expect(await page.getByLabel('Note', { exact: true }).inputValue()).toBe('stored + words typed before the failure');
+
+    // Failed again: a link in the header leads out of it, to a page that renders.
+    await page.route('**/api/trpc/notes.setPinned**', withoutTypes);
+    await page.getByRole('button', { name: 'Pin', exact: true }).click();
+    await main.getByRole('heading', { level: 1, name: 'Something went wrong' }).waitFor({ timeout: 10_000 });
+    await page.getByRole('banner').getByRole('link', { name: 'Foyer' }).click();
+    await main.getByRole('heading', { level: 1, name: 'Notes' }).waitFor({ timeout: 10_000 });
+    expect(await main.getByRole('heading', { name: 'Something went wrong' }).count()).toBe(0);
   });
 });

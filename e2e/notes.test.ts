@@ -1,7 +1,7 @@
 // Notes, end to end in Chromium against the production build and localbase: create in the global modal (button and
 // keyboard), validation, pages of 20 with totals, sorting, search, URL state, edit, pin, delete + Undo, isolation
 // between users, one batched GET for the list, and a create while the backend is down.
-import type { Locator, Page, Request } from 'playwright-core';
+import type { Locator, Page, Request, Route } from 'playwright-core';
 import { describe, expect, test } from 'vitest';
 import { signInViaUI, uniqueEmail } from './auth-helpers.ts';
 import { backendControllable, startBackend, stopBackend } from './backend-control.ts';
@@ -241,6 +241,37 @@ describe('offline', () => {
       await saved.waitFor({ timeout: 10_000 });
       expect(await saved.innerText()).toMatch(/Can't reach the server\. Check your connection and try again\./);
       expect(await page.getByLabel('Note', { exact: true }).inputValue()).toBe('typed without a connection');
+    } finally {
+      await page.unroute('**/api/trpc/**');
+    }
+  });
+});
+
+describe("a proxy's error page instead of the API's answer", () => {
+  test('a save and the list answered by a gateway\'s HTML (502, the app restarting behind it) say so in words, never "Unexpected token" or "JSON"; the text stays', async () => {
+    const { page, id } = await signedInUser(fixture);
+    const [note] = await seedNotes(id, [{ title: 'Behind a gateway' }]);
+    const gatewayPage = '<html><head><title>502 Bad Gateway</title></head><body><center><h1>502 Bad Gateway</h1></center><hr><center>nginx</center></body></html>';
+    const badGateway = (route: Route) => route.fulfill({ status: 502, contentType: 'text/html', body: gatewayPage });
+    const readable = /The server is not answering properly just now\. Try again in a moment\./;
+    await page.reload();
+    await listSettled(page);
+    await page.route('**/api/trpc/**', badGateway);
+    try {
+      await page.getByRole('searchbox', { name: 'Search notes by title' }).fill('gateway');
+      const listError = page.getByRole('alert').filter({ hasText: 'Your notes could not be loaded' });
+      await listError.waitFor({ timeout: 30_000 });
+      expect(await listError.innerText()).toMatch(readable);
+      expect(await listError.innerText()).not.toMatch(/unexpected token|json|<html/i);
+
+      await gotoHydrated(page, `/notes/${note!.id}`);
+      await page.getByLabel('Note', { exact: true }).fill('typed while the app restarts');
+      await page.getByRole('button', { name: 'Save changes' }).click();
+      const saved = toastWith(page, 'Your changes were not saved');
+      await saved.waitFor({ timeout: 10_000 });
+      expect(await saved.innerText()).toMatch(readable);
+      expect(await saved.innerText()).not.toMatch(/unexpected token|json|<html/i);
+      expect(await page.getByLabel('Note', { exact: true }).inputValue()).toBe('typed while the app restarts');
     } finally {
       await page.unroute('**/api/trpc/**');
     }

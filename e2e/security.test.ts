@@ -123,6 +123,23 @@ describe('security headers', () => {
     const res = await fetch(`${baseURL}/sign-in`, { headers: { 'x-forwarded-proto': 'https' } });
     expect(res.headers.get('strict-transport-security')).toMatch(/^max-age=\d{8,}; includeSubDomains$/);
   });
+
+  test('a part of a static file past its end is refused 416 with the file\'s size and no body (never the error page\'s HTML under the file\'s type); a part within it is 206', async () => {
+    const html = await (await fetch(`${baseURL}/sign-in`)).text();
+    const chunk = /<script src="(\/_next\/static\/chunks\/[^"]+\.js)"/.exec(html)?.[1];
+    expect(chunk).toBeTruthy();
+    for (const path of [chunk!, '/styles/base.css', '/favicon.ico']) {
+      const size = (await (await fetch(`${baseURL}${path}`)).arrayBuffer()).byteLength;
+      const refused = await fetch(`${baseURL}${path}`, { headers: { range: `bytes=${size + 1000}-` } });
+      const body = await refused.text();
+      expect([path, refused.status]).toEqual([path, 416]);
+      expect(refused.headers.get('content-range'), path).toBe(`bytes */${size}`);
+      expect(body.length, `${path}: ${body.slice(0, 60)}`).toBe(0);
+      expect(refused.headers.get('x-content-type-options'), path).toBe('nosniff');
+      const part = await fetch(`${baseURL}${path}`, { headers: { range: 'bytes=0-9' } });
+      expect([path, part.status, (await part.arrayBuffer()).byteLength]).toEqual([path, 206, 10]);
+    }
+  });
 });
 
 describe('the browser console', () => {

@@ -6,6 +6,7 @@ import Head from 'next/head'
 import type { ReactElement, ReactNode } from 'react'
 
 import { AppFrame } from '../features/app-frame'
+import { RenderErrorBoundary } from '../features/app-frame/RenderErrorBoundary'
 import { SessionProvider } from '../features/auth'
 import { ThemeProvider } from '../features/theme'
 import { ToastProvider } from '../features/toast'
@@ -36,18 +37,21 @@ export default function App({ Component, pageProps }: AppPropsWithLayout) {
   const getLayout =
     Component.getLayout ?? ((page: ReactElement) => <AppFrame guestBannerDismissed={pageProps.guestBannerDismissed === true}>{page}</AppFrame>)
 
+  // A failure outside the page (the header, a provider): the same words without the frame (the page's is inside it).
   return (
-    <SessionProvider initialSession={pageProps.initialSession}>
-      <ThemeProvider>
-        <ToastProvider>
-          <Head>
-            <title>{SITE_TITLE}</title>
-            <meta name="viewport" content="width=device-width, initial-scale=1, viewport-fit=cover" />
-          </Head>
-          {/* No API providers here: the pages that call the API bring them (withApi, lib/api-provider.tsx). */}
-          {getLayout(pageProps.serverUnreachable === true ? <ServerUnreachableScreen /> : <Component {...pageProps} />)}
-        </ToastProvider>
-      </ThemeProvider>
-    </SessionProvider>
+    <RenderErrorBoundary>
+      <SessionProvider initialSession={pageProps.initialSession}>
+        <ThemeProvider>
+          <ToastProvider>
+            <Head>
+              <title>{SITE_TITLE}</title>
+              <meta name="viewport" content="width=device-width, initial-scale=1, viewport-fit=cover" />
+            </Head>
+            {/* No API providers here: the pages that call the API bring them (withApi, lib/api-provider.tsx). */}
+            {getLayout(pageProps.serverUnreachable === true ? <ServerUnreachableScreen /> : <Component {...pageProps} />)}
+          </ToastProvider>
+        </ThemeProvider>
+      </SessionProvider>
+    </RenderErrorBoundary>
   )
 }

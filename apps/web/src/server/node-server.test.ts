@@ -263,6 +263,26 @@ describe('the web server in front of Next', () => {
     }
   })
 
+  it('sends HSTS behind https (X-Forwarded-Proto: https) on the answers written here too, as Next does on its pages, and never over plain http', async () => {
+    const requests = [
+      'GET / HTTP/1.1\r\n', // 400, no Host
+      'GET http://other.example/ HTTP/1.1\r\nHost: x\r\n', // 400, absolute-form
+      'GET /notes/%E0%A4%A HTTP/1.1\r\nHost: x\r\n', // 400 page
+      'DELETE /notes HTTP/1.1\r\nHost: x\r\n', // 405
+      'OPTIONS /notes HTTP/1.1\r\nHost: x\r\n', // 204
+      'GET /sign-in/ HTTP/1.1\r\nHost: x\r\n', // 308
+    ]
+    for (const request of requests) {
+      const secure = await rawRequest(port, `${request}X-Forwarded-Proto: https\r\nConnection: close\r\n\r\n`)
+      const head = secure.slice(0, secure.indexOf('\r\n\r\n'))
+      const line = `${request.slice(0, 40)} → ${head.split('\r\n')[0]}`
+      expect(secure, line).not.toMatch(/next handled/)
+      expect(head, line).toContain('\r\nStrict-Transport-Security: max-age=63072000; includeSubDomains')
+      const plain = await rawRequest(port, `${request}Connection: close\r\n\r\n`)
+      expect(plain.slice(0, plain.indexOf('\r\n\r\n')), line).not.toMatch(/Strict-Transport-Security/i)
+    }
+  })
+
   it('gives a request head at most 20 s and a whole request (bodies are at most 1 MiB) 60 s, not Node\'s 300 s', () => {
     expect(HEADERS_TIMEOUT_MS).toBe(20_000)
     expect(REQUEST_TIMEOUT_MS).toBe(60_000)

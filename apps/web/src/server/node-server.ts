@@ -27,12 +27,17 @@
  * - What Node's parser refuses (a malformed request line or header: 400; a request that does not arrive in time: 408)
  *   and an HTTP/1.1 request without Host (400) get a small page with the headers every page has: Node's own answers
  *   to them had none.
+ * - A Range a static file cannot satisfy gets 416 with `Content-Range: bytes *\/size` and no body: Next sent its error
+ *   page's 67 kB of HTML with it, under the file's type (`image/x-icon`, `application/javascript`…).
+ * - Behind https (`X-Forwarded-Proto: https`, as next.config.ts asks for its own answers) the answers written here
+ *   carry HSTS too. Those written before a request is parsed (clientError: 400, 408, 414, 431) do not: their head
+ *   was not read.
  */
 import http from 'node:http'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Duplex } from 'node:stream'
 
-import { headersBesideCsp } from '../lib/security-headers.ts'
+import { headersBesideCsp, HTTPS_ONLY_HEADERS } from '../lib/security-headers.ts'
 
 /** Largest request head (request line + headers) the app accepts, in bytes. */
 export const MAX_REQUEST_HEADER_BYTES = 64 * 1024
@@ -78,8 +83,12 @@ export function createWebServer(
   }
   const server = http.createServer(options, (req, res) => {
     headReceived(heads.get(req.socket), req, res)
+    // Behind https, HSTS on the answers written here too (next.config.ts gives it to Next's, on the same condition):
+    // a browser whose first answer from the site is one of them (a 308 of a link with a trailing slash) learns it.
+    if (req.headers['x-forwarded-proto'] === 'https') for (const { key, value } of HTTPS_ONLY_HEADERS) res.setHeader(key, value)
     if (answerMissingHost(req, res) || answerNonPathTarget(req, res) || answerMalformedPath(req, res) || answerPageMethod(req, res) || answerSlashRedirect(req, res))
       return
+    withoutBodyOnRangeRefusal(req, res)
     void handle(req, res)
   })
   server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS
@@ -416,4 +425,46 @@ export function answerPageMethod(req: IncomingMessage, res: ServerResponse): boo
   res.writeHead(405, { ...PAGE_HEADERS, Allow: ALLOWED_METHODS, 'Content-Length': Buffer.byteLength(body) })
   res.end(body)
   return true
+}
+
+/** Headers that describe a body, for an answer sent without one. */
+const BODY_HEADERS = new Set(['content-type', 'content-length', 'content-encoding'])
+
+/**
+ * For a request with a Range header: if the answer is a 416 (Next's static file server, for a range past the file's
+ * end), it goes out without a body. Next rendered its error page into it, 67 kB of HTML under the file's own
+ * Content-Type; its status and `Content-Range: bytes *\/size` are all a client needs (RFC 9110 §15.5.17). Decided
+ * when the head is written (by Next's compression, by Node at the first byte of body or at the end).
+ */
+export function withoutBodyOnRangeRefusal(req: IncomingMessage, res: ServerResponse): void {
+  if (req.headers.range === undefined) return
+  const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => ServerResponse
+  const write = res.write.bind(res) as (...args: unknown[]) => boolean
+  const end = res.end.bind(res) as (...args: unknown[]) => ServerResponse
+  let bodiless = false
+  res.writeHead = ((status: unknown, ...rest: unknown[]) => {
+    if (status === 416 && !res.headersSent) {
+      bodiless = true
+      for (const name of res.getHeaderNames()) if (BODY_HEADERS.has(name)) res.removeHeader(name)
+      rest = rest.map((arg) =>
+        arg && typeof arg === 'object' && !Array.isArray(arg) ? Object.fromEntries(Object.entries(arg).filter(([name]) => !BODY_HEADERS.has(name.toLowerCase()))) : arg,
+      )
+      res.setHeader('Content-Length', '0')
+    }
+    return writeHead(status, ...rest)
+  }) as ServerResponse['writeHead']
+  const callbackOf = (args: unknown[]) => args.find((arg): arg is () => void => typeof arg === 'function')
+  res.write = ((...args: unknown[]) => {
+    if (!res.headersSent && res.statusCode === 416) res.writeHead(416)
+    if (!bodiless) return write(...args)
+    const done = callbackOf(args)
+    if (done) process.nextTick(done)
+    return true
+  }) as ServerResponse['write']
+  res.end = ((...args: unknown[]) => {
+    if (!res.headersSent && res.statusCode === 416) res.writeHead(416)
+    if (!bodiless) return end(...args)
+    const done = callbackOf(args)
+    return done ? end(done) : end()
+  }) as ServerResponse['end']
 }

@@ -132,7 +132,11 @@ describe("the API handler answers as tRPC's own adapter does", () => {
     const [a, b] = await Promise.all([send(ours.base, path, init), send(theirs.base, path, init)])
     expect(a.status).toBe(b.status)
     expect(withoutStacks(a.body)).toBe(withoutStacks(b.body))
-    for (const name of ['content-type', 'vary', 'retry-after', 'set-cookie']) expect(a.headers[name], name).toEqual(b.headers[name])
+    for (const name of ['vary', 'retry-after', 'set-cookie']) expect(a.headers[name], name).toEqual(b.headers[name])
+    // the one deliberate difference: an error tRPC labels text/plain (its JSON, in a Response made from a string) is
+    // labelled application/json (ADR 150)
+    const theirType = b.status >= 400 && b.headers['content-type']?.startsWith('text/plain') ? 'application/json' : b.headers['content-type']
+    expect(a.headers['content-type'], 'content-type').toBe(theirType)
     expect(oursSeen).toEqual(theirsSeen)
     if (init?.headers?.['trpc-accept']) {
       expect(a.headers['transfer-encoding']).toBe('chunked')
@@ -209,6 +213,24 @@ describe("the API handler's own answers (beyond tRPC's adapter)", () => {
     expect(error.data.code).toBe('BAD_REQUEST')
     expect(error.message).toBe('The input is nested too deeply (more than 100 levels of arrays and objects).')
     expect(seen.map((s) => s.code)).not.toContain('INTERNAL_SERVER_ERROR')
+  })
+
+  it.each([
+    ['a body that is not JSON (415)', '/api/trpc/write', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'hi' }, 'UNSUPPORTED_MEDIA_TYPE'],
+    ['a form post (415)', '/api/trpc/write', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'text=hi' }, 'UNSUPPORTED_MEDIA_TYPE'],
+    ['a body that is broken JSON (400)', '/api/trpc/write', { method: 'POST', headers: json, body: '{"json":' }, 'BAD_REQUEST'],
+    ['a GET input that is broken JSON (400)', `/api/trpc/echo?input=${encodeURIComponent('{"json":')}`, undefined, 'BAD_REQUEST'],
+    ['a batch of too many calls (400)', '/api/trpc/plain,plain,plain,plain?batch=1', undefined, 'BAD_REQUEST'],
+    ['a method the API does not take (405)', '/api/trpc/write', { method: 'PUT', headers: json, body: '{}' }, 'METHOD_NOT_SUPPORTED'],
+    ['a body over 1 MiB (413)', '/api/trpc/write', { method: 'POST', headers: json, body: JSON.stringify({ json: { text: 'y'.repeat(1024 * 1024) } }) }, 'PAYLOAD_TOO_LARGE'],
+  ] as const)('labels its error for %s as JSON (application/json), in tRPC\'s error shape', async (_name, path, init, code) => {
+    const answer = await send(ours.base, path, init)
+    // (text/plain before: a client that reads the body by its type, curl | jq, got a string, not tRPC's error)
+    expect(answer.headers['content-type']).toMatch(/^application\/json\b/)
+    const body = JSON.parse(answer.body) as unknown
+    const error = (Array.isArray(body) ? body[0] : body) as { error: { json: { message: string; data: { code: string; httpStatus: number } } } }
+    expect(error.error.json.data.code).toBe(code)
+    expect(error.error.json.data.httpStatus).toBe(answer.status)
   })
 
   it('still takes input nested as deep as the limit', async () => {

@@ -39,6 +39,9 @@ export async function writeAnswer(response: Response, res: ServerResponse, signa
   for (const [name, value] of response.headers) {
     if (name !== 'set-cookie') res.setHeader(name, value)
   }
+  // An error tRPC answers before it has read the request (an unsupported content type: 415; too many calls: 400) is
+  // its JSON error shape in a Response made from a string, which the Fetch API labels text/plain: say it is JSON.
+  if (res.statusCode >= 400 && response.headers.get('content-type')?.startsWith('text/plain')) res.setHeader('content-type', 'application/json')
   appendSetCookie(res, response.headers.getSetCookie())
   if (!response.body) {
     res.end()

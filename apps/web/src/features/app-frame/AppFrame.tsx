@@ -11,6 +11,7 @@ import { PlusIcon } from '../../ui/icons'
 import styles from './app-frame.module.css'
 import { GuestBanner } from './GuestBanner'
 import { ProgressBar } from './ProgressBar'
+import { RenderErrorBoundary } from './RenderErrorBoundary'
 
 function BrandMark() {
   return (
@@ -42,8 +43,9 @@ function NewButton() {
 /**
  * The default layout: a header (brand, New when signed in and past two-factor sign-in, theme toggle, the user menu
  * or a Sign in link), for a guest the guest banner under it (unless they dismissed it), the route/mutation progress
- * bar and the page in <main> (whose heading gets focus after a route change that dropped it, ADR 161). Mobile-first
- * on the min-width breakpoints 2xs…2xl. Plain HTML styled by app-frame.module.css with Tamagui's tokens and theme
+ * bar and the page in <main> (whose heading gets focus after a route change that dropped it, ADR 161; a page that fails
+ * to render in the browser is said in words there, RenderErrorBoundary, ADR 149). Mobile-first on the min-width
+ * breakpoints 2xs…2xl. Plain HTML styled by app-frame.module.css with Tamagui's tokens and theme
  * variables: the frame is in every page's first load, and Tamagui's runtime is not (ADR 053). <main> is a flex
  * column, as the Tamagui stack it replaces, for the pages inside it.
  */
@@ -75,7 +77,7 @@ export function AppFrame({ children, guestBannerDismissed = false }: { children:
       </header>
       {user && isGuest(user) && !needsSecondFactor ? <GuestBanner key={user.id} userId={user.id} dismissed={guestBannerDismissed} /> : null}
       <main id="main" className={styles.main}>
-        {children}
+        <RenderErrorBoundary>{children}</RenderErrorBoundary>
       </main>
       <CreateModal />
     </div>

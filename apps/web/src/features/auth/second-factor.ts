@@ -19,11 +19,15 @@ export function secondFactorPath(): string {
 /**
  * What to say about a failed API call: `message` (the server's, by default), except for a call that got no answer at
  * all (offline, a dropped connection) — fetch's TypeError, which tRPC wraps without `data`, and whose message ("Failed
- * to fetch", "Load failed"…) is the browser's, not for people: it is said as the server says an unreachable backend.
+ * to fetch", "Load failed"…) is the browser's, not for people: it is said as the server says an unreachable backend —
+ * and for an answer that is not JSON at all (a gateway's HTML error page while the app restarts behind it): the JSON
+ * parser's SyntaxError, whose message (`Unexpected token '<', "<html>…" is not valid JSON`) is not for people either.
  */
 export function readableApiError(error: { message: string }, message: string = error.message): string {
   const { cause, data } = error as { cause?: unknown; data?: unknown }
-  return error instanceof TypeError || (cause instanceof TypeError && !data) ? "Can't reach the server. Check your connection and try again." : message
+  if (error instanceof TypeError || (cause instanceof TypeError && !data)) return "Can't reach the server. Check your connection and try again."
+  if (error instanceof SyntaxError || (cause instanceof SyntaxError && !data)) return 'The server is not answering properly just now. Try again in a moment.'
+  return message
 }
 
 /**
