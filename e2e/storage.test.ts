@@ -814,8 +814,11 @@ describe('note attachments', () => {
     expect(await storedNames('attachments', `${id}/${note!.id}`)).toEqual(['ok.txt']);
   });
 
-  /** A signed-in user's note with `files` attached files, open, its file rows' renders recorded from the start. */
-  async function noteWithFilesOpen(files: number, note: { title: string; body?: string }) {
+  /**
+   * A signed-in user's note with `files` attached files, open, its file rows' renders recorded from the start;
+   * `shown` rows listed (all of them, or the first page of a long list).
+   */
+  async function noteWithFilesOpen(files: number, note: { title: string; body?: string }, shown = files) {
     const { page, id, email } = await signedInUser(fixture);
     const [seeded] = await seedNotes(id, [note]);
     const token = await accessToken(email);
@@ -828,9 +831,30 @@ describe('note attachments', () => {
     await recordRenders(page, 'ul[aria-label="Attached files"] > li');
     await gotoHydrated(page, `/notes/${seeded!.id}`);
     const rows = page.getByRole('list', { name: 'Attached files' }).getByRole('listitem');
-    await expect.poll(() => rows.count(), { timeout: 20_000 }).toBe(files);
+    await expect.poll(() => rows.count(), { timeout: 20_000 }).toBe(shown);
     return { page, rows, before: await rendersOf(page) };
   }
+
+  test('a note with 3,000 files lists the newest 100 (200 buttons, not 6,000), the next 100 by "Show more" (by keyboard: focus on the first of them)', { timeout: 180_000 }, async () => {
+    const FILES = 3000;
+    const { page, rows } = await noteWithFilesOpen(FILES, { title: 'Three thousand files' }, 100);
+    const section = page.getByRole('region', { name: 'Attachments' });
+    await section.getByText('The newest 100 of 3,000 files').waitFor();
+    // Newest first: a file just attached is at the top, not after thousands of rows (the last 20 were stored last).
+    expect(await rows.first().locator('span').first().innerText()).toMatch(/^file-29[89]\d\.txt$/);
+    expect(await page.locator('ul[aria-label="Attached files"] button').count()).toBe(200);
+
+    // By keyboard: "Show 100 more" lists the next ones and puts focus on the first of them (not on <body>).
+    const more = section.getByRole('button', { name: 'Show 100 more files' });
+    await more.focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(() => rows.count()).toBe(200);
+    await section.getByText('The newest 200 of 3,000 files').waitFor();
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe(`Download ${await rows.nth(100).locator('span').first().innerText()}`);
+    // Tab from there walks the new rows in order.
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toMatch(/^Delete file-\d+\.txt$/);
+  });
 
   test('typing in a note with many files renders none of its file rows again (a keystroke costs the same with 60 files as with none)', async () => {
     const FILES = 60;
