@@ -10,7 +10,7 @@ import type { CDPSession, Locator, Page } from 'playwright-core';
 import { describe, expect, test } from 'vitest';
 import { ANON_KEY, describeViolations, PASSWORD, seriousViolations, signInViaUI, supabaseURL, uniqueEmail } from './auth-helpers.ts';
 import { DEFAULT_SERVICE_ROLE_KEY } from './backend-control.ts';
-import { gotoHydrated, recordConsoleProblems, recordRenders, rendersOf, useBrowser } from './browser.ts';
+import { gotoHydrated, recordConsoleProblems, recordRenders, rendersOf, sleep, useBrowser } from './browser.ts';
 import { createUser, seedNotes, signedInUser } from './notes-helpers.ts';
 
 const fixture = useBrowser();
@@ -854,6 +854,25 @@ describe('note attachments', () => {
     // Tab from there walks the new rows in order.
     await page.keyboard.press('Tab');
     expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toMatch(/^Delete file-\d+\.txt$/);
+  });
+
+  test('a deleted file leaves the list at once (focus on the next file), not when the list has been read again (seconds with thousands of files)', async () => {
+    const { page, rows } = await noteWithFilesOpen(3, { title: 'Quick delete' });
+    // Reading the list again takes 3 s, as it does for a note with a few thousand files on a busy server.
+    await page.route(/\/api\/trpc\/[^?]*attachments\.list/, async (route) => {
+      const response = await route.fetch();
+      await sleep(3_000);
+      await route.fulfill({ response });
+    });
+    const names = await Promise.all([0, 1, 2].map((i) => rows.nth(i).locator('span').first().innerText()));
+    await page.getByRole('button', { name: `Delete ${names[1]}`, exact: true }).click();
+    await page.getByRole('dialog', { name: 'Delete this file?' }).getByRole('button', { name: 'Delete file' }).click();
+    await toastWith(page, 'File deleted').waitFor();
+    await expect.poll(() => rows.count(), { timeout: 1_000 }).toBe(2);
+    await expect.poll(() => focused(page), { timeout: 1_000 }).toBe(`Download ${names[2]}`);
+    expect(await page.getByRole('dialog', { name: 'Delete this file?' }).count()).toBe(0);
+    await page.unrouteAll({ behavior: 'wait' }); // the held list answer arrives before the page closes
+    expect(await rows.count()).toBe(2);
   });
 
   test('typing in a note with many files renders none of its file rows again (a keystroke costs the same with 60 files as with none)', async () => {

@@ -122,6 +122,9 @@ export const AttachmentsPanel = memo(function AttachmentsPanel({
         focusAfterDelete.current = { name, index: files?.findIndex((file) => file.name === name) ?? 0 }
         setConfirming(null)
         toast.success('File deleted', name)
+        // Its row goes now: reading the list again takes seconds for a note with thousands of files, and the row
+        // would stay until then (focus waiting with it, its Delete pressable again for "does not exist any more").
+        queryClient.setQueryData(listOptions.queryKey, (all) => all?.filter((file) => file.name !== name))
         await refresh()
       },
       onError: (error, { name }) => {
