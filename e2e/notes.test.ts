@@ -851,6 +851,65 @@ describe('one note', () => {
     expect(await page.locator('main').getByLabel('Note', { exact: true }).inputValue()).toBe('one two then nine');
   });
 
+  test('Pin pressed while a save is on its way (its answer late, live updates cut): the text is saved and the note stays pinned, on the page and stored', async () => {
+    const { page, id } = await signedInUser(fixture);
+    const [note] = await seedNotes(id, [{ title: 'Pin me', body: '' }]);
+    // Live updates cut (a socket that never answers): the page goes by its own answers alone (ADR 066's case).
+    await page.routeWebSocket(/realtime/, () => {});
+    await gotoHydrated(page, `/notes/${note!.id}`);
+    // A slow network: the save is stored at once, its answer (the row before the pin) arrives a second later.
+    await page.route('**/api/trpc/notes.update*', async (route) => {
+      const response = await route.fetch();
+      await sleep(1_000);
+      await route.fulfill({ response });
+    });
+    const body = page.locator('main').getByLabel('Note', { exact: true });
+    await body.fill('saved while pinning');
+    await page.keyboard.press('Control+s');
+    await page.getByRole('button', { name: 'Saving…' }).waitFor();
+    await page.getByRole('button', { name: 'Pin', exact: true }).click();
+    await toastWith(page, 'Pinned').waitFor();
+    await toastWith(page, 'Saved').waitFor();
+    await sleep(500);
+
+    const pin = page.locator('main').getByRole('button', { name: /^(Pin|Unpin)$/ });
+    expect([await pin.innerText(), await pin.getAttribute('aria-pressed')]).toEqual(['Unpin', 'true']);
+    expect(await page.getByText('All changes saved').isVisible()).toBe(true);
+    await page.unroute('**/api/trpc/notes.update*');
+    await page.reload();
+    expect(await page.locator('main').getByLabel('Note', { exact: true }).inputValue()).toBe('saved while pinning');
+    expect(await page.locator('main').getByRole('button', { name: 'Unpin', exact: true }).getAttribute('aria-pressed')).toBe('true');
+  });
+
+  test("a save while Pin's answer is late (live updates cut): the pin's older row does not undo the saved text (no \"Unsaved changes\", the next save goes through)", async () => {
+    const { page, id } = await signedInUser(fixture);
+    const [note] = await seedNotes(id, [{ title: 'Pin first', body: '' }]);
+    await page.routeWebSocket(/realtime/, () => {});
+    await gotoHydrated(page, `/notes/${note!.id}`);
+    // The pin is stored at once, its answer (the row before the save) arrives after the save's.
+    await page.route('**/api/trpc/notes.setPinned*', async (route) => {
+      const response = await route.fetch();
+      await sleep(1_500);
+      await route.fulfill({ response });
+    });
+    await page.getByRole('button', { name: 'Pin', exact: true }).click();
+    const body = page.locator('main').getByLabel('Note', { exact: true });
+    await body.fill('saved after the pin');
+    await page.keyboard.press('Control+s');
+    await toastWith(page, 'Saved').waitFor();
+    await toastWith(page, 'Pinned').waitFor();
+    await sleep(300);
+
+    expect(await page.getByText('All changes saved').isVisible()).toBe(true);
+    expect(await page.locator('main').getByRole('button', { name: 'Unpin', exact: true }).getAttribute('aria-pressed')).toBe('true');
+    await body.fill('and saved again');
+    await page.keyboard.press('Control+s');
+    await expect.poll(() => page.getByText('All changes saved').isVisible(), { timeout: 5_000 }).toBe(true);
+    expect(await page.getByTestId('toast').filter({ hasText: 'not saved' }).count()).toBe(0);
+    await page.reload();
+    expect(await page.locator('main').getByLabel('Note', { exact: true }).inputValue()).toBe('and saved again');
+  });
+
   test('Back with unsaved changes asks first; Cancel keeps the page, the text and the history; OK goes back', async () => {
     const { page, id } = await signedInUser(fixture);
     await seedNotes(id, [{ title: 'Alpha', body: 'a' }]);

@@ -10,7 +10,7 @@ import type { CDPSession, Locator, Page } from 'playwright-core';
 import { describe, expect, test } from 'vitest';
 import { ANON_KEY, describeViolations, PASSWORD, seriousViolations, signInViaUI, supabaseURL, uniqueEmail } from './auth-helpers.ts';
 import { DEFAULT_SERVICE_ROLE_KEY } from './backend-control.ts';
-import { gotoHydrated, recordConsoleProblems, recordRenders, rendersOf, useBrowser } from './browser.ts';
+import { gotoHydrated, recordConsoleProblems, recordRenders, rendersOf, sleep, useBrowser } from './browser.ts';
 import { createUser, seedNotes, signedInUser } from './notes-helpers.ts';
 
 const fixture = useBrowser();
@@ -665,7 +665,10 @@ describe('note attachments', () => {
     const dialog = page.getByRole('dialog', { name: 'Delete this file?' });
     await dialog.getByRole('button', { name: 'Delete file' }).focus();
     await page.keyboard.press('Enter');
-    await toastWith(page, 'This file does not exist any more.').waitFor();
+    // (the Download's toast, saying the same of a.txt, may still be open)
+    const notDeleted = toastWith(page, 'The file was not deleted');
+    await notDeleted.waitFor();
+    expect(await notDeleted.innerText()).toContain('This file does not exist any more.');
     await expect.poll(async () => (await listed()).some((text) => text.includes('b.txt')), { timeout: 5000 }).toBe(false);
     await expect.poll(() => focused(page)).toBe('Download c.txt');
   });
@@ -814,8 +817,11 @@ describe('note attachments', () => {
     expect(await storedNames('attachments', `${id}/${note!.id}`)).toEqual(['ok.txt']);
   });
 
-  /** A signed-in user's note with `files` attached files, open, its file rows' renders recorded from the start. */
-  async function noteWithFilesOpen(files: number, note: { title: string; body?: string }) {
+  /**
+   * A signed-in user's note with `files` attached files, open, its file rows' renders recorded from the start;
+   * `shown` rows listed (all of them, or the first page of a long list).
+   */
+  async function noteWithFilesOpen(files: number, note: { title: string; body?: string }, shown = files) {
     const { page, id, email } = await signedInUser(fixture);
     const [seeded] = await seedNotes(id, [note]);
     const token = await accessToken(email);
@@ -828,9 +834,49 @@ describe('note attachments', () => {
     await recordRenders(page, 'ul[aria-label="Attached files"] > li');
     await gotoHydrated(page, `/notes/${seeded!.id}`);
     const rows = page.getByRole('list', { name: 'Attached files' }).getByRole('listitem');
-    await expect.poll(() => rows.count(), { timeout: 20_000 }).toBe(files);
+    await expect.poll(() => rows.count(), { timeout: 20_000 }).toBe(shown);
     return { page, rows, before: await rendersOf(page) };
   }
+
+  test('a note with 3,000 files lists the newest 100 (200 buttons, not 6,000), the next 100 by "Show more" (by keyboard: focus on the first of them)', { timeout: 180_000 }, async () => {
+    const FILES = 3000;
+    const { page, rows } = await noteWithFilesOpen(FILES, { title: 'Three thousand files' }, 100);
+    const section = page.getByRole('region', { name: 'Attachments' });
+    await section.getByText('The newest 100 of 3,000 files').waitFor();
+    // Newest first: a file just attached is at the top, not after thousands of rows (the last 20 were stored last).
+    expect(await rows.first().locator('span').first().innerText()).toMatch(/^file-29[89]\d\.txt$/);
+    expect(await page.locator('ul[aria-label="Attached files"] button').count()).toBe(200);
+
+    // By keyboard: "Show 100 more" lists the next ones and puts focus on the first of them (not on <body>).
+    const more = section.getByRole('button', { name: 'Show 100 more files' });
+    await more.focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(() => rows.count()).toBe(200);
+    await section.getByText('The newest 200 of 3,000 files').waitFor();
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe(`Download ${await rows.nth(100).locator('span').first().innerText()}`);
+    // Tab from there walks the new rows in order.
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toMatch(/^Delete file-\d+\.txt$/);
+  });
+
+  test('a deleted file leaves the list at once (focus on the next file), not when the list has been read again (seconds with thousands of files)', async () => {
+    const { page, rows } = await noteWithFilesOpen(3, { title: 'Quick delete' });
+    // Reading the list again takes 3 s, as it does for a note with a few thousand files on a busy server.
+    await page.route(/\/api\/trpc\/[^?]*attachments\.list/, async (route) => {
+      const response = await route.fetch();
+      await sleep(3_000);
+      await route.fulfill({ response });
+    });
+    const names = await Promise.all([0, 1, 2].map((i) => rows.nth(i).locator('span').first().innerText()));
+    await page.getByRole('button', { name: `Delete ${names[1]}`, exact: true }).click();
+    await page.getByRole('dialog', { name: 'Delete this file?' }).getByRole('button', { name: 'Delete file' }).click();
+    await toastWith(page, 'File deleted').waitFor();
+    await expect.poll(() => rows.count(), { timeout: 1_000 }).toBe(2);
+    await expect.poll(() => focused(page), { timeout: 1_000 }).toBe(`Download ${names[2]}`);
+    expect(await page.getByRole('dialog', { name: 'Delete this file?' }).count()).toBe(0);
+    await page.unrouteAll({ behavior: 'wait' }); // the held list answer arrives before the page closes
+    expect(await rows.count()).toBe(2);
+  });
 
   test('typing in a note with many files renders none of its file rows again (a keystroke costs the same with 60 files as with none)', async () => {
     const FILES = 60;

@@ -36,6 +36,17 @@ describe('rate limiter', () => {
     now += 60_000
     expect([limiter.take('a'), limiter.take('a'), limiter.take('a'), limiter.take('a')]).toEqual([0, 0, 0, 2])
   })
+
+  it('says how long a spent budget must wait without taking from it', () => {
+    let now = 0
+    const limiter = new RateLimiter({ burst: 1, perSecond: 0.5 }, () => now)
+    expect(limiter.wait('a')).toBe(0)
+    expect(limiter.take('a')).toBe(0)
+    expect([limiter.wait('a'), limiter.wait('a')]).toEqual([2, 2])
+    now += 2000
+    expect(limiter.wait('a')).toBe(0)
+    expect(limiter.take('a')).toBe(0) // waiting took nothing
+  })
 })
 
 describe('budget configuration', () => {

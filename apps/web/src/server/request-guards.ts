@@ -156,6 +156,15 @@ export class RateLimiter {
     return 0
   }
 
+  /** The seconds until key's budget allows a call again (0: now), taking nothing from it. */
+  wait(key: string): number {
+    const bucket = this.#buckets.get(key)
+    if (!bucket) return 0
+    const { burst, perSecond } = this.#rule
+    const tokens = Math.min(burst, bucket.tokens + ((this.#now() - bucket.at) / 1000) * perSecond)
+    return tokens >= 1 ? 0 : Math.max(1, Math.ceil((1 - tokens) / perSecond))
+  }
+
   #sweep(now: number): void {
     const { burst, perSecond } = this.#rule
     for (const [key, bucket] of this.#buckets) {

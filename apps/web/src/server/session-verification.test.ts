@@ -69,6 +69,9 @@ async function stack(kind: Kind): Promise<Stack> {
   }
   const options = optionsOf[kind]
   const lb = await startTestServer(options)
+  // The HS256 stack's API budgets are small, to see what a caller past its budget still costs (read when loaded).
+  if (kind === 'hs256') process.env.FOYER_API_QUERY_LIMIT = '6/0.001'
+  else delete process.env.FOYER_API_QUERY_LIMIT
   process.env.NEXT_PUBLIC_SUPABASE_URL = lb.url
   process.env.NEXT_PUBLIC_SUPABASE_ANON_KEY = lb.anonKey
   // Loaded after the backend variables are set: the app reads them when its modules load (fresh for each stack).
@@ -325,6 +328,17 @@ describe('HS256 sessions (a project on the legacy secret): verified by the auth 
     const cookie = cookieOf({ ...session, access_token: tampered(session.access_token, { sub: other.user.id }) })
     expect((await me(s, cookie)).status).toBe(401)
     expect((await renderPage(s.withSession({ protected: true }), '/notes/x', cookie)).result).toMatchObject(signInRedirect('/notes/x'))
+  })
+
+  it('past its address budget, a caller with a forged session is refused before the auth server is asked (no /auth/v1/user per request)', async () => {
+    const session = await signIn(s)
+    const forged = cookieOf({ ...session, access_token: tampered(session.access_token, { sub: randomUUID() }) })
+    const before = userCalls(s)
+    const statuses: number[] = []
+    for (let i = 0; i < 12; i++) statuses.push((await me(s, forged)).status)
+    // the budget of 6 calls (one spent by the test above) answers 401 five times, then 429 without work
+    expect(statuses).toEqual([401, 401, 401, 401, 401, 429, 429, 429, 429, 429, 429, 429])
+    expect(userCalls(s) - before).toBe(5)
   })
 })
 

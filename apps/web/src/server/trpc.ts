@@ -44,6 +44,12 @@ export interface Context {
    * token's signature, no round trip for an ES256 token — with the request's client. Null when signed out.
    */
   getSession: () => Promise<VerifiedSession | null>
+  /**
+   * Whether getSession() answers without verifying anything: a session given, verified before by this process or
+   * already asked for in this request, or no cookie to verify. Otherwise it costs a signature check, a key set or a
+   * round trip to the auth server, which a caller past its address budget does not get (protectedProcedure).
+   */
+  sessionAtHand: () => boolean
   /** The client for table queries as the verified caller (protectedProcedure hands it to procedures as `db`). */
   dataClientFor: (verified: VerifiedSession) => AppDataClient
   /** The caller, from getSession(); null when signed out. */
@@ -135,10 +141,16 @@ export function createInnerContext(
     return client ? verifiedSessionOf(client, { cookieHeader: request?.req.headers.cookie }) : null
   }
   const getSession = () => (session ??= verify())
+  const sessionAtHand = () => {
+    if (opts.verified !== undefined || session !== undefined || opts.supabase || !request) return true
+    const cookie = request.req.headers.cookie
+    return !cookie || knownRequestSession(cookie) !== undefined
+  }
   return {
     headers: opts.headers ?? new Headers(),
     getSupabase,
     getSession,
+    sessionAtHand,
     dataClientFor: (verified) => opts.supabase ?? createDataClient(verified.session.access_token),
     getUser: async () => (await getSession())?.user ?? null,
     clientAddress: addressOf(opts.clientAddress),
@@ -214,13 +226,22 @@ function spendBudget(limits: ApiLimits | null, type: string, key: string | null)
   if (!limits || key === null) return
   const limiter = type === 'mutation' ? limits.mutation : limits.query
   const wait = limiter ? limiter.take(key) : 0
-  if (wait > 0) {
-    throw new TRPCError({
-      code: 'TOO_MANY_REQUESTS',
-      message: `Too many requests. Try again in ${wait} second${wait === 1 ? '' : 's'}.`,
-      cause: new RetryAfter(wait),
-    })
-  }
+  if (wait > 0) throw tooManyRequests(wait)
+}
+
+const tooManyRequests = (wait: number) =>
+  new TRPCError({
+    code: 'TOO_MANY_REQUESTS',
+    message: `Too many requests. Try again in ${wait} second${wait === 1 ? '' : 's'}.`,
+    cause: new RetryAfter(wait),
+  })
+
+/** Refuses with TOO_MANY_REQUESTS, taking nothing, when the key's budget of `type` calls is spent. */
+function refuseSpentAddress(limits: ApiLimits | null, type: string, key: string | null): void {
+  if (!limits || key === null) return
+  const limiter = type === 'mutation' ? limits.mutation : limits.query
+  const wait = limiter ? limiter.wait(key) : 0
+  if (wait > 0) throw tooManyRequests(wait)
 }
 
 /**
@@ -247,6 +268,9 @@ export const publicProcedure = baseProcedure.use(({ ctx, type, next }) => {
  * `claims` and `db`, the client for table queries as that user (under RLS).
  */
 export const protectedProcedure = baseProcedure.use(async ({ ctx, type, next }) => {
+  // A session still to verify, from an address whose budget is spent (by refused sessions: a forged cookie costs a
+  // round trip to the auth server or a key set fetch each time): refused before that work, as a signed-out call.
+  if (!ctx.sessionAtHand()) refuseSpentAddress(ctx.limits, type, addressKey(ctx))
   const verified = await ctx.getSession()
   if (!verified) {
     spendBudget(ctx.limits, type, addressKey(ctx))

@@ -1,5 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
-import { memo, useCallback, useEffect, useRef, useState, type DragEvent } from 'react'
+import { memo, useCallback, useEffect, useMemo, useRef, useState, type DragEvent } from 'react'
 
 import { useTRPC, useTRPCClient } from '../../lib/trpc'
 import { useDragOver } from '../../lib/use-drag-over'
@@ -8,7 +8,7 @@ import panel from '../../ui/panel.module.css'
 import { FormMessage, readableApiError, toastApiError } from '../auth'
 import { toast } from '../toast'
 import styles from '../../ui/files.module.css'
-import { ATTACHMENT_MAX_BYTES, ATTACHMENTS_PER_BATCH, attachmentProblem, formatBytes } from './rules'
+import { ATTACHMENT_MAX_BYTES, ATTACHMENTS_PER_BATCH, attachmentProblem, formatBytes, grouped } from './rules'
 import { uploadErrorMessage, uploadFile, UploadCancelled } from './upload'
 
 const LIMIT = formatBytes(ATTACHMENT_MAX_BYTES)
@@ -22,6 +22,12 @@ interface Transfer {
 }
 
 let nextTransferId = 1
+
+/**
+ * Rows the list shows at first, and each "Show more" adds (ADR 155): a note with thousands of files opens, scrolls and
+ * answers keys as one with a few (3,000 rows were 6,000 buttons in the page, laid out and styled at once).
+ */
+export const FILES_PER_PAGE = 100
 
 /**
  * A note's files (ADR 037): attach several at once (picker or drop), each uploaded straight to storage through a
@@ -62,6 +68,18 @@ export const AttachmentsPanel = memo(function AttachmentsPanel({
   const focusAfterUpload = useRef<{ id: number; index: number } | null>(null)
   const uploadsRef = useRef<HTMLDivElement>(null)
 
+  // Newest first: a file just attached is at the top of the list, not after rows "Show more" has not shown (ADR 155).
+  const files = useMemo(() => (list.data ? [...list.data].reverse() : undefined), [list.data])
+  const [shown, setShown] = useState(FILES_PER_PAGE)
+  /** The first row "Show more" added: focus goes to it once it is there (the button it was on may be gone). */
+  const focusShownFrom = useRef<number | null>(null)
+  useEffect(() => {
+    const from = focusShownFrom.current
+    if (from === null) return
+    focusShownFrom.current = null
+    listRef.current?.querySelectorAll('li')[from]?.querySelector('button')?.focus()
+  }, [shown])
+
   const count = list.data?.length
   useEffect(() => {
     if (count !== undefined) onCountChange?.(count)
@@ -78,12 +96,12 @@ export const AttachmentsPanel = memo(function AttachmentsPanel({
   // focus goes to the next file (the one now in its place, or the last), or to "Attach files" when none is left.
   useEffect(() => {
     const pending = focusAfterDelete.current
-    if (!pending || !list.data || list.data.some((file) => file.name === pending.name)) return
+    if (!pending || !files || files.some((file) => file.name === pending.name)) return
     focusAfterDelete.current = null
     const rows = listRef.current?.querySelectorAll('li')
     const row = rows && rows.length > 0 ? rows[Math.min(pending.index, rows.length - 1)] : null
     ;(row?.querySelector('button') ?? inputRef.current)?.focus()
-  }, [list.data])
+  }, [files])
 
   // An upload's row goes when it ends (cancelled, attached or failed), and focus on its Cancel with it (to <body>): it
   // goes to the next upload's Cancel (the one now in its place, or the last), or to "Attach files" when none is left
@@ -101,13 +119,16 @@ export const AttachmentsPanel = memo(function AttachmentsPanel({
   const remove = useMutation(
     trpc.attachments.delete.mutationOptions({
       onSuccess: async ({ name }) => {
-        focusAfterDelete.current = { name, index: list.data?.findIndex((file) => file.name === name) ?? 0 }
+        focusAfterDelete.current = { name, index: files?.findIndex((file) => file.name === name) ?? 0 }
         setConfirming(null)
         toast.success('File deleted', name)
+        // Its row goes now: reading the list again takes seconds for a note with thousands of files, and the row
+        // would stay until then (focus waiting with it, its Delete pressable again for "does not exist any more").
+        queryClient.setQueryData(listOptions.queryKey, (all) => all?.filter((file) => file.name !== name))
         await refresh()
       },
       onError: (error, { name }) => {
-        const index = list.data?.findIndex((file) => file.name === name) ?? -1
+        const index = files?.findIndex((file) => file.name === name) ?? -1
         setConfirming(null)
         toastApiError('The file was not deleted', error)
         if (error.data?.code === 'NOT_FOUND') {
@@ -143,7 +164,7 @@ export const AttachmentsPanel = memo(function AttachmentsPanel({
       window.location.assign(url)
     } catch (error) {
       toastApiError('The file could not be downloaded', error as Error)
-      if ((error as { data?: { code?: string } }).data?.code === 'NOT_FOUND') gone(name, list.data?.findIndex((file) => file.name === name) ?? 0)
+      if ((error as { data?: { code?: string } }).data?.code === 'NOT_FOUND') gone(name, files?.findIndex((file) => file.name === name) ?? 0)
     } finally {
       downloadingRef.current.delete(name)
       setDownloading(new Set(downloadingRef.current))
@@ -325,13 +346,13 @@ export const AttachmentsPanel = memo(function AttachmentsPanel({
 
       {list.isError ? (
         <FormMessage kind="error">The files could not be loaded: {readableApiError(list.error)}</FormMessage>
-      ) : list.data === undefined ? (
+      ) : files === undefined ? (
         <p className={styles.quiet}>Loading files…</p>
-      ) : list.data.length === 0 ? (
+      ) : files.length === 0 ? (
         <p className={styles.quiet}>No files yet.</p>
       ) : (
         <ul ref={listRef} className={styles.list} aria-label="Attached files">
-          {list.data.map((file) => (
+          {files.slice(0, shown).map((file) => (
             <FileRow
               key={file.name}
               name={file.name}
@@ -344,6 +365,23 @@ export const AttachmentsPanel = memo(function AttachmentsPanel({
           ))}
         </ul>
       )}
+      {files && files.length > shown ? (
+        <div className={styles.more}>
+          <span className={styles.quiet}>
+            The newest {grouped(shown)} of {grouped(files.length)} files
+          </span>
+          <button
+            type="button"
+            className={styles.smallButton}
+            onClick={() => {
+              focusShownFrom.current = shown
+              setShown(shown + FILES_PER_PAGE)
+            }}
+          >
+            Show {grouped(Math.min(FILES_PER_PAGE, files.length - shown))} more files
+          </button>
+        </div>
+      ) : null}
 
       {confirming ? (
         <ConfirmDialog

@@ -67,7 +67,7 @@ export function uniqueName(name: string, taken: ReadonlySet<string>): string {
 }
 
 /** "2,000,001": digits grouped by thousands (no Intl on the pages that load this, ADR 058). */
-const grouped = (n: number): string => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',')
+export const grouped = (n: number): string => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',')
 
 /**
  * "is 2.5 MB: … at most 2 MB", or with exact figures where rounding would make both sizes read the same

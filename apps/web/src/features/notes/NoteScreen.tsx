@@ -181,10 +181,14 @@ export function NoteScreen({ note: initial }: NoteScreenProps) {
   const onLiveShown = useCallback((shown: boolean) => {
     liveShown.current = shown
   }, [])
+  // Answers of this page's pins so far: a save's answer tells the pin as it was when the save was stored, which a pin
+  // answered while the save was on its way knows better (its answer may arrive first: two requests, two connections).
+  const pinAnswers = useRef(0)
   const update = useMutation(
     trpc.notes.update.mutationOptions({
-      onSuccess: async (updated, sent) => {
-        setNote(updated)
+      onMutate: () => ({ pinAnswers: pinAnswers.current }),
+      onSuccess: async (updated, sent, sentWhen) => {
+        setNote((current) => (sentWhen.pinAnswers === pinAnswers.current ? updated : { ...updated, pinned: current.pinned }))
         // What was sent takes its stored form; text typed while the save ran stays in the form, unsaved, saved next.
         setDraft((current) => ({
           ...current,
@@ -215,7 +219,9 @@ export function NoteScreen({ note: initial }: NoteScreenProps) {
   const setPinned = useMutation(
     trpc.notes.setPinned.mutationOptions({
       onSuccess: async (updated) => {
-        setNote(updated)
+        pinAnswers.current += 1
+        // Stored before a save whose answer came first: the pin is news, the rest of the row is older than the page's.
+        setNote((current) => (updated.updatedAt.getTime() < current.updatedAt.getTime() ? { ...current, pinned: updated.pinned } : updated))
         toast.success(updated.pinned ? 'Pinned' : 'Unpinned', updated.title)
         await invalidateList()
       },
