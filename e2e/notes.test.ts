@@ -851,19 +851,26 @@ describe('one note', () => {
     expect(await page.locator('main').getByLabel('Note', { exact: true }).inputValue()).toBe('one two then nine');
   });
 
-  test('Pin pressed while a save is on its way (its answer late, live updates cut): the text is saved and the note stays pinned, on the page and stored', async () => {
+  /**
+   * A new note's page with live updates cut (a socket that never answers: the page goes by its own answers alone,
+   * ADR 066's case) and `procedure`'s answers late: stored at once, answered `delayMs` later.
+   */
+  async function noteWithLateAnswers(title: string, procedure: string, delayMs: number) {
     const { page, id } = await signedInUser(fixture);
-    const [note] = await seedNotes(id, [{ title: 'Pin me', body: '' }]);
-    // Live updates cut (a socket that never answers): the page goes by its own answers alone (ADR 066's case).
+    const [note] = await seedNotes(id, [{ title, body: '' }]);
     await page.routeWebSocket(/realtime/, () => {});
     await gotoHydrated(page, `/notes/${note!.id}`);
-    // A slow network: the save is stored at once, its answer (the row before the pin) arrives a second later.
-    await page.route('**/api/trpc/notes.update*', async (route) => {
+    await page.route(`**/api/trpc/${procedure}*`, async (route) => {
       const response = await route.fetch();
-      await sleep(1_000);
+      await sleep(delayMs);
       await route.fulfill({ response });
     });
-    const body = page.locator('main').getByLabel('Note', { exact: true });
+    return { page, body: page.locator('main').getByLabel('Note', { exact: true }) };
+  }
+
+  test('Pin pressed while a save is on its way (its answer late, live updates cut): the text is saved and the note stays pinned, on the page and stored', async () => {
+    // the save's answer (the row before the pin) arrives a second after the save was stored
+    const { page, body } = await noteWithLateAnswers('Pin me', 'notes.update', 1_000);
     await body.fill('saved while pinning');
     await page.keyboard.press('Control+s');
     await page.getByRole('button', { name: 'Saving…' }).waitFor();
@@ -882,18 +889,9 @@ describe('one note', () => {
   });
 
   test("a save while Pin's answer is late (live updates cut): the pin's older row does not undo the saved text (no \"Unsaved changes\", the next save goes through)", async () => {
-    const { page, id } = await signedInUser(fixture);
-    const [note] = await seedNotes(id, [{ title: 'Pin first', body: '' }]);
-    await page.routeWebSocket(/realtime/, () => {});
-    await gotoHydrated(page, `/notes/${note!.id}`);
-    // The pin is stored at once, its answer (the row before the save) arrives after the save's.
-    await page.route('**/api/trpc/notes.setPinned*', async (route) => {
-      const response = await route.fetch();
-      await sleep(1_500);
-      await route.fulfill({ response });
-    });
+    // the pin's answer (the row before the save) arrives after the save's
+    const { page, body } = await noteWithLateAnswers('Pin first', 'notes.setPinned', 1_500);
     await page.getByRole('button', { name: 'Pin', exact: true }).click();
-    const body = page.locator('main').getByLabel('Note', { exact: true });
     await body.fill('saved after the pin');
     await page.keyboard.press('Control+s');
     await toastWith(page, 'Saved').waitFor();
