@@ -1,6 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { memo, useCallback, useEffect, useMemo, useRef, useState, type DragEvent } from 'react'
 
+import { groupDigits } from '../../lib/digits'
 import { useTRPC, useTRPCClient } from '../../lib/trpc'
 import { useDragOver } from '../../lib/use-drag-over'
 import { ConfirmDialog } from '../../ui/ConfirmDialog'
@@ -8,7 +9,7 @@ import panel from '../../ui/panel.module.css'
 import { FormMessage, readableApiError, toastApiError } from '../auth'
 import { toast } from '../toast'
 import styles from '../../ui/files.module.css'
-import { ATTACHMENT_MAX_BYTES, ATTACHMENTS_PER_BATCH, attachmentProblem, formatBytes, grouped } from './rules'
+import { ATTACHMENT_MAX_BYTES, ATTACHMENTS_PER_BATCH, attachmentProblem, formatBytes } from './rules'
 import { uploadErrorMessage, uploadFile, UploadCancelled } from './upload'
 
 const LIMIT = formatBytes(ATTACHMENT_MAX_BYTES)
@@ -368,7 +369,7 @@ export const AttachmentsPanel = memo(function AttachmentsPanel({
       {files && files.length > shown ? (
         <div className={styles.more}>
           <span className={styles.quiet}>
-            The newest {grouped(shown)} of {grouped(files.length)} files
+            The newest {groupDigits(shown)} of {groupDigits(files.length)} files
           </span>
           <button
             type="button"
@@ -378,7 +379,7 @@ export const AttachmentsPanel = memo(function AttachmentsPanel({
               setShown(shown + FILES_PER_PAGE)
             }}
           >
-            Show {grouped(Math.min(FILES_PER_PAGE, files.length - shown))} more files
+            Show {groupDigits(Math.min(FILES_PER_PAGE, files.length - shown))} more files
           </button>
         </div>
       ) : null}

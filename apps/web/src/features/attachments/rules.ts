@@ -3,6 +3,7 @@
  * same checks again, and the keys): limits, types, and how a file's name becomes a storage key. Free of React and
  * of any client, so every bundle may import it.
  */
+import { groupDigits } from '../../lib/digits'
 
 /** The `attachments` bucket's `file_size_limit` (supabase/migrations/20261124120000_storage_buckets.sql). */
 export const ATTACHMENT_MAX_BYTES = 20_000_000
@@ -66,9 +67,6 @@ export function uniqueName(name: string, taken: ReadonlySet<string>): string {
   }
 }
 
-/** "2,000,001": digits grouped by thousands (no Intl on the pages that load this, ADR 058). */
-export const grouped = (n: number): string => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',')
-
 /**
  * "is 2.5 MB: … at most 2 MB", or with exact figures where rounding would make both sizes read the same
  * ("is 2,000,001 bytes: … at most 2,000,000 bytes (2 MB)") and the refusal contradict itself.
@@ -76,7 +74,7 @@ export const grouped = (n: number): string => String(n).replace(/\B(?=(\d{3})+(?
 function overLimit(name: string, size: number, limit: number, what: string): string {
   const [shown, max] = [formatBytes(size), formatBytes(limit)]
   if (shown !== max) return `“${name}” is ${shown}: ${what} at most ${max}.`
-  return `“${name}” is ${grouped(size)} bytes: ${what} at most ${grouped(limit)} bytes (${max}).`
+  return `“${name}” is ${groupDigits(size)} bytes: ${what} at most ${groupDigits(limit)} bytes (${max}).`
 }
 
 /** Why a file cannot be attached, or null when it can. */

@@ -2,7 +2,8 @@ import { useId } from 'react'
 
 import { AlertCircleIcon } from '../../ui/icons'
 import styles from './note-form.module.css'
-import { bodyProblem, charLength, groupDigits, NOTE_BODY_MAX, NOTE_TITLE_MAX, titleProblem } from './rules'
+import { groupDigits } from '../../lib/digits'
+import { bodyProblem, charLength, NOTE_BODY_MAX, NOTE_TITLE_MAX, titleProblem } from './rules'
 
 export interface NoteDraft {
   title: string

@@ -1,7 +1,8 @@
 import { ChevronLeftIcon, ChevronRightIcon } from '../../ui/icons'
 import { pageItems } from './list-params'
 import styles from './notes.module.css'
-import { groupDigits, pageCount, pageRange } from './rules'
+import { groupDigits } from '../../lib/digits'
+import { pageCount, pageRange } from './rules'
 
 /** "21–40 of 245" and the page buttons (previous, numbers with gaps, next). */
 export function Pagination({

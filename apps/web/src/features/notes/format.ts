@@ -7,7 +7,7 @@
  * what `Intl` gives for the `en` locale with the options named beside each function (format.test.ts compares them
  * over many dates), in the runtime's time zone, as `Intl` without a `timeZone` would.
  */
-import { groupDigits } from './rules'
+import { groupDigits } from '../../lib/digits'
 
 const MINUTE = 60_000
 const HOUR = 60 * MINUTE

@@ -3,6 +3,8 @@
  * with these, and the router's zod schemas (schema.ts, server only) are built from the same functions, so a rule
  * lives in one place. The database's CHECK constraints (supabase/migrations/20261122010000_notes.sql) mirror them.
  */
+import { groupDigits } from '../../lib/digits'
+
 export const NOTE_TITLE_MAX = 200
 export const NOTE_BODY_MAX = 20_000
 export const NOTES_PAGE_SIZE = 20
@@ -19,18 +21,6 @@ export type SortDir = 'asc' | 'desc'
 
 /** Characters as PostgreSQL's char_length counts them (code points), not UTF-16 units. */
 export const charLength = (value: string) => [...value].length
-
-/**
- * A whole number with its thousands grouped, as `n.toLocaleString('en-US')` gives it ("1,245", "-20,000") without
- * `Intl`, whose first use costs a page 50–90 ms (docs/decisions/058-no-intl-on-first-pages.md).
- */
-export function groupDigits(n: number): string {
-  if (!Number.isSafeInteger(n)) return String(n)
-  const digits = String(Math.abs(n))
-  let grouped = digits.slice(0, ((digits.length - 1) % 3) + 1)
-  for (let at = grouped.length; at < digits.length; at += 3) grouped += `,${digits.slice(at, at + 3)}`
-  return n < 0 ? `-${grouped}` : grouped
-}
 
 export const TITLE_REQUIRED = 'Give the note a title.'
 export const TITLE_TOO_LONG = `Keep the title to ${NOTE_TITLE_MAX} characters.`
