@@ -71,3 +71,8 @@ export function isConnectionFailure(e: unknown): e is Error {
 export function isPoolTimeout(e: unknown): boolean {
   return e instanceof Error && e.message === 'timeout exceeded when trying to connect';
 }
+
+/** The database cannot be used just now: its connection failed, or no pooled connection came free in time. */
+export function isDatabaseOutOfReach(e: unknown): boolean {
+  return isConnectionFailure(e) || isPoolTimeout(e);
+}

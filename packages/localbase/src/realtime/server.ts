@@ -21,7 +21,7 @@ import { Fanout } from './fanout.ts';
 import { RealtimeTokenError, type Claims, type RealtimeTokens } from './tokens.ts';
 import type { ChannelAuthorization, Extension, ReadPolicies } from './authorization.ts';
 import type { ChangeSubscriber, PostgresChanges, PreparedSubscriptions } from './changes.ts';
-import { isConnectionFailure, isPoolTimeout } from '../db/types.ts';
+import { isDatabaseOutOfReach } from '../db/types.ts';
 
 export const WEBSOCKET_PATH = '/realtime/v1/websocket';
 /** Largest frame accepted from a client (bytes): a bigger one closes the socket with 1009 "message too big". */
@@ -402,7 +402,7 @@ export class RealtimeServer {
       return void this.#join(conn, msg).catch((err: unknown) => {
         // The database is out of reach (a private channel's policies, postgres changes): Realtime refuses this join
         // only; the socket and its other channels stay, and realtime-js retries the join. db/pg.ts logs the outage.
-        if (!isConnectionFailure(err) && !isPoolTimeout(err)) return this.#failed(conn, err);
+        if (!isDatabaseOutOfReach(err)) return this.#failed(conn, err);
         conn.reply({ topic: msg.topic, ref: msg.ref, join_ref: msg.ref ?? msg.join_ref }, 'error', {
           reason: 'UnableToConnectToProject: Realtime was unable to connect to the project database',
         });
@@ -424,7 +424,7 @@ export class RealtimeServer {
         return void this.#refreshToken(ch, msg.payload.access_token).catch((err: unknown) => {
           // The channel's policies cannot be read again (database out of reach): Realtime shuts this channel down
           // with this message; the socket and its other channels stay. db/pg.ts logs the outage once.
-          if (isConnectionFailure(err) || isPoolTimeout(err)) return this.#shutdown(ch, 'Realtime was unable to connect to the project database');
+          if (isDatabaseOutOfReach(err)) return this.#shutdown(ch, 'Realtime was unable to connect to the project database');
           this.#failed(conn, err);
         });
       default:
@@ -647,7 +647,7 @@ export class RealtimeServer {
       // The policy cannot be read (database out of reach, told once by db/pg.ts): dropped the same way, as upstream
       // (UnableToSetPolicies); the socket and its channels stay.
       (err: unknown) => {
-        if (!isConnectionFailure(err) && !isPoolTimeout(err)) this.#failed(ch.conn, err);
+        if (!isDatabaseOutOfReach(err)) this.#failed(ch.conn, err);
       },
     );
   }
@@ -716,7 +716,7 @@ export class RealtimeServer {
       },
       // database out of reach: the track is refused as upstream does (UnableToSetPolicies), the channel stays
       (err: unknown) => {
-        if (!isConnectionFailure(err) && !isPoolTimeout(err)) return this.#failed(ch.conn, err);
+        if (!isDatabaseOutOfReach(err)) return this.#failed(ch.conn, err);
         if (ch.conn.channels.get(ch.topic) === ch) ch.conn.reply(msg, 'error');
       },
     );
