@@ -37,6 +37,7 @@ import { randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream, readFileSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import http from 'node:http';
+import net from 'node:net';
 import os from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { pipeline } from 'node:stream/promises';
@@ -182,20 +183,61 @@ try {
       };
       write();
     });
-  /** GET as the user; the body is counted and discarded. */
+  /**
+   * GET as the user; the body is counted and discarded. The client is a bare socket reading into one reused 1 MiB
+   * buffer (net's `onread`): node:http's reader allocated a buffer per read and parsed each one, and on these two
+   * cores it became the slower side once localbase sent files from reused buffers (ADR 179) — the bench measured its
+   * own client. This one reads the head (status, Content-Length) and then only counts bytes.
+   */
+  const readBuffer = Buffer.allocUnsafe(MiB);
   const download = (key: string): Promise<number> =>
     new Promise((res, rej) => {
-      const req = http.get(
-        { host: host.hostname, port: host.port, path: `/storage/v1/object/authenticated/${BUCKET}/${uid}/${key}`, headers: { authorization: `Bearer ${token}` } },
-        (answer) => {
-          if (answer.statusCode !== 200) return rej(new Error(`download: ${answer.statusCode}`));
-          let n = 0;
-          answer.on('data', (c: Buffer) => (n += c.length));
-          answer.on('end', () => res(n));
-          answer.on('error', rej);
+      const path = `/storage/v1/object/authenticated/${BUCKET}/${uid}/${key}`;
+      let head = '';
+      let length = -1;
+      let n = 0;
+      /** Ends the download (with an error when one is given); false tells net to stop reading. */
+      const finish = (err?: Error): false => {
+        socket.destroy();
+        if (err) rej(err);
+        else res(n);
+        return false;
+      };
+      const readHead = (size: number): number | Error | null => {
+        head += readBuffer.toString('latin1', 0, size);
+        const end = head.indexOf('\r\n\r\n');
+        if (end < 0) return head.length < 64 * 1024 ? null : new Error('download: no end of head');
+        const status = /^HTTP\/1\.1 (\d{3})/.exec(head)?.[1];
+        if (status !== '200') return new Error(`download: ${status ?? head.slice(0, 40)}`);
+        const declared = /\r\ncontent-length: *(\d+)/i.exec(head.slice(0, end))?.[1];
+        if (declared === undefined) return new Error('download: no Content-Length');
+        length = Number(declared);
+        return size - (head.length - end - 4); // where the body starts in this read
+      };
+      const socket = net.connect({
+        host: host.hostname,
+        port: Number(host.port),
+        onread: {
+          buffer: readBuffer,
+          callback: (size) => {
+            let from = 0;
+            if (length < 0) {
+              const read = readHead(size);
+              if (read === null) return true;
+              if (read instanceof Error) return finish(read);
+              from = read;
+            }
+            n += size - from;
+            if (n > length) return finish(new Error(`download: ${n} bytes for Content-Length ${length}`));
+            return n === length ? finish() : true;
+          },
         },
+      });
+      socket.on('connect', () =>
+        socket.write(`GET ${path} HTTP/1.1\r\nHost: ${host.host}\r\nAuthorization: Bearer ${token}\r\nConnection: close\r\n\r\n`),
       );
-      req.on('error', rej);
+      socket.on('error', rej);
+      socket.on('end', () => (length < 0 || n < length) && rej(new Error(`download: closed after ${n} of ${length} bytes`)));
     });
   const remove = async (key: string): Promise<void> => {
     const { error } = await user.storage.from(BUCKET).remove([`${uid}/${key}`]);
