@@ -18,6 +18,7 @@ export type Database = {
         Row: {
           body: string | null
           created_at: string
+          excerpt_source: string | null
           id: string
           pinned: boolean
           title: string
@@ -28,6 +29,7 @@ export type Database = {
         Insert: {
           body?: string | null
           created_at?: string
+          excerpt_source?: never
           id?: string
           pinned?: boolean
           title: string
@@ -38,6 +40,7 @@ export type Database = {
         Update: {
           body?: string | null
           created_at?: string
+          excerpt_source?: never
           id?: string
           pinned?: boolean
           title?: string

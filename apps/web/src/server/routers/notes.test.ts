@@ -2,7 +2,7 @@
 // migrations): isolation, validation, not-found, pagination bounds, sorting, search, undo, AAL2, backend down.
 import path from 'node:path'
 
-import type { SupabaseClient } from '@supabase/supabase-js'
+import { createClient, type SupabaseClient } from '@supabase/supabase-js'
 import { TRPCError } from '@trpc/server'
 import { findRepoRoot, type Localbase } from 'localbase'
 import { anonClient, serviceClient, signedInClient, startTestServer, totpCode } from 'localbase/testing'
@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createCaller } from '../root'
 import { SecondFactorRequired } from '../second-factor'
 import { createInnerContext } from '../trpc'
-import { notesError } from './notes'
+import { excerptOf, notesError } from './notes'
 
 const repo = findRepoRoot()
 let lb: Localbase
@@ -127,6 +127,52 @@ describe('notes.list', () => {
     expect(item.excerpt!.length).toBeLessThanOrEqual(160)
     expect(item.excerpt!.endsWith('…')).toBe(true)
     expect(item).not.toHaveProperty('body')
+  })
+
+  it('gives the excerpt of the whole body from the stored excerpt source, whatever the whitespace', async () => {
+    const { client } = await signedInClient(lb)
+    const zs = '\u3000'
+    const bodies = [
+      `${' '.repeat(5000)}\n\tstarts late ${'x'.repeat(300)}`,
+      `${'word\u00a0\u2028'.repeat(3000)}end`,
+      `${'a '.repeat(79)}b${zs.repeat(2000)}c`,
+      `${'\u{1F642}'.repeat(159)} ${'\u{1F642}'.repeat(3)}`,
+      `zero\u200bwidth is not a space ${'\ufeff'.repeat(400)} after`,
+      `${'y'.repeat(160)}`,
+      `${'y'.repeat(161)}`,
+      `${'y'.repeat(159)}${' \r\n\v\f'.repeat(500)}z`,
+      '   \n\t  ',
+    ]
+    const caller = as({ client })
+    for (const [i, body] of bodies.entries()) await caller.create({ title: `Spaces ${i}`, body })
+    const { items } = await caller.list({ sort: 'title', pageSize: 20 })
+    const byTitle = new Map(items.map((item) => [item.title, item.excerpt]))
+    for (const [i, body] of bodies.entries()) expect([i, byTitle.get(`Spaces ${i}`)]).toEqual([i, excerptOf(body.trim() === '' ? null : body)])
+  })
+
+  it('reads at most a few hundred characters of each note for a list page, not the bodies', async () => {
+    const { email, password } = await signedInClient(lb)
+    let listBytes = 0
+    const client = createClient(lb.url, lb.anonKey, {
+      auth: { persistSession: false, autoRefreshToken: false, detectSessionInUrl: false },
+      global: {
+        fetch: async (input, init) => {
+          const res = await fetch(input, init)
+          if (String(input instanceof Request ? input.url : input).includes('/rest/v1/notes?')) listBytes += (await res.clone().arrayBuffer()).byteLength
+          return res
+        },
+      },
+    })
+    await client.auth.signInWithPassword({ email, password })
+    const caller = as({ client })
+    for (let i = 0; i < 20; i++) await caller.create({ title: `Long ${i}`, body: `${i} ${'lorem ipsum '.repeat(1666)}` })
+    listBytes = 0
+    const { items } = await caller.list({ pageSize: 20 })
+    expect(items).toHaveLength(20)
+    expect(items[0]!.excerpt).toMatch(/^\d+ lorem ipsum .*…$/)
+    // 20 bodies of ~20,000 characters were ~400 kB; 20 rows of ≤ 200 characters and their other columns are < 10 kB
+    expect(listBytes).toBeGreaterThan(0)
+    expect(listBytes).toBeLessThan(10_000)
   })
 })
 
