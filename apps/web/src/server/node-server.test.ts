@@ -1,10 +1,13 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import net from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
-import { clearSessionCookies, createWebServer, HEADERS_TIMEOUT_MS, MAX_REQUEST_HEADER_BYTES, REQUEST_TIMEOUT_MS, sessionCookieName } from './node-server'
+import { clearSessionCookies, createWebServer, HEADERS_TIMEOUT_MS, MAX_REQUEST_HEADER_BYTES, publicFilePaths, REQUEST_TIMEOUT_MS, sessionCookieName } from './node-server'
 
 const SUPABASE = 'http://127.0.0.1:54321'
 
@@ -24,7 +27,7 @@ describe('the web server in front of Next', () => {
   let server: http.Server
   let port = 0
   beforeAll(async () => {
-    server = createWebServer(SUPABASE, (req, res) => res.end(`next handled ${req.url}`))
+    server = createWebServer(SUPABASE, (req, res) => res.end(`next handled ${req.url}`), { publicFiles: new Set(['/favicon.ico', '/styles/base.css', '/a file.txt']) })
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
     port = (server.address() as AddressInfo).port
   })
@@ -65,6 +68,40 @@ describe('the web server in front of Next', () => {
     for (const method of ['DELETE', 'OPTIONS']) {
       expect(await rawRequest(port, `${method} /api/trpc/notes.create HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`)).toMatch(/next handled \/api\/trpc\/notes\.create/)
     }
+  })
+
+  it('answers a static file asked for with any method but GET and HEAD with a 405 page and `Allow: GET, HEAD` (POST included), OPTIONS with 204', async () => {
+    for (const target of ['/favicon.ico', '/styles/base.css', '/a%20file.txt', '/_next/static/chunks/main-1234.js', '/favicon.ico?v=2']) {
+      for (const method of ['POST', 'PUT', 'DELETE', 'PATCH']) {
+        const answer = await rawRequest(port, `${method} ${target} HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`)
+        const head = answer.slice(0, answer.indexOf('\r\n\r\n'))
+        const what = `${method} ${target}`
+        expect([what, head.split('\r\n')[0]]).toEqual([what, 'HTTP/1.1 405 Method Not Allowed'])
+        expect(head, what).toMatch(/\r\nAllow: GET, HEAD\r\n/)
+        expect(head, what).toMatch(/\r\nContent-Security-Policy: [^\r]*frame-ancestors 'none'/)
+        expect(answer, what).toMatch(new RegExp(`<h1>This file cannot be asked for with ${method}</h1>`))
+        expect(answer, what).not.toMatch(/next handled/)
+      }
+      const options = await rawRequest(port, `OPTIONS ${target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`)
+      expect(options, target).toMatch(/^HTTP\/1\.1 204 [^]*\r\nAllow: GET, HEAD\r\n/)
+      for (const method of ['GET', 'HEAD']) {
+        expect(await rawRequest(port, `${method} ${target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`), `${method} ${target}`).toMatch(/^HTTP\/1\.1 200 /)
+      }
+    }
+    // a page of the same folder, or a file public/ does not have, is a page
+    expect(await rawRequest(port, 'POST /styles/other.css HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n')).toMatch(/next handled/)
+    expect(await rawRequest(port, 'PUT /favicon.ico.bak HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n')).toMatch(/\r\nAllow: GET, HEAD, POST, OPTIONS\r\n/)
+  })
+
+  it('lists the files of public/ by the paths Next serves them at', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'public-'))
+    mkdirSync(join(dir, 'styles', 'empty'), { recursive: true })
+    writeFileSync(join(dir, 'favicon.ico'), 'x')
+    writeFileSync(join(dir, 'styles', 'base.css'), 'x')
+    writeFileSync(join(dir, 'a file.txt'), 'x')
+    expect([...publicFilePaths(dir)].sort()).toEqual(['/a file.txt', '/favicon.ico', '/styles/base.css'])
+    expect(publicFilePaths(join(dir, 'missing')).size).toBe(0)
+    rmSync(dir, { recursive: true })
   })
 
   it('refuses absolute-form targets with 400 and passes paths on', async () => {
