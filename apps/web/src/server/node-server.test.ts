@@ -320,6 +320,28 @@ describe('the web server in front of Next', () => {
     }
   })
 
+  it('sends HSTS behind https on what Node\'s parser refuses too (400, 414, 431), when the proxy\'s X-Forwarded-Proto was read before the refusal', async () => {
+    const proto = 'X-Forwarded-Proto: https\r\n'
+    const cookie = `Cookie: ${sessionCookieName(SUPABASE)}=${'a'.repeat(MAX_REQUEST_HEADER_BYTES)}\r\n`
+    const requests = [
+      `GET / HTTP/1.1\r\nHost: x\r\n${proto}Bad Header: y\r\n\r\n`, // 400 from the parser
+      `GET /?x=${'a'.repeat(30_000)} HTTP/1.1\r\n${proto}X-Big: ${'a'.repeat(40_000)}\r\n\r\n`, // 414
+      `GET / HTTP/1.1\r\nHost: x\r\n${proto}${cookie}\r\n`, // 431, session cleared
+      `GET / HTTP/1.1\r\nHost: x\r\n${proto}X-Big: ${'a'.repeat(MAX_REQUEST_HEADER_BYTES)}\r\n\r\n`, // 431
+    ]
+    const status = (answer: string) => answer.slice(0, answer.indexOf('\r\n'))
+    for (const request of requests) {
+      const answer = await rawRequest(port, request)
+      const head = answer.slice(0, answer.indexOf('\r\n\r\n'))
+      const line = `${request.slice(0, 40)} → ${status(head)}`
+      expect(head, line).toMatch(/^HTTP\/1\.1 4\d\d /)
+      expect(head, line).toContain('\r\nStrict-Transport-Security: max-age=63072000; includeSubDomains')
+      const plain = await rawRequest(port, request.replace(proto, ''))
+      expect([line, status(plain)]).toEqual([line, status(head)])
+      expect(plain.slice(0, plain.indexOf('\r\n\r\n')), line).not.toMatch(/Strict-Transport-Security/i)
+    }
+  })
+
   it('gives a request head at most 20 s and a whole request (bodies are at most 1 MiB) 60 s, not Node\'s 300 s', () => {
     expect(HEADERS_TIMEOUT_MS).toBe(20_000)
     expect(REQUEST_TIMEOUT_MS).toBe(60_000)
@@ -363,6 +385,14 @@ describe('the web server in front of Next', () => {
         expect(head).toContain('\r\nX-Content-Type-Options: nosniff')
         expect(answer).not.toMatch(/next handled/)
         expect(ms).toBeLessThan(3_000)
+        expect(head).not.toMatch(/Strict-Transport-Security/i)
+      }
+      // behind https, both say so with HSTS (the slow head's proxy header was read before the timeout)
+      const proto = 'X-Forwarded-Proto: https\r\n'
+      const secureHead = await trickle(`GET / HTTP/1.1\r\nHost: x\r\n${proto}`, 'X-Slow: ' + 'a'.repeat(100))
+      const secureBody = await trickle(`POST /api/trpc/notes.create HTTP/1.1\r\nHost: x\r\n${proto}Content-Length: 100\r\n\r\n`, 'b'.repeat(100))
+      for (const { answer } of [secureHead, secureBody]) {
+        expect(answer).toMatch(/^HTTP\/1\.1 408 [^]*\r\nStrict-Transport-Security: max-age=63072000; includeSubDomains\r\n/)
       }
     } finally {
       await new Promise((resolve) => {

@@ -32,8 +32,8 @@
  * - A Range a static file cannot satisfy gets 416 with `Content-Range: bytes *\/size` and no body: Next sent its error
  *   page's 67 kB of HTML with it, under the file's type (`image/x-icon`, `application/javascript`…).
  * - Behind https (`X-Forwarded-Proto: https`, as next.config.ts asks for its own answers) the answers written here
- *   carry HSTS too. Those written before a request is parsed (clientError: 400, 408, 414, 431) do not: their head
- *   was not read.
+ *   carry HSTS too. Those written before a request is parsed (clientError: 400, 408, 414, 431) have it when the
+ *   proxy's header is among the bytes read before the refusal (ADR 159): a head cut off by a long URL has not.
  */
 import { readdirSync, statSync } from 'node:fs'
 import http from 'node:http'
@@ -271,10 +271,24 @@ the page could not be opened. Nothing else has changed: if you were signed in, y
  * The raw HTTP answer to a request whose head was too large: 431 with the session cleared when the session was
  * the cause, 414 for a URL, a plain 431 for other headers; each with a page that says so.
  */
-export function headerOverflowResponse(supabaseUrl: string, cause: OverflowCause): string {
+export function headerOverflowResponse(supabaseUrl: string, cause: OverflowCause, https = false): string {
   const page = OVERFLOW_PAGES[cause]
   const cookies = cause === 'session' ? clearSessionCookies(supabaseUrl).map((cookie) => `Set-Cookie: ${cookie}`) : []
-  return rawAnswer(page.status, pageHtml(page), cookies)
+  return rawAnswer(page.status, pageHtml(page), [...cookies, ...httpsOnlyLines(https)])
+}
+
+/** The HSTS line(s) of an answer behind https, none otherwise. */
+function httpsOnlyLines(https: boolean): string[] {
+  return https ? HTTPS_ONLY_HEADERS.map(({ key, value }) => `${key}: ${value}`) : []
+}
+
+/**
+ * Whether the bytes read of a head (whole, or cut off where the parser refused it) hold a whole
+ * `X-Forwarded-Proto: https` line: the condition next.config.ts and the request handler give HSTS on. A line the cut
+ * went through, or one after it, was not read, and is not guessed at (ADR 159).
+ */
+export function headSaysHttps(head: Buffer): boolean {
+  return /\r\nx-forwarded-proto[ \t]*:[ \t]*https[ \t]*\r\n/i.test(head.toString('latin1'))
 }
 
 /** The pages of what Node's parser refuses, written here as its own answers would be but with the pages' headers. */
@@ -295,9 +309,9 @@ const CLIENT_ERROR_PAGES = {
  * The raw answer to a request Node's parser refused (`malformed`: a bad request line or header, 400) or that did
  * not arrive in time (`timeout`: 408). Node's own answers to these have no body and none of the security headers.
  */
-export function clientErrorResponse(kind: keyof typeof CLIENT_ERROR_PAGES): string {
+export function clientErrorResponse(kind: keyof typeof CLIENT_ERROR_PAGES, https = false): string {
   const page = CLIENT_ERROR_PAGES[kind]
-  return rawAnswer(page.status, pageHtml({ title: page.heading, text: page.text }))
+  return rawAnswer(page.status, pageHtml({ title: page.heading, text: page.text }), httpsOnlyLines(https))
 }
 
 /**
@@ -311,19 +325,24 @@ export function handleClientError(supabaseUrl: string, headOf: (socket: Duplex) 
       socket.destroy()
       return
     }
+    // what was read of the head (the chunk the parser refused is not recorded yet: it is the error's rawPacket)
+    const chunks = [...(headOf(socket)?.chunks ?? [])]
+    if (error.rawPacket && chunks.at(-1) !== error.rawPacket) chunks.push(error.rawPacket)
+    const head = Buffer.concat(chunks)
     let answer: string
     if (error.code === 'HPE_HEADER_OVERFLOW') {
-      const chunks = [...(headOf(socket)?.chunks ?? [])]
-      if (error.rawPacket && chunks.at(-1) !== error.rawPacket) chunks.push(error.rawPacket)
-      answer = headerOverflowResponse(supabaseUrl, overflowCause(Buffer.concat(chunks)))
+      answer = headerOverflowResponse(supabaseUrl, overflowCause(head), headSaysHttps(head))
     } else {
       // An answer of the app's has begun on this connection (the request timed out while its body was still coming):
       // nothing can be said after it, only the connection closed.
-      if ((socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent) {
+      const current = (socket as Duplex & { _httpMessage?: ServerResponse })._httpMessage
+      if (current?.headersSent) {
         socket.destroy()
         return
       }
-      answer = clientErrorResponse(error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 'timeout' : 'malformed')
+      // a request whose body timed out was read whole: its answer has HSTS already if it is due (createWebServer)
+      const https = headSaysHttps(head) || current?.hasHeader('strict-transport-security') === true
+      answer = clientErrorResponse(error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 'timeout' : 'malformed', https)
     }
     socket.end(answer)
   }
