@@ -48,6 +48,13 @@ function FactorRow({ factor, onRemoved }: { factor: FactorSummary; onRemoved: ()
     try {
       const supabase = await loadBrowserSupabase()
       const { error: removeError } = await supabase.auth.mfa.unenroll({ factorId: factor.id })
+      if (removeError?.code === 'mfa_factor_not_found') {
+        // removed meanwhile in another tab or on another device: what the user asked for, and the list is old
+        toast.success('Authenticator removed', `${name} had already been removed, in another tab or on another device.`)
+        await supabase.auth.refreshSession().catch(() => undefined)
+        onRemoved()
+        return
+      }
       if (removeError) {
         const failure = removeFactorError(removeError)
         // The server says this session is at aal1 while the access token may still claim aal2 (the level
