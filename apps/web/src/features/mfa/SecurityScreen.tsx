@@ -142,7 +142,14 @@ function OtherDevicesPanel() {
     setPending(true)
     setError(null)
     try {
-      const { error: signOutError } = await (await loadBrowserSupabase()).auth.signOut({ scope: 'others' })
+      // The logout call itself, not auth.signOut({ scope: 'others' }): supabase-js counts that call's 403
+      // session_not_found (this browser's own session ended from another device) and any 401/404 as signed out,
+      // and answered "no error" though nothing was revoked.
+      const auth = (await loadBrowserSupabase()).auth
+      const { data } = await auth.getSession()
+      const { error: signOutError } = data.session
+        ? await auth.admin.signOut(data.session.access_token, 'others')
+        : { error: { name: 'AuthSessionMissingError', message: 'Auth session missing!' } }
       if (signOutError) {
         const message = readableAuthError(signOutError).message
         setError(message)
