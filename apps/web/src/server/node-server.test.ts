@@ -7,7 +7,7 @@ import { join } from 'node:path'
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
-import { clearSessionCookies, createWebServer, HEADERS_TIMEOUT_MS, MAX_REQUEST_HEADER_BYTES, publicFilePaths, REQUEST_TIMEOUT_MS, sessionCookieName } from './node-server'
+import { clearSessionCookies, createWebServer, headSaysHttps, HEADERS_TIMEOUT_MS, MAX_REQUEST_HEADER_BYTES, publicFilePaths, REQUEST_TIMEOUT_MS, sessionCookieName } from './node-server'
 
 const SUPABASE = 'http://127.0.0.1:54321'
 
@@ -340,6 +340,19 @@ describe('the web server in front of Next', () => {
       expect([line, status(plain)]).toEqual([line, status(head)])
       expect(plain.slice(0, plain.indexOf('\r\n\r\n')), line).not.toMatch(/Strict-Transport-Security/i)
     }
+  })
+
+  it('reads X-Forwarded-Proto from a head as the pages do: a whole header line of the head, its value exactly https', () => {
+    const says = (text: string) => headSaysHttps(Buffer.from(text, 'latin1'))
+    expect(says('GET / HTTP/1.1\r\nHost: x\r\nx-forwarded-proto:https\r\n\r\n')).toBe(true)
+    expect(says('GET / HTTP/1.1\r\nX-Forwarded-Proto: https\r\nX-Big: aaaa')).toBe(true)
+    // cut inside the line, another value, another header, or only in the body
+    expect(says('GET / HTTP/1.1\r\nX-Forwarded-Proto: htt')).toBe(false)
+    expect(says('GET / HTTP/1.1\r\nX-Forwarded-Proto: https')).toBe(false)
+    expect(says('GET / HTTP/1.1\r\nX-Forwarded-Proto: http\r\n\r\n')).toBe(false)
+    expect(says('GET / HTTP/1.1\r\nX-Forwarded-Proto: HTTPS\r\n\r\n')).toBe(false)
+    expect(says('GET / HTTP/1.1\r\nX-Not-Forwarded-Proto: https\r\n\r\n')).toBe(false)
+    expect(says('POST / HTTP/1.1\r\nContent-Length: 40\r\n\r\n\r\nX-Forwarded-Proto: https\r\n')).toBe(false)
   })
 
   it('gives a request head at most 20 s and a whole request (bodies are at most 1 MiB) 60 s, not Node\'s 300 s', () => {

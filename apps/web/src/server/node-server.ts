@@ -288,7 +288,14 @@ function httpsOnlyLines(https: boolean): string[] {
  * went through, or one after it, was not read, and is not guessed at (ADR 159).
  */
 export function headSaysHttps(head: Buffer): boolean {
-  return /\r\nx-forwarded-proto[ \t]*:[ \t]*https[ \t]*\r\n/i.test(head.toString('latin1'))
+  const text = head.toString('latin1')
+  const end = text.indexOf('\r\n\r\n')
+  // the header lines: not the request line, not a last line the cut went through, nothing past the head (a body)
+  const lines = (end < 0 ? text : text.slice(0, end + 2)).split('\r\n').slice(1, -1)
+  return lines.some((line) => {
+    const colon = line.indexOf(':')
+    return colon > 0 && line.slice(0, colon).trimEnd().toLowerCase() === 'x-forwarded-proto' && line.slice(colon + 1).trim() === 'https'
+  })
 }
 
 /** The pages of what Node's parser refuses, written here as its own answers would be but with the pages' headers. */
