@@ -375,6 +375,52 @@ describe('two-factor sign-in (TOTP)', () => {
     await expect.poll(focused).toBe('Add authenticator app');
   });
 
+  test('/settings/security says in words what the auth client says in its own: an app removed in another tab, a proxy\'s HTML page, a session signed out from another device', async () => {
+    const context = await fixture.newContext();
+    const page = await context.newPage();
+    const email = uniqueEmail('security-words');
+    await signUpViaUI(page, email);
+    await gotoHydrated(page, '/settings/security');
+    await page.getByText('Two-factor sign-in is off.').waitFor({ timeout: 15_000 });
+    await enrolViaUI(page, new Set());
+    // another tab removes the app; this one still lists it, and its Remove finds it gone: what the user wanted
+    const other = await context.newPage();
+    await gotoHydrated(other, '/settings/security');
+    await other.getByRole('button', { name: 'Remove Authenticator app', exact: true }).click();
+    await other.getByRole('button', { name: 'Yes, remove it' }).click();
+    await other.getByText('Two-factor sign-in is off.').waitFor({ timeout: 15_000 });
+    await other.close();
+    await page.bringToFront();
+    await page.getByRole('button', { name: 'Remove Authenticator app', exact: true }).click();
+    await page.getByRole('button', { name: 'Yes, remove it' }).click();
+    await page.getByTestId('toast').filter({ hasText: 'had already been removed' }).waitFor({ timeout: 15_000 });
+    await page.getByText('Two-factor sign-in is off.').waitFor({ timeout: 15_000 });
+    expect(await page.getByText('Factor not found').count()).toBe(0);
+    expect(await page.getByText('Something went wrong').count()).toBe(0);
+
+    // a proxy's HTML page where the auth server's JSON should be
+    const factors = '**/auth/v1/factors';
+    await page.route(factors, (route) => route.fulfill({ status: 403, contentType: 'text/html', body: '<html><body><h1>403 Forbidden</h1></body></html>' }));
+    await page.getByRole('button', { name: 'Add authenticator app' }).click();
+    await page.getByRole('alert').filter({ hasText: 'The sign-in service is not answering properly just now' }).first().waitFor({ timeout: 15_000 });
+    expect(await page.getByText(/Unexpected token|not valid JSON/).count()).toBe(0);
+    await page.unroute(factors);
+
+    // "Sign out other devices" from another browser ends this session on the server
+    const elsewhere = await fixture.newContext();
+    const phone = await elsewhere.newPage();
+    await gotoHydrated(phone, '/sign-in?next=%2Fsettings%2Fsecurity');
+    await signInViaUI(phone, email);
+    await phone.waitForURL((url) => url.pathname === '/settings/security', { timeout: 20_000 });
+    await phone.getByRole('button', { name: 'Sign out other devices' }).click();
+    await phone.getByRole('button', { name: 'Yes, sign them out' }).click();
+    await phone.getByTestId('toast').filter({ hasText: 'Other devices signed out' }).waitFor({ timeout: 15_000 });
+    await page.bringToFront();
+    await page.getByRole('button', { name: 'Add authenticator app' }).click();
+    await page.getByRole('alert').filter({ hasText: 'Your session has ended. Sign in again.' }).first().waitFor({ timeout: 15_000 });
+    expect(await page.getByText(/Auth session missing|Something went wrong/).count()).toBe(0);
+  });
+
   test('/mfa offers sign-out; a signed-out visit goes to /sign-in', async () => {
     const email = uniqueEmail('mfa-out');
     await accountWithTotp(email);

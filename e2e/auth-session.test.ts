@@ -292,6 +292,33 @@ describe('cookie session', () => {
     expect(new URL(tablet.url()).pathname).toBe('/sign-in');
   });
 
+  test('"Sign out other devices" on a device whose own session was ended from another one says so, never "Other devices signed out"', async () => {
+    const email = uniqueEmail('devices-ended');
+    await createAccount(email);
+    const devices: Page[] = [];
+    for (let i = 0; i < 2; i++) {
+      const page = await (await fixture.newContext()).newPage();
+      await gotoHydrated(page, '/sign-in?next=/settings/security');
+      await signInViaUI(page, email);
+      await waitForPath(page, '/settings/security');
+      await page.getByRole('heading', { name: 'Security', level: 1 }).waitFor();
+      devices.push(page);
+    }
+    const [phone, tablet] = devices as [Page, Page];
+    await phone.getByRole('button', { name: 'Sign out other devices' }).click();
+    await phone.getByRole('button', { name: 'Yes, sign them out' }).click();
+    await phone.getByText('Other devices signed out').waitFor();
+    // the tablet's page is still open: its session was ended on the server, which the page does not know yet
+    await tablet.bringToFront();
+    await tablet.getByRole('button', { name: 'Sign out other devices' }).click();
+    await tablet.getByRole('button', { name: 'Yes, sign them out' }).click();
+    await tablet.getByRole('alert').filter({ hasText: 'Your session has ended' }).first().waitFor({ timeout: 15_000 });
+    expect(await tablet.getByText('Other devices signed out').count()).toBe(0);
+    // nothing was signed out by it
+    await gotoHydrated(phone, '/settings/security');
+    expect(new URL(phone.url()).pathname).toBe('/settings/security');
+  });
+
   test('Sign out without a connection to the auth server still signs this browser out, and says no "Sign-out failed"', async () => {
     const context = await fixture.newContext();
     const page = await context.newPage();

@@ -140,6 +140,33 @@ describe('security headers', () => {
       expect([path, part.status, (await part.arrayBuffer()).byteLength]).toEqual([path, 206, 10]);
     }
   });
+  test('a static file asked for with a method it does not take (POST, PUT, DELETE) gets 405 with `Allow: GET, HEAD` and our short page, as pages do; OPTIONS says the same; GET is untouched', async () => {
+    const html = await (await fetch(`${baseURL}/sign-in`)).text();
+    const chunk = /<script src="(\/_next\/static\/chunks\/[^"]+\.js)"/.exec(html)?.[1];
+    expect(chunk).toBeTruthy();
+    for (const path of [chunk!, '/styles/base.css', '/favicon.ico']) {
+      for (const method of ['POST', 'PUT', 'DELETE']) {
+        const res = await fetch(`${baseURL}${path}`, { method, body: 'x' });
+        const body = await res.text();
+        const what = `${method} ${path}`;
+        expect([what, res.status, res.headers.get('allow')]).toEqual([what, 405, 'GET, HEAD']);
+        expect(res.headers.get('content-type'), what).toBe('text/html; charset=utf-8');
+        expect(body, what).toContain(`<h1>This file cannot be asked for with ${method}</h1>`);
+        // never Next's error page (67 kB of HTML and scripts) under the 405
+        expect(body.length, what).toBeLessThan(2000);
+        expect(res.headers.get('x-content-type-options'), what).toBe('nosniff');
+        expect(res.headers.get('content-security-policy'), what).toMatch(/frame-ancestors 'none'/);
+      }
+      const options = await fetch(`${baseURL}${path}`, { method: 'OPTIONS' });
+      expect([path, options.status, options.headers.get('allow')]).toEqual([path, 204, 'GET, HEAD']);
+      const get = await fetch(`${baseURL}${path}`);
+      expect([path, get.status, (await get.arrayBuffer()).byteLength > 0]).toEqual([path, 200, true]);
+    }
+    // a page keeps its own answer
+    const page = await fetch(`${baseURL}/sign-in`, { method: 'PUT' });
+    await page.arrayBuffer();
+    expect([page.status, page.headers.get('allow')]).toEqual([405, 'GET, HEAD, POST, OPTIONS']);
+  });
 });
 
 describe('the browser console', () => {

@@ -28,7 +28,7 @@ async function openErrorToast(page: Page): Promise<Locator> {
     route.fulfill({ status: 200, contentType: 'application/json', body: '{"not":"trpc"}' }),
   );
   await page.getByRole('button', { name: 'Check connection' }).click();
-  const errorToast = toasts(page).filter({ hasText: 'Unable to transform response from server' });
+  const errorToast = toasts(page).filter({ hasText: 'The server is not answering properly just now' });
   await errorToast.waitFor({ state: 'visible', timeout: 10_000 });
   return errorToast;
 }
@@ -345,7 +345,7 @@ describe('toast timer after closing one from inside, and focus', () => {
     const errorToast = await openErrorToast(page);
     // The mouse rests on the newer toast (its text, no button); Escape closes it, so it leaves from under the mouse.
     await page.getByRole('heading', { name: 'Welcome to Foyer', level: 1 }).click();
-    await errorToast.getByText('Unable to transform response from server').hover();
+    await errorToast.getByText('The server is not answering properly just now').hover();
     await page.keyboard.press('Escape');
     await expectClosed(errorToast);
     const leftAt = Date.now();

@@ -12,7 +12,7 @@ import next from 'next'
 
 import { parseTrustedProxies } from './src/lib/client-address.ts'
 import { readBackendConfig } from './src/lib/env-config.ts'
-import { createWebServer } from './src/server/node-server.ts'
+import { createWebServer, publicFilePaths } from './src/server/node-server.ts'
 import { API_RATE_LIMITS, readRateLimitRule } from './src/server/request-guards.ts'
 
 const dev = process.argv.includes('--dev')
@@ -34,7 +34,8 @@ const app = next({ dev, dir, hostname, port })
 await app.prepare()
 const handle = app.getRequestHandler()
 
-const server = createWebServer(supabaseUrl, handle)
+// the files of public/, whose methods (GET, HEAD) are not the pages' (node-server.ts answerPageMethod)
+const server = createWebServer(supabaseUrl, handle, { publicFiles: publicFilePaths(path.join(dir, 'public')) })
 server.listen(port, hostname, () => {
   console.log(`▲ Foyer web (${dev ? 'development' : 'production'}) on http://${hostname.includes(':') ? `[${hostname}]` : hostname}:${port}`)
 })

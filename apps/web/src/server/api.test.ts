@@ -6,6 +6,7 @@ import { TRPCError } from '@trpc/server'
 import superjson from 'superjson'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
+import { readableApiError } from '../features/auth/second-factor'
 import { createApiClient } from '../lib/trpc'
 import packageJson from '../../package.json'
 import { appRouter, createCaller, type AppRouter } from './root'
@@ -190,10 +191,15 @@ describe('a response that is not tRPC-shaped', () => {
   })
   afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())))
 
-  it('surfaces as "Unable to transform response from server"', async () => {
+  it('surfaces as tRPC\'s "Unable to transform response from server", which the pages say in words', async () => {
     const client = createApiClient(`${base}/api/trpc`)
     const error = await client.system.health.query().catch((e: unknown) => e)
     expect(error).toBeInstanceOf(TRPCClientError)
     expect((error as Error).message).toBe('Unable to transform response from server')
+    // what a toast or the list says: as for a gateway's HTML page, never the client library's sentence
+    expect(readableApiError(error as Error)).toBe('The server is not answering properly just now. Try again in a moment.')
+    // an error the server did send keeps its own words
+    const refused = new TRPCClientError('Title is required', { result: { error: { code: -32600, message: 'Title is required', data: { code: 'BAD_REQUEST' } } } } as never)
+    expect(readableApiError(refused)).toBe('Title is required')
   })
 })

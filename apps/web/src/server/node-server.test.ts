@@ -1,10 +1,13 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import net from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
-import { clearSessionCookies, createWebServer, HEADERS_TIMEOUT_MS, MAX_REQUEST_HEADER_BYTES, REQUEST_TIMEOUT_MS, sessionCookieName } from './node-server'
+import { clearSessionCookies, createWebServer, headSaysHttps, HEADERS_TIMEOUT_MS, MAX_REQUEST_HEADER_BYTES, publicFilePaths, REQUEST_TIMEOUT_MS, sessionCookieName } from './node-server'
 
 const SUPABASE = 'http://127.0.0.1:54321'
 
@@ -24,7 +27,7 @@ describe('the web server in front of Next', () => {
   let server: http.Server
   let port = 0
   beforeAll(async () => {
-    server = createWebServer(SUPABASE, (req, res) => res.end(`next handled ${req.url}`))
+    server = createWebServer(SUPABASE, (req, res) => res.end(`next handled ${req.url}`), { publicFiles: new Set(['/favicon.ico', '/styles/base.css', '/a file.txt']) })
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
     port = (server.address() as AddressInfo).port
   })
@@ -65,6 +68,40 @@ describe('the web server in front of Next', () => {
     for (const method of ['DELETE', 'OPTIONS']) {
       expect(await rawRequest(port, `${method} /api/trpc/notes.create HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`)).toMatch(/next handled \/api\/trpc\/notes\.create/)
     }
+  })
+
+  it('answers a static file asked for with any method but GET and HEAD with a 405 page and `Allow: GET, HEAD` (POST included), OPTIONS with 204', async () => {
+    for (const target of ['/favicon.ico', '/styles/base.css', '/a%20file.txt', '/_next/static/chunks/main-1234.js', '/favicon.ico?v=2']) {
+      for (const method of ['POST', 'PUT', 'DELETE', 'PATCH']) {
+        const answer = await rawRequest(port, `${method} ${target} HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`)
+        const head = answer.slice(0, answer.indexOf('\r\n\r\n'))
+        const what = `${method} ${target}`
+        expect([what, head.split('\r\n')[0]]).toEqual([what, 'HTTP/1.1 405 Method Not Allowed'])
+        expect(head, what).toMatch(/\r\nAllow: GET, HEAD\r\n/)
+        expect(head, what).toMatch(/\r\nContent-Security-Policy: [^\r]*frame-ancestors 'none'/)
+        expect(answer, what).toMatch(new RegExp(`<h1>This file cannot be asked for with ${method}</h1>`))
+        expect(answer, what).not.toMatch(/next handled/)
+      }
+      const options = await rawRequest(port, `OPTIONS ${target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`)
+      expect(options, target).toMatch(/^HTTP\/1\.1 204 [^]*\r\nAllow: GET, HEAD\r\n/)
+      for (const method of ['GET', 'HEAD']) {
+        expect(await rawRequest(port, `${method} ${target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`), `${method} ${target}`).toMatch(/^HTTP\/1\.1 200 /)
+      }
+    }
+    // a page of the same folder, or a file public/ does not have, is a page
+    expect(await rawRequest(port, 'POST /styles/other.css HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n')).toMatch(/next handled/)
+    expect(await rawRequest(port, 'PUT /favicon.ico.bak HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n')).toMatch(/\r\nAllow: GET, HEAD, POST, OPTIONS\r\n/)
+  })
+
+  it('lists the files of public/ by the paths Next serves them at', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'public-'))
+    mkdirSync(join(dir, 'styles', 'empty'), { recursive: true })
+    writeFileSync(join(dir, 'favicon.ico'), 'x')
+    writeFileSync(join(dir, 'styles', 'base.css'), 'x')
+    writeFileSync(join(dir, 'a file.txt'), 'x')
+    expect([...publicFilePaths(dir)].sort()).toEqual(['/a file.txt', '/favicon.ico', '/styles/base.css'])
+    expect(publicFilePaths(join(dir, 'missing')).size).toBe(0)
+    rmSync(dir, { recursive: true })
   })
 
   it('refuses absolute-form targets with 400 and passes paths on', async () => {
@@ -283,6 +320,41 @@ describe('the web server in front of Next', () => {
     }
   })
 
+  it('sends HSTS behind https on what Node\'s parser refuses too (400, 414, 431), when the proxy\'s X-Forwarded-Proto was read before the refusal', async () => {
+    const proto = 'X-Forwarded-Proto: https\r\n'
+    const cookie = `Cookie: ${sessionCookieName(SUPABASE)}=${'a'.repeat(MAX_REQUEST_HEADER_BYTES)}\r\n`
+    const requests = [
+      `GET / HTTP/1.1\r\nHost: x\r\n${proto}Bad Header: y\r\n\r\n`, // 400 from the parser
+      `GET /?x=${'a'.repeat(30_000)} HTTP/1.1\r\n${proto}X-Big: ${'a'.repeat(40_000)}\r\n\r\n`, // 414
+      `GET / HTTP/1.1\r\nHost: x\r\n${proto}${cookie}\r\n`, // 431, session cleared
+      `GET / HTTP/1.1\r\nHost: x\r\n${proto}X-Big: ${'a'.repeat(MAX_REQUEST_HEADER_BYTES)}\r\n\r\n`, // 431
+    ]
+    const status = (answer: string) => answer.slice(0, answer.indexOf('\r\n'))
+    for (const request of requests) {
+      const answer = await rawRequest(port, request)
+      const head = answer.slice(0, answer.indexOf('\r\n\r\n'))
+      const line = `${request.slice(0, 40)} → ${status(head)}`
+      expect(head, line).toMatch(/^HTTP\/1\.1 4\d\d /)
+      expect(head, line).toContain('\r\nStrict-Transport-Security: max-age=63072000; includeSubDomains')
+      const plain = await rawRequest(port, request.replace(proto, ''))
+      expect([line, status(plain)]).toEqual([line, status(head)])
+      expect(plain.slice(0, plain.indexOf('\r\n\r\n')), line).not.toMatch(/Strict-Transport-Security/i)
+    }
+  })
+
+  it('reads X-Forwarded-Proto from a head as the pages do: a whole header line of the head, its value exactly https', () => {
+    const says = (text: string) => headSaysHttps(Buffer.from(text, 'latin1'))
+    expect(says('GET / HTTP/1.1\r\nHost: x\r\nx-forwarded-proto:https\r\n\r\n')).toBe(true)
+    expect(says('GET / HTTP/1.1\r\nX-Forwarded-Proto: https\r\nX-Big: aaaa')).toBe(true)
+    // cut inside the line, another value, another header, or only in the body
+    expect(says('GET / HTTP/1.1\r\nX-Forwarded-Proto: htt')).toBe(false)
+    expect(says('GET / HTTP/1.1\r\nX-Forwarded-Proto: https')).toBe(false)
+    expect(says('GET / HTTP/1.1\r\nX-Forwarded-Proto: http\r\n\r\n')).toBe(false)
+    expect(says('GET / HTTP/1.1\r\nX-Forwarded-Proto: HTTPS\r\n\r\n')).toBe(false)
+    expect(says('GET / HTTP/1.1\r\nX-Not-Forwarded-Proto: https\r\n\r\n')).toBe(false)
+    expect(says('POST / HTTP/1.1\r\nContent-Length: 40\r\n\r\n\r\nX-Forwarded-Proto: https\r\n')).toBe(false)
+  })
+
   it('gives a request head at most 20 s and a whole request (bodies are at most 1 MiB) 60 s, not Node\'s 300 s', () => {
     expect(HEADERS_TIMEOUT_MS).toBe(20_000)
     expect(REQUEST_TIMEOUT_MS).toBe(60_000)
@@ -326,6 +398,14 @@ describe('the web server in front of Next', () => {
         expect(head).toContain('\r\nX-Content-Type-Options: nosniff')
         expect(answer).not.toMatch(/next handled/)
         expect(ms).toBeLessThan(3_000)
+        expect(head).not.toMatch(/Strict-Transport-Security/i)
+      }
+      // behind https, both say so with HSTS (the slow head's proxy header was read before the timeout)
+      const proto = 'X-Forwarded-Proto: https\r\n'
+      const secureHead = await trickle(`GET / HTTP/1.1\r\nHost: x\r\n${proto}`, 'X-Slow: ' + 'a'.repeat(100))
+      const secureBody = await trickle(`POST /api/trpc/notes.create HTTP/1.1\r\nHost: x\r\n${proto}Content-Length: 100\r\n\r\n`, 'b'.repeat(100))
+      for (const { answer } of [secureHead, secureBody]) {
+        expect(answer).toMatch(/^HTTP\/1\.1 408 [^]*\r\nStrict-Transport-Security: max-age=63072000; includeSubDomains\r\n/)
       }
     } finally {
       await new Promise((resolve) => {

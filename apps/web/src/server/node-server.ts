@@ -18,7 +18,9 @@
  *   own had none).
  * - A page asked for with a method no page takes (TRACE, DELETE, PUT…) gets a 405 page with `Allow`, and OPTIONS on a
  *   page 204 with `Allow`: Next rendered the page for any method (200, its server render and session refresh run),
- *   and answered OPTIONS with an empty 400. The API (`/api/`) says which methods its procedures take itself.
+ *   and answered OPTIONS with an empty 400. The API (`/api/`) says which methods its procedures take itself. A static
+ *   file (`/_next/static/…`, a file of public/) asked for with any method but GET and HEAD gets the same page with
+ *   `Allow: GET, HEAD`: Next answered POST with its error page (67 kB of HTML) and the others got the pages' `Allow`.
  * - Idle keep-alive connections stay open 65 s, longer than the clients and load balancers in front keep theirs
  *   (undici 4 s, AWS ALB 60 s): with Node's 5 s a client that sent a request on a connection just as the server
  *   closed it got the connection reset.
@@ -30,9 +32,10 @@
  * - A Range a static file cannot satisfy gets 416 with `Content-Range: bytes *\/size` and no body: Next sent its error
  *   page's 67 kB of HTML with it, under the file's type (`image/x-icon`, `application/javascript`…).
  * - Behind https (`X-Forwarded-Proto: https`, as next.config.ts asks for its own answers) the answers written here
- *   carry HSTS too. Those written before a request is parsed (clientError: 400, 408, 414, 431) do not: their head
- *   was not read.
+ *   carry HSTS too. Those written before a request is parsed (clientError: 400, 408, 414, 431) have it when the
+ *   proxy's header is among the bytes read before the refusal (ADR 159): a head cut off by a long URL has not.
  */
+import { readdirSync, statSync } from 'node:fs'
 import http from 'node:http'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Duplex } from 'node:stream'
@@ -57,11 +60,13 @@ export const REQUEST_TIMEOUT_MS = 60_000
 /** How often Node checks those two timeouts, in ms (its default 30 s would let a slow head last 50 s). */
 const TIMEOUT_CHECK_INTERVAL_MS = 2_000
 
-/** Other timeouts for tests (the server's limits are the constants above). */
-export interface WebServerTimeouts {
+/** Other timeouts for tests (the server's limits are the constants above), and the files of public/. */
+export interface WebServerOptions {
   headersTimeoutMs?: number
   requestTimeoutMs?: number
   connectionsCheckingIntervalMs?: number
+  /** The URL paths of the files Next serves from public/ (`publicFilePaths`), decoded: `/favicon.ico`. */
+  publicFiles?: ReadonlySet<string>
 }
 
 /**
@@ -70,8 +75,10 @@ export interface WebServerTimeouts {
 export function createWebServer(
   supabaseUrl: string,
   handle: (req: IncomingMessage, res: ServerResponse) => unknown,
-  timeouts: WebServerTimeouts = {},
+  timeouts: WebServerOptions = {},
 ): http.Server {
+  const publicFiles = timeouts.publicFiles ?? new Set<string>()
+  const isStaticFile = (path: string) => path.startsWith('/_next/static/') || publicFiles.has(path)
   const heads = new WeakMap<Duplex, HeadInProgress>()
   const options: http.ServerOptions = {
     maxHeaderSize: MAX_REQUEST_HEADER_BYTES,
@@ -86,7 +93,7 @@ export function createWebServer(
     // Behind https, HSTS on the answers written here too (next.config.ts gives it to Next's, on the same condition):
     // a browser whose first answer from the site is one of them (a 308 of a link with a trailing slash) learns it.
     if (req.headers['x-forwarded-proto'] === 'https') for (const { key, value } of HTTPS_ONLY_HEADERS) res.setHeader(key, value)
-    if (answerMissingHost(req, res) || answerNonPathTarget(req, res) || answerMalformedPath(req, res) || answerPageMethod(req, res) || answerSlashRedirect(req, res))
+    if (answerMissingHost(req, res) || answerNonPathTarget(req, res) || answerMalformedPath(req, res) || answerPageMethod(req, res, isStaticFile) || answerSlashRedirect(req, res))
       return
     withoutBodyOnRangeRefusal(req, res)
     void handle(req, res)
@@ -264,10 +271,31 @@ the page could not be opened. Nothing else has changed: if you were signed in, y
  * The raw HTTP answer to a request whose head was too large: 431 with the session cleared when the session was
  * the cause, 414 for a URL, a plain 431 for other headers; each with a page that says so.
  */
-export function headerOverflowResponse(supabaseUrl: string, cause: OverflowCause): string {
+export function headerOverflowResponse(supabaseUrl: string, cause: OverflowCause, https = false): string {
   const page = OVERFLOW_PAGES[cause]
   const cookies = cause === 'session' ? clearSessionCookies(supabaseUrl).map((cookie) => `Set-Cookie: ${cookie}`) : []
-  return rawAnswer(page.status, pageHtml(page), cookies)
+  return rawAnswer(page.status, pageHtml(page), [...cookies, ...httpsOnlyLines(https)])
+}
+
+/** The HSTS line(s) of an answer behind https, none otherwise. */
+function httpsOnlyLines(https: boolean): string[] {
+  return https ? HTTPS_ONLY_HEADERS.map(({ key, value }) => `${key}: ${value}`) : []
+}
+
+/**
+ * Whether the bytes read of a head (whole, or cut off where the parser refused it) hold a whole
+ * `X-Forwarded-Proto: https` line: the condition next.config.ts and the request handler give HSTS on. A line the cut
+ * went through, or one after it, was not read, and is not guessed at (ADR 159).
+ */
+export function headSaysHttps(head: Buffer): boolean {
+  const text = head.toString('latin1')
+  const end = text.indexOf('\r\n\r\n')
+  // the header lines: not the request line, not a last line the cut went through, nothing past the head (a body)
+  const lines = (end < 0 ? text : text.slice(0, end + 2)).split('\r\n').slice(1, -1)
+  return lines.some((line) => {
+    const colon = line.indexOf(':')
+    return colon > 0 && line.slice(0, colon).trimEnd().toLowerCase() === 'x-forwarded-proto' && line.slice(colon + 1).trim() === 'https'
+  })
 }
 
 /** The pages of what Node's parser refuses, written here as its own answers would be but with the pages' headers. */
@@ -288,9 +316,9 @@ const CLIENT_ERROR_PAGES = {
  * The raw answer to a request Node's parser refused (`malformed`: a bad request line or header, 400) or that did
  * not arrive in time (`timeout`: 408). Node's own answers to these have no body and none of the security headers.
  */
-export function clientErrorResponse(kind: keyof typeof CLIENT_ERROR_PAGES): string {
+export function clientErrorResponse(kind: keyof typeof CLIENT_ERROR_PAGES, https = false): string {
   const page = CLIENT_ERROR_PAGES[kind]
-  return rawAnswer(page.status, pageHtml({ title: page.heading, text: page.text }))
+  return rawAnswer(page.status, pageHtml({ title: page.heading, text: page.text }), httpsOnlyLines(https))
 }
 
 /**
@@ -304,19 +332,24 @@ export function handleClientError(supabaseUrl: string, headOf: (socket: Duplex) 
       socket.destroy()
       return
     }
+    // what was read of the head (the chunk the parser refused is not recorded yet: it is the error's rawPacket)
+    const chunks = [...(headOf(socket)?.chunks ?? [])]
+    if (error.rawPacket && chunks.at(-1) !== error.rawPacket) chunks.push(error.rawPacket)
+    const head = Buffer.concat(chunks)
     let answer: string
     if (error.code === 'HPE_HEADER_OVERFLOW') {
-      const chunks = [...(headOf(socket)?.chunks ?? [])]
-      if (error.rawPacket && chunks.at(-1) !== error.rawPacket) chunks.push(error.rawPacket)
-      answer = headerOverflowResponse(supabaseUrl, overflowCause(Buffer.concat(chunks)))
+      answer = headerOverflowResponse(supabaseUrl, overflowCause(head), headSaysHttps(head))
     } else {
       // An answer of the app's has begun on this connection (the request timed out while its body was still coming):
       // nothing can be said after it, only the connection closed.
-      if ((socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent) {
+      const current = (socket as Duplex & { _httpMessage?: ServerResponse })._httpMessage
+      if (current?.headersSent) {
         socket.destroy()
         return
       }
-      answer = clientErrorResponse(error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 'timeout' : 'malformed')
+      // a request whose body timed out was read whole: its answer has HSTS already if it is due (createWebServer)
+      const https = headSaysHttps(head) || current?.hasHeader('strict-transport-security') === true
+      answer = clientErrorResponse(error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 'timeout' : 'malformed', https)
     }
     socket.end(answer)
   }
@@ -399,30 +432,63 @@ export function answerSlashRedirect(req: IncomingMessage, res: ServerResponse): 
   return true
 }
 
-/** The methods a page is asked for with (POST: Next renders a page for it as for GET). */
-const PAGE_METHODS = new Set(['GET', 'HEAD', 'POST'])
+/** The methods a static file takes (Next's static file server). */
+const FILE_METHODS = 'GET, HEAD'
 
 /**
- * Answers a page request whose method no page takes and returns true, or returns false for Next to handle. OPTIONS
- * asks which methods the page takes: 204 with `Allow`. Any other method but GET, HEAD and POST: a 405 page with
- * `Allow` and the headers every page has. Requests under `/api/` are left to the API, which answers in its own
- * format (a tRPC error with `Allow`).
+ * The URL paths of the files in `dir` (public/), as Next serves them: `/favicon.ico`, `/styles/base.css`. Read once
+ * at start, so a GET never waits on the disk here; a file added to public/ while the server runs is not known (a
+ * method other than GET or HEAD on it gets the pages' answer).
  */
-export function answerPageMethod(req: IncomingMessage, res: ServerResponse): boolean {
+export function publicFilePaths(dir: string): Set<string> {
+  let names: string[]
+  try {
+    names = readdirSync(dir, { recursive: true, encoding: 'utf8' })
+  } catch {
+    return new Set()
+  }
+  return new Set(names.filter((name) => statSync(`${dir}/${name}`).isFile()).map((name) => `/${name.split('\\').join('/')}`))
+}
+
+/**
+ * Answers a request whose method its target does not take and returns true, or returns false for Next to handle.
+ * A page takes GET, HEAD and POST (Next renders a page for POST as for GET); a static file (`isStaticFile`, given the
+ * decoded path) GET and HEAD. OPTIONS asks which: 204 with `Allow`. Any other method: a 405 page with `Allow` and the
+ * headers every page has. GET and HEAD go straight on (nothing is looked up for them). Requests under `/api/` are
+ * left to the API, which answers in its own format (a tRPC error with `Allow`).
+ */
+export function answerPageMethod(req: IncomingMessage, res: ServerResponse, isStaticFile: (path: string) => boolean = () => false): boolean {
   const method = req.method ?? 'GET'
+  if (method === 'GET' || method === 'HEAD') return false
   const target = req.url ?? '/'
-  if (PAGE_METHODS.has(method) || target === '/api' || target.startsWith('/api/') || target.startsWith('/api?')) return false
+  if (target === '/api' || target.startsWith('/api/') || target.startsWith('/api?')) return false
+  const end = target.search(/[?#]/)
+  let file: boolean
+  try {
+    file = isStaticFile(decodeURIComponent(end < 0 ? target : target.slice(0, end)))
+  } catch {
+    file = false
+  }
+  if (method === 'POST' && !file) return false
+  const allow = file ? FILE_METHODS : ALLOWED_METHODS
   if (method === 'OPTIONS') {
-    res.writeHead(204, { Allow: ALLOWED_METHODS, 'Cache-Control': 'no-store', 'Content-Length': '0' })
+    res.writeHead(204, { Allow: allow, 'Cache-Control': 'no-store', 'Content-Length': '0' })
     res.end()
     return true
   }
   // the method is a token (Node's parser checks it): nothing in it needs escaping in HTML
-  const body = pageHtml({
-    title: `This page cannot be asked for with ${method}`,
-    text: `Pages of this site are opened with GET (a link or the address bar); ${method} is not something they answer.`,
-  })
-  res.writeHead(405, { ...PAGE_HEADERS, Allow: ALLOWED_METHODS, 'Content-Length': Buffer.byteLength(body) })
+  const body = pageHtml(
+    file
+      ? {
+          title: `This file cannot be asked for with ${method}`,
+          text: `Files of this site (its scripts, styles and images) are fetched with GET; ${method} is not something they answer.`,
+        }
+      : {
+          title: `This page cannot be asked for with ${method}`,
+          text: `Pages of this site are opened with GET (a link or the address bar); ${method} is not something they answer.`,
+        },
+  )
+  res.writeHead(405, { ...PAGE_HEADERS, Allow: allow, 'Content-Length': Buffer.byteLength(body) })
   res.end(body)
   return true
 }

@@ -1,4 +1,4 @@
-import { AuthApiError, AuthRetryableFetchError, AuthWeakPasswordError } from '@supabase/supabase-js'
+import { AuthApiError, AuthRetryableFetchError, AuthSessionMissingError, AuthUnknownError, AuthWeakPasswordError } from '@supabase/supabase-js'
 import { describe, expect, it } from 'vitest'
 
 import { EMAIL_CHANGE_NEXT_STEP, LINK_FAILED, linkErrorMessage, linkFragmentNote, readableAuthError } from './auth-errors'
@@ -78,6 +78,35 @@ describe('readableAuthError', () => {
 
   it('explains network failures', () => {
     expect(readableAuthError(new AuthRetryableFetchError('Failed to fetch', 0)).message).toMatch(/Could not reach/)
+  })
+
+  it("says in words what supabase-js says in its own: a session ended elsewhere, an answer that is not JSON, a chunk that did not load", () => {
+    // GoTrue's session_not_found (the session was signed out on another device), or no session left in this browser
+    expect(readableAuthError(new AuthSessionMissingError())).toEqual({ message: 'Your session has ended. Sign in again.' })
+    // a proxy's HTML page (403, 404, 413…) where the auth server's JSON should be: the JSON parser's words
+    let parseError: unknown
+    try {
+      JSON.parse('<html><body>Forbidden</body></html>')
+    } catch (e) {
+      parseError = e
+    }
+    const notJson = new AuthUnknownError((parseError as Error).message, parseError)
+    expect(readableAuthError(notJson).message).toBe('The sign-in service is not answering properly just now. Try again in a moment.')
+    const chunk = Object.assign(new Error('Loading chunk 3121 failed.\n(error: http://127.0.0.1:3000/_next/static/chunks/3121.js)'), { name: 'ChunkLoadError' })
+    expect(readableAuthError(chunk).message).toBe('Part of this page could not be loaded. Check your connection and try again.')
+  })
+
+  it.each([
+    ['mfa_factor_not_found', 404, 'Factor not found', /no longer exists/],
+    ['mfa_factor_name_conflict', 422, 'A factor with the friendly name "Authenticator app" for this user already exists', /just added/],
+    ['too_many_enrolled_mfa_factors', 422, 'Maximum number of verified factors reached, unenroll to continue', /Remove one to add another/],
+    ['mfa_totp_enroll_not_enabled', 422, 'MFA enroll is disabled for TOTP', /not enabled on this server/],
+    ['mfa_ip_address_mismatch', 422, 'Challenge and verify IP addresses mismatch', /network changed/],
+    ['reauthentication_not_valid', 400, 'Invalid nonce', /not right or has expired/],
+  ])("words GoTrue's %s, never its own text", (code, status, raw, message) => {
+    const readable = readableAuthError(new AuthApiError(raw, status, code)).message
+    expect(readable).toMatch(message)
+    expect(readable).not.toContain(raw)
   })
 
   it('never returns an empty message, whatever is thrown', () => {

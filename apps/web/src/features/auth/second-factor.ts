@@ -21,13 +21,23 @@ export function secondFactorPath(): string {
  * all (offline, a dropped connection) — fetch's TypeError, which tRPC wraps without `data`, and whose message ("Failed
  * to fetch", "Load failed"…) is the browser's, not for people: it is said as the server says an unreachable backend —
  * and for an answer that is not JSON at all (a gateway's HTML error page while the app restarts behind it): the JSON
- * parser's SyntaxError, whose message (`Unexpected token '<', "<html>…" is not valid JSON`) is not for people either.
+ * parser's SyntaxError, whose message (`Unexpected token '<', "<html>…" is not valid JSON`) is not for people either —
+ * nor JSON that is not tRPC's (a proxy's or gateway's JSON error): tRPC's client says "Unable to transform response
+ * from server" (its TransformResultError, wrapped without `data`), said here as for the HTML page.
  */
 export function readableApiError(error: { message: string }, message: string = error.message): string {
   const { cause, data } = error as { cause?: unknown; data?: unknown }
   if (error instanceof TypeError || (cause instanceof TypeError && !data)) return "Can't reach the server. Check your connection and try again."
-  if (error instanceof SyntaxError || (cause instanceof SyntaxError && !data)) return 'The server is not answering properly just now. Try again in a moment.'
+  if (error instanceof SyntaxError || (cause instanceof SyntaxError && !data) || (isUntransformable(cause) && !data))
+    return 'The server is not answering properly just now. Try again in a moment.'
   return message
+}
+
+/** tRPC's client's own error for an answer that is JSON but not a tRPC response (its class name is not kept in a build). */
+const UNTRANSFORMABLE = 'Unable to transform response from server'
+
+function isUntransformable(cause: unknown): boolean {
+  return cause instanceof Error && cause.message === UNTRANSFORMABLE
 }
 
 /**

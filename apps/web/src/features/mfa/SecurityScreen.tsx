@@ -48,6 +48,13 @@ function FactorRow({ factor, onRemoved }: { factor: FactorSummary; onRemoved: ()
     try {
       const supabase = await loadBrowserSupabase()
       const { error: removeError } = await supabase.auth.mfa.unenroll({ factorId: factor.id })
+      if (removeError?.code === 'mfa_factor_not_found') {
+        // removed meanwhile in another tab or on another device: what the user asked for, and the list is old
+        toast.success('Authenticator removed', `${name} had already been removed, in another tab or on another device.`)
+        await supabase.auth.refreshSession().catch(() => undefined)
+        onRemoved()
+        return
+      }
       if (removeError) {
         const failure = removeFactorError(removeError)
         // The server says this session is at aal1 while the access token may still claim aal2 (the level
@@ -135,7 +142,14 @@ function OtherDevicesPanel() {
     setPending(true)
     setError(null)
     try {
-      const { error: signOutError } = await (await loadBrowserSupabase()).auth.signOut({ scope: 'others' })
+      // The logout call itself, not auth.signOut({ scope: 'others' }): supabase-js counts that call's 403
+      // session_not_found (this browser's own session ended from another device) and any 401/404 as signed out,
+      // and answered "no error" though nothing was revoked.
+      const auth = (await loadBrowserSupabase()).auth
+      const { data } = await auth.getSession()
+      const { error: signOutError } = data.session
+        ? await auth.admin.signOut(data.session.access_token, 'others')
+        : { error: { name: 'AuthSessionMissingError', message: 'Auth session missing!' } }
       if (signOutError) {
         const message = readableAuthError(signOutError).message
         setError(message)
