@@ -402,7 +402,7 @@ describe('two-factor sign-in (TOTP)', () => {
     const factors = '**/auth/v1/factors';
     await page.route(factors, (route) => route.fulfill({ status: 403, contentType: 'text/html', body: '<html><body><h1>403 Forbidden</h1></body></html>' }));
     await page.getByRole('button', { name: 'Add authenticator app' }).click();
-    await page.getByRole('alert').filter({ hasText: 'The sign-in service is not answering properly just now' }).first().waitFor({ timeout: 15_000 });
+    await page.getByRole('alert').filter({ hasText: 'The sign-in service had a problem' }).first().waitFor({ timeout: 15_000 });
     expect(await page.getByText(/Unexpected token|not valid JSON/).count()).toBe(0);
     await page.unroute(factors);
 

@@ -77,22 +77,16 @@ const BY_CODE: Record<string, ReadableAuthError> = {
   bad_code_verifier: { message: 'This link was opened in a different browser. Open it where you requested it, or request a new one.' },
   flow_state_not_found: { message: 'This link has expired or was already used. Request a new one.' },
   flow_state_expired: { message: 'This link has expired. Request a new one.' },
-  mfa_verification_failed: { message: 'That code is not right. Check your authenticator app and try again.', field: 'code' },
-  mfa_challenge_expired: { message: 'That code has expired. Enter the current one from your authenticator app.', field: 'code' },
   insufficient_aal: { message: 'This needs your second factor. Verify it and try again.' },
   reauthentication_needed: { message: 'For your security, confirm it is you before changing this.' },
   bad_jwt: { message: 'Your session has ended. Sign in again.' },
-  // /settings/security and the enrolment's first code: GoTrue's own words name "factors", "unenroll", "nonce"
-  mfa_factor_not_found: { message: 'This authenticator app no longer exists: it was removed in another tab or on another device. Reload the page.' },
-  mfa_factor_name_conflict: { message: 'An authenticator app was just added to your account, perhaps in another tab. Reload the page and try again.' },
-  too_many_enrolled_mfa_factors: { message: 'Your account has as many authenticator apps as it can have. Remove one to add another.' },
-  mfa_totp_enroll_not_enabled: { message: 'Authenticator apps are not enabled on this server.' },
-  mfa_ip_address_mismatch: { message: 'Your network changed while the code was being checked. Enter the current code again.', field: 'code' },
-  reauthentication_not_valid: { message: 'That verification code is not right or has expired. Request a new one.' },
 }
 
-/** An answer of the auth server that is not JSON (a proxy's HTML page): supabase-js passes the JSON parser's error on. */
-const NOT_JSON: ReadableAuthError = { message: 'The sign-in service is not answering properly just now. Try again in a moment.' }
+/**
+ * The auth server failed (5xx), or what answered was not it (a proxy's HTML page in place of its JSON: supabase-js
+ * passes the JSON parser's error on). One message for both, as few bytes as can be on the sign-in pages.
+ */
+const SERVICE_PROBLEM: ReadableAuthError = { message: 'The sign-in service had a problem. Try again in a moment.' }
 
 export function readableAuthError(error: unknown): ReadableAuthError {
   const e: ErrorLike = typeof error === 'object' && error !== null ? (error as ErrorLike) : {}
@@ -131,21 +125,18 @@ export function readableAuthError(error: unknown): ReadableAuthError {
     // "Password cannot be longer than 72 characters" (Supabase Auth, localbase): bcrypt reads 72 bytes at most.
     return { message: 'That password is too long: use at most 72 characters.', field: 'password' }
   }
-  if (code !== undefined) {
-    const known = BY_CODE[code]
-    if (known) return known
-  }
-  if (e.name === 'AuthRetryableFetchError' || (error instanceof TypeError && /fetch/i.test(String(e.message)))) {
+  // own keys only: a code such as "constructor" is not a message of ours
+  if (code !== undefined && Object.hasOwn(BY_CODE, code)) return BY_CODE[code] as ReadableAuthError
+  // a failed fetch, or a part of the page loaded on demand (the auth client, a panel) that the connection did not bring
+  if (e.name === 'AuthRetryableFetchError' || e.name === 'ChunkLoadError' || (error instanceof TypeError && /fetch/i.test(String(e.message)))) {
     return { message: 'Could not reach the sign-in service. Check your connection and try again.' }
   }
   // supabase-js's own errors, whose messages are its words ("Auth session missing!", `Unexpected token '<'…`):
   // GoTrue's session_not_found (signed out on another device, "Sign out other devices") or no session here
   if (e.name === 'AuthSessionMissingError') return BY_CODE.session_not_found as ReadableAuthError
-  if (e.name === 'AuthUnknownError' && (error as { originalError?: unknown }).originalError instanceof SyntaxError) return NOT_JSON
-  // a part of the page loaded on demand (the auth client, a panel) that the connection did not bring
-  if (e.name === 'ChunkLoadError') return { message: 'Part of this page could not be loaded. Check your connection and try again.' }
+  if (e.name === 'AuthUnknownError' && (error as { originalError?: unknown }).originalError instanceof SyntaxError) return SERVICE_PROBLEM
   if (status === 429) return BY_CODE.over_request_rate_limit as ReadableAuthError
-  if (status !== undefined && status >= 500) return { message: 'The sign-in service had a problem. Try again in a moment.' }
+  if (status !== undefined && status >= 500) return SERVICE_PROBLEM
   const text = typeof e.message === 'string' && e.message.trim() !== '' ? e.message.trim() : undefined
   return { message: text ? `Something went wrong: ${text}` : 'Something went wrong. Try again.' }
 }

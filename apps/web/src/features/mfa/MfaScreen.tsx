@@ -7,7 +7,6 @@ import {
   CardNote,
   Field,
   FormMessage,
-  readableAuthError,
   RequireSession,
   SecondaryButton,
   SubmitButton,
@@ -17,6 +16,7 @@ import {
   WaitMessage,
 } from '../auth'
 import { resolveNext } from '../../lib/safe-next'
+import { readableFactorError } from './factor-errors'
 import { verifyTotpCode } from './verify-code'
 
 function Challenge() {
@@ -45,7 +45,7 @@ function Challenge() {
       try {
         const { data, error: listError } = await (await loadBrowserSupabase()).auth.mfa.listFactors()
         if (cancelled) return
-        if (listError) return failed(readableAuthError(listError).message)
+        if (listError) return failed(readableFactorError(listError).message)
         const verified = data.totp.filter((f) => f.status === 'verified')
         const first = verified[0]
         if (!first) return await Router.replace(resolveNext(next)) // nothing to verify: this session needs no second factor
@@ -55,7 +55,7 @@ function Challenge() {
         // After "Try again" (which went away when pressed), the code is what comes next.
         if (attempt > 0) codeField.current?.focus()
       } catch (thrown) {
-        if (!cancelled) failed(readableAuthError(thrown).message)
+        if (!cancelled) failed(readableFactorError(thrown).message)
       }
     })()
     return () => {
@@ -91,7 +91,7 @@ function Challenge() {
     try {
       // This browser only (ADR 064): a password alone must not end the account's sessions elsewhere.
       const { error: signOutError } = await (await loadBrowserSupabase()).auth.signOut({ scope: 'local' })
-      if (signOutError) setFormError(readableAuthError(signOutError).message)
+      if (signOutError) setFormError(readableFactorError(signOutError).message)
     } finally {
       setSigningOut(false)
     }

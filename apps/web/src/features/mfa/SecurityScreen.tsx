@@ -3,10 +3,11 @@ import Link from 'next/link'
 import { useCallback, useEffect, useRef, useState } from 'react'
 import { H1, H2, Paragraph, Text, XStack, YStack, type TamaguiElement } from 'tamagui'
 
-import { FormMessage, readableAuthError, RequireSession, SecondaryButton, SessionPending, loadBrowserSupabase } from '../auth'
+import { FormMessage, RequireSession, SecondaryButton, SessionPending, loadBrowserSupabase } from '../auth'
 import { toast } from '../toast'
 import { Panel } from '../../ui/Panel'
 import type { Enrollment } from './EnrollPanel'
+import { readableFactorError } from './factor-errors'
 import { PageTitle } from '../../lib/page-title'
 import { mfaPathFor } from '../../lib/safe-next'
 import {
@@ -70,7 +71,7 @@ function FactorRow({ factor, onRemoved }: { factor: FactorSummary; onRemoved: ()
       toast.success('Authenticator removed', `${name} no longer signs you in.`)
       onRemoved()
     } catch (thrown) {
-      setError({ message: readableAuthError(thrown).message, needsCode: false })
+      setError({ message: readableFactorError(thrown).message, needsCode: false })
     } finally {
       setPending(false)
       setConfirming(false)
@@ -151,7 +152,7 @@ function OtherDevicesPanel() {
         ? await auth.admin.signOut(data.session.access_token, 'others')
         : { error: { name: 'AuthSessionMissingError', message: 'Auth session missing!' } }
       if (signOutError) {
-        const message = readableAuthError(signOutError).message
+        const message = readableFactorError(signOutError).message
         setError(message)
         toast.error('Could not sign out the other devices', message)
         return
@@ -159,7 +160,7 @@ function OtherDevicesPanel() {
       setConfirming(false)
       toast.success('Other devices signed out', 'They need your password to sign in again. This browser stays signed in.')
     } catch (thrown) {
-      setError(readableAuthError(thrown).message)
+      setError(readableFactorError(thrown).message)
     } finally {
       setPending(false)
     }
@@ -223,11 +224,11 @@ function Security() {
   const load = useCallback(async () => {
     try {
       const { data, error } = await (await loadBrowserSupabase()).auth.mfa.listFactors()
-      if (error) return setLoadError(readableAuthError(error).message)
+      if (error) return setLoadError(readableFactorError(error).message)
       setLoadError(null)
       setFactors(data.all.map((f) => ({ ...f, friendly_name: f.friendly_name ?? undefined })))
     } catch (thrown) {
-      setLoadError(readableAuthError(thrown).message)
+      setLoadError(readableFactorError(thrown).message)
     }
   }, [])
 
@@ -242,14 +243,14 @@ function Security() {
       const friendlyName = nextFactorName(factors ?? [])
       const { data, error } = await (await loadBrowserSupabase()).auth.mfa.enroll({ factorType: 'totp', friendlyName })
       if (error) {
-        const message = readableAuthError(error).message
+        const message = readableFactorError(error).message
         setStartError(message)
         toast.error('Could not add an authenticator', message)
         return
       }
       setEnrollment({ factorId: data.id, friendlyName, qrCode: data.totp.qr_code, secret: data.totp.secret })
     } catch (thrown) {
-      setStartError(readableAuthError(thrown).message)
+      setStartError(readableFactorError(thrown).message)
     } finally {
       setStarting(false)
     }

@@ -1,6 +1,6 @@
 /** Pure helpers for the MFA screens (unit-tested). */
 
-import { readableAuthError } from '../auth'
+import { readableFactorError } from './factor-errors'
 
 export interface FactorSummary {
   id: string
@@ -68,5 +68,5 @@ export function removeFactorError(error: unknown): RemoveFactorError {
       needsCode: true,
     }
   }
-  return { message: readableAuthError(error).message, needsCode: false }
+  return { message: readableFactorError(error).message, needsCode: false }
 }

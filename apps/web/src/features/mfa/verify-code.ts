@@ -1,4 +1,5 @@
-import { loadBrowserSupabase, readableAuthError, type ReadableAuthError } from '../auth'
+import { loadBrowserSupabase, type ReadableAuthError } from '../auth'
+import { readableFactorError } from './factor-errors'
 import { normaliseCode } from './factors'
 
 /**
@@ -20,9 +21,9 @@ export async function verifyTotpCode(factorId: string, typed: string): Promise<C
   try {
     const { error } = await (await loadBrowserSupabase()).auth.mfa.challengeAndVerify({ factorId, code })
     if (!error) return { ok: true }
-    const readable = readableAuthError(error)
+    const readable = readableFactorError(error)
     return { ok: false, field: readable.field === 'code' ? 'code' : null, message: readable.message, retry: readable.retry }
   } catch (thrown) {
-    return { ok: false, field: null, message: readableAuthError(thrown).message }
+    return { ok: false, field: null, message: readableFactorError(thrown).message }
   }
 }
