@@ -1,8 +1,10 @@
 // Realtime's REST broadcast endpoints (decision 041): the batch one realtime-js's send() falls back to before a
-// channel is joined, and the single one of channel.httpSend(). Both answer 202 with an empty body.
+// channel is joined, and the single one of channel.httpSend(). Both answer 202 with an empty body. A private message
+// the caller may not send is skipped by the batch one and refused by the single one (decision 173).
 import { Hono } from 'hono';
 import type { Context } from 'hono';
 import { RateLimiter } from '../auth/ratelimit.ts';
+import { isConnectionFailure, isPoolTimeout } from '../db/types.ts';
 import { clientIp, rateLimitKey } from '../http/ip.ts';
 import type { RealtimeServer } from './server.ts';
 import { RealtimeTokenError, type Claims } from './tokens.ts';
@@ -41,8 +43,15 @@ export function realtimeRoutes(realtime: RealtimeServer): Hono {
       throw err;
     }
   };
-  // Private messages are sent only when realtime.messages' policies let the caller write to the topic.
-  const maySend = (claims: Claims, topic: string, isPrivate: boolean) => realtime.mayWrite(claims, topic, isPrivate, 'broadcast');
+  /** The database could not be reached, or no pooled connection was free in time. */
+  const unreachable = (err: unknown) => isConnectionFailure(err) || isPoolTimeout(err);
+  // Private messages are sent only when realtime.messages' policies let the caller write to the topic. The batch
+  // endpoint skips the others, also when the check could not run (the database out of reach), as upstream.
+  const maySend = (claims: Claims, topic: string, isPrivate: boolean) =>
+    realtime.mayWrite(claims, topic, isPrivate, 'broadcast').catch((err: unknown) => {
+      if (unreachable(err)) return false;
+      throw err;
+    });
 
   app.post('/api/broadcast', async (c) => {
     const claims = await caller(c);
@@ -85,7 +94,19 @@ export function realtimeRoutes(realtime: RealtimeServer): Hono {
       if (json === undefined || json === null) return c.json({ error: 'The body must be a JSON value (not null)' }, 422);
       payload = { json };
     }
-    if (await maySend(claims, topic, isPrivate)) realtime.broadcastFromRest(topic, isPrivate, event, payload);
+    // The single endpoint tells why a private message was not sent, with upstream's status and message.
+    let verdict;
+    try {
+      verdict = await realtime.writeVerdict(claims, topic, isPrivate, 'broadcast');
+    } catch (err) {
+      if (isPoolTimeout(err)) return c.json({ message: 'Connection pool exhausted' }, 429);
+      if (isConnectionFailure(err)) return c.json({ message: 'Tenant database unavailable' }, 422);
+      throw err;
+    }
+    if (verdict === 'denied') return c.json({ message: 'Unauthorized' }, 403);
+    if (verdict === 'policy_error') return c.json({ message: 'RLS policy error' }, 422);
+    if (verdict === 'query_canceled') return c.json({ message: 'Query canceled' }, 422);
+    realtime.broadcastFromRest(topic, isPrivate, event, payload);
     return c.body(null, 202);
   });
 
