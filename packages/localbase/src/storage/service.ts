@@ -446,11 +446,11 @@ export function createStorageService(opts: StorageOptions): StorageService {
     if (etag) headers.etag = etag;
     const disposition = contentDisposition(url.searchParams.get('download') ?? undefined);
     if (disposition) headers['content-disposition'] = disposition;
-    const inm = req.headers.get('if-none-match');
-    if (etag && inm && inm.split(',').some((t) => t.trim().replace(/^W\//, '') === etag || t.trim() === '*')) {
-      return new Response(null, { status: 304, headers });
-    }
-    const range = parseRange(req.headers.get('range') ?? undefined, stat.size);
+    // HEAD answers the stored object's headers as storage's HeadRenderer does: 200 and the whole size, whatever
+    // Range or the conditional headers say.
+    const isHead = req.method === 'HEAD';
+    if (!isHead && notModified(req, etag, row.updated_at)) return new Response(null, { status: 304, headers });
+    const range = isHead ? null : parseRange(req.headers.get('range') ?? undefined, stat.size);
     if (range === 'unsatisfiable') {
       const err = new StorageError(416, 'InvalidRange', 'InvalidRange', 'The requested range is not satisfiable', 416);
       return Response.json(err.body(), { status: 416, headers: { 'content-range': `bytes */${stat.size}` } });
@@ -458,7 +458,7 @@ export function createStorageService(opts: StorageOptions): StorageService {
     const status = range ? 206 : 200;
     if (range) headers['content-range'] = `bytes ${range.start}-${range.end}/${stat.size}`;
     headers['content-length'] = String(range ? range.end - range.start + 1 : stat.size);
-    if (req.method === 'HEAD') return new Response(null, { status, headers });
+    if (isHead) return new Response(null, { status, headers });
     const path = files.pathOf(row.id, row.version as string);
     return fileResponse({ path, start: range?.start ?? 0, end: range?.end ?? stat.size - 1 }, { status, headers });
   }
@@ -563,9 +563,7 @@ export function createStorageService(opts: StorageOptions): StorageService {
     if (t.format === undefined) headers.vary = 'Accept';
     const disposition = contentDisposition(url.searchParams.get('download') ?? undefined);
     if (disposition) headers['content-disposition'] = disposition;
-    const inm = req.headers.get('if-none-match');
-    if (etag && inm && inm.split(',').some((v) => v.trim().replace(/^W\//, '') === etag || v.trim() === '*'))
-      return new Response(null, { status: 304, headers });
+    if (etagMatches(req.headers.get('if-none-match'), etag)) return new Response(null, { status: 304, headers });
     const image = await r.render(files.pathOf(row.id, row.version), stat.size, t, req.headers.get('accept'));
     headers['content-type'] = image.contentType;
     Object.assign(headers, inertHeaders(image.contentType));
@@ -1140,6 +1138,24 @@ export function createStorageService(opts: StorageOptions): StorageService {
 }
 
 // ── helpers ─────────────────────────────────────────────────────────────────────────────────────
+/** Whether an If-None-Match header names the object's ETag (weak or strong) or is `*`. */
+function etagMatches(inm: string | null, etag: string | undefined): boolean {
+  return !!etag && !!inm && inm.split(',').some((t) => t.trim().replace(/^W\//, '') === etag || t.trim() === '*');
+}
+
+/**
+ * A download's conditional headers, as storage's backends answer them: If-None-Match, else If-Modified-Since at or
+ * after the object's last change, is 304. If-None-Match, when sent, decides alone (RFC 9110 13.2.2). Last-Modified
+ * goes out in whole seconds, so the change time is cut to its second: a client echoing the header back gets its 304.
+ */
+function notModified(req: Request, etag: string | undefined, updatedAt: Date): boolean {
+  const inm = req.headers.get('if-none-match');
+  if (inm) return etagMatches(inm, etag);
+  const since = Date.parse(req.headers.get('if-modified-since') ?? '');
+  if (Number.isNaN(since)) return false;
+  return Math.floor(new Date(updatedAt).getTime() / 1000) * 1000 <= since;
+}
+
 function json(v: unknown): Response {
   return Response.json(v, { status: 200 });
 }
