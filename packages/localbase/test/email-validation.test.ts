@@ -42,3 +42,28 @@ describe('email format', () => {
     expect(shape(error)).toEqual(expected);
   });
 });
+
+describe('an address with surrounding spaces, as GoTrue: validated as sent, never trimmed', () => {
+  // localbase trimmed it: an app that forgot to trim its form's input signed people up and in here, and failed with
+  // "invalid format" / "Invalid login credentials" on Supabase.
+  const address = 'spaced@example.com';
+
+  it('signUp, signInWithOtp, resetPasswordForEmail, resend and admin createUser refuse it as an invalid format', async () => {
+    const anon = anonClient(lb);
+    expect(shape((await anon.auth.signUp({ email: ` ${address} `, password: PASSWORD })).error)).toEqual(expected);
+    expect(shape((await anon.auth.signInWithOtp({ email: `${address} ` })).error)).toEqual(expected);
+    expect(shape((await anon.auth.resetPasswordForEmail(` ${address}`)).error)).toEqual(expected);
+    expect(shape((await anon.auth.resend({ type: 'signup', email: ` ${address}` })).error)).toEqual(expected);
+    expect(shape((await serviceClient(lb).auth.admin.createUser({ email: `${address} `, password: PASSWORD })).error)).toEqual(expected);
+  });
+
+  it('a password sign-in with it finds no account; verifyOtp answers 422 "Invalid email format"', async () => {
+    const anon = anonClient(lb);
+    expect((await anon.auth.signUp({ email: address, password: PASSWORD })).error).toBeNull();
+    const spaced = await anonClient(lb).auth.signInWithPassword({ email: ` ${address}`, password: PASSWORD });
+    expect(shape(spaced.error)).toEqual({ status: 400, code: 'invalid_credentials', message: 'Invalid login credentials' });
+    expect((await anonClient(lb).auth.signInWithPassword({ email: 'Spaced@Example.com', password: PASSWORD })).error).toBeNull();
+    const verified = await anon.auth.verifyOtp({ type: 'email', email: ` ${address}`, token: '123456' });
+    expect(shape(verified.error)).toEqual({ status: 422, code: 'validation_failed', message: 'Invalid email format' });
+  });
+});

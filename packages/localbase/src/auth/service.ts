@@ -70,8 +70,9 @@ export interface AuthContext {
   session: Row;
 }
 
+/** GoTrue lowercases an address and never trims it: surrounding spaces fail the format check (decision 174). */
 export function normaliseEmail(email: string): string {
-  return email.trim().toLowerCase();
+  return email.toLowerCase();
 }
 
 export function validateEmail(email: string): string {
