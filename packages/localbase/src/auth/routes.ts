@@ -293,6 +293,10 @@ export function authRoutes(svc: AuthService): Hono {
   // ---------- tokens ----------
   app.post('/token', async (c) => {
     const grantType = c.req.query('grant_type');
+    // As GoTrue's Token: the grant type (and Web3 being off) is answered before the body is read
+    if (grantType === 'web3') throw new ApiError(422, 'web3_provider_disabled', 'Web3 provider is disabled');
+    if (!['password', 'refresh_token', 'pkce', 'id_token'].includes(grantType ?? ''))
+      throw new ApiError(400, 'invalid_credentials', 'unsupported_grant_type');
     const body = await readJsonObject(c);
     const ip = clientIp(c);
     if (grantType === 'password') {
@@ -358,7 +362,6 @@ export function authRoutes(svc: AuthService): Hono {
       if ('error' in outcome) throw outcome.error;
       return c.json(outcome.tokens);
     }
-    if (grantType === 'web3') throw new ApiError(422, 'web3_provider_disabled', 'Web3 provider is disabled');
     if (grantType === 'id_token') {
       const idToken = optString(body, 'id_token');
       if (!idToken) throw oauthError('id_token required');
