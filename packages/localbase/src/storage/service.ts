@@ -158,7 +158,10 @@ export function createStorageService(opts: StorageOptions): StorageService {
     } catch (err) {
       return fail(err instanceof Error ? err.message : String(err));
     }
-    const role = typeof claims.role === 'string' && claims.role !== '' ? claims.role : 'anon';
+    // As storage's `payload.role || 'anon'`: a role claim that is not a string (123, an array) is a role of that name
+    // in the database, which does not exist; only a missing or empty one is anon.
+    const claimed = claims.role;
+    const role = !claimed ? 'anon' : typeof claimed === 'string' ? claimed : JSON.stringify(claimed);
     // Decision 018: a token acting for a user must expire.
     if (claims.exp === undefined && role !== 'anon' && role !== 'service_role') return fail('JWT has no "exp" claim');
     return { role, claims };
