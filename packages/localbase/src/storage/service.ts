@@ -455,7 +455,8 @@ export function createStorageService(opts: StorageOptions): StorageService {
     if (!isHead && notModified(req, etag, row.updated_at)) return new Response(null, { status: 304, headers });
     const range = isHead ? null : parseRange(req.headers.get('range') ?? undefined, stat.size);
     if (range === 'unsatisfiable') {
-      const err = new StorageError(416, 'InvalidRange', 'InvalidRange', 'The requested range is not satisfiable', 416);
+      // storage's file backend (src/storage/range.ts); the Content-Range is RFC 9110's, upstream sends none
+      const err = new StorageError(416, 'InvalidRange', 'invalid_range', 'invalid range provided', 416);
       return Response.json(err.body(), { status: 416, headers: { 'content-range': `bytes */${stat.size}` } });
     }
     const status = range ? 206 : 200;
@@ -514,7 +515,11 @@ export function createStorageService(opts: StorageOptions): StorageService {
         throw new StorageError(400, 'InvalidJWT', 'InvalidJWT', 'jwt expired');
       throw invalidJwt(message);
     }
-    if (claims.scope !== scope || claims.url !== url) throw invalidSignature();
+    // As storage's verifyObjectSignature: the scope first (a token without one is a download token unless it says
+    // upsert), then the object
+    const tokenScope = claims.scope ?? ('upsert' in claims ? 'upload' : 'download');
+    if (tokenScope !== scope) throw invalidSignature(`Token is not scoped for ${scope}`);
+    if (claims.url !== url) throw invalidSignature();
     return claims;
   }
 
