@@ -414,7 +414,7 @@ export function authRoutes(svc: AuthService): Hono {
       const valid = await svc.db.transaction(async (tx) => {
         try {
           const { to, expirySeconds } = nonceRecipient(svc, ctx.user); // the email, or the phone (src/auth/phone.ts)
-          await svc.consumeOtp(tx, ['reauthentication_token'], { email: to, otp: nonce.trim() }, expirySeconds);
+          await svc.consumeOtp(tx, ['reauthentication_token'], { email: to, otp: nonce }, expirySeconds);
           return true;
         } catch (err) {
           if (err instanceof ApiError) return false;
@@ -721,7 +721,7 @@ export function authRoutes(svc: AuthService): Hono {
       } catch {
         throw new ApiError(422, 'validation_failed', 'Invalid email format'); // GoTrue's verify.go says it so
       }
-      outcome = await verify(c, type, { email, otp: token.trim() }, 'otp');
+      outcome = await verify(c, type, { email, otp: token }, 'otp'); // hashed as sent, as GoTrue (no trim)
     } else {
       throw validationFailed('Verify requires either a token or a token hash');
     }
