@@ -19,16 +19,20 @@ export const REST_MESSAGES_PER_SECOND = 100;
 export function realtimeRoutes(realtime: RealtimeServer): Hono {
   const app = new Hono();
   const limiter = new RateLimiter(REST_MESSAGES_PER_SECOND, 1);
-  /** Counts `n` messages for the caller's address; a 429 answer when that goes over the limit. */
+  /**
+   * Counts `n` messages for the caller's address, or (counting none) a 429 with Realtime's message when they do not
+   * fit in the current second: check_rate_limit of batch_broadcast.ex / single_broadcast.ex.
+   */
   const overLimit = (c: Context, n: number): Response | undefined => {
     const key = rateLimitKey(clientIp(c));
-    for (let i = 0; i < n; i++) {
-      if (!limiter.take(key)) {
-        c.header('Retry-After', String(Math.max(1, limiter.retryAfter(key))));
-        return c.json({ message: 'Too many messages per second' }, 429);
-      }
+    const left = limiter.available(key);
+    if (left > 0 && n <= left) {
+      for (let i = 0; i < n; i++) limiter.take(key);
+      return undefined;
     }
-    return undefined;
+    c.header('Retry-After', String(Math.max(1, limiter.retryAfter(key))));
+    const message = left <= 0 ? 'You have exceeded your rate limit' : 'Too many messages to broadcast, please reduce the batch size';
+    return c.json({ message }, 429);
   };
 
   // The caller: the bearer token, else the apikey (the apikey itself was checked by the room's apikey guard).
