@@ -16,6 +16,50 @@ export const MAX_BATCH_MESSAGES = 100;
 /** REST messages per second per client address (upstream's max_events_per_second is 100, per project). */
 export const REST_MESSAGES_PER_SECOND = 100;
 
+interface BatchMessage {
+  topic: string;
+  event: string;
+  payload: Record<string, unknown>;
+  private: boolean;
+}
+
+/** Ecto's boolean cast: true/false and their string forms "true"/"false"/"1"/"0". */
+function castBoolean(v: unknown): boolean | undefined {
+  if (v === true || v === 'true' || v === '1') return true;
+  if (v === false || v === 'false' || v === '0') return false;
+  return undefined;
+}
+
+/**
+ * The batch body as Realtime's BatchBroadcast changeset takes it (lib/realtime/tenants/batch_broadcast.ex): messages
+ * required (a list of 1 to MAX_BATCH_MESSAGES objects), each with a non-blank string topic and event and an object
+ * payload, private a boolean. Errors have the changeset's shape, one object per message ({} for a valid one).
+ */
+function checkBatch(body: unknown): { messages: BatchMessage[] } | { errors: Record<string, unknown> } {
+  const list = isObject(body) ? body.messages : undefined;
+  if (list === undefined || list === null || (Array.isArray(list) && list.length === 0)) return { errors: { messages: ["can't be blank"] } };
+  if (!Array.isArray(list) || !list.every(isObject)) return { errors: { messages: ['is invalid'] } };
+  if (list.length > MAX_BATCH_MESSAGES) return { errors: { messages: [`should have at most ${MAX_BATCH_MESSAGES} item(s)`] } };
+  let failed = false;
+  const messages: BatchMessage[] = [];
+  const errors = list.map((m) => {
+    const e: Record<string, string[]> = {};
+    for (const field of ['topic', 'event'] as const) {
+      const v = m[field];
+      if (v === undefined || v === null || (typeof v === 'string' && v.trim() === '')) e[field] = ["can't be blank"];
+      else if (typeof v !== 'string') e[field] = ['is invalid'];
+    }
+    if (m.payload === undefined || m.payload === null) e.payload = ["can't be blank"];
+    else if (!isObject(m.payload)) e.payload = ['is invalid'];
+    const isPrivate = m.private === undefined || m.private === null ? false : castBoolean(m.private);
+    if (isPrivate === undefined) e.private = ['is invalid'];
+    if (Object.keys(e).length > 0) failed = true;
+    else messages.push({ topic: m.topic as string, event: m.event as string, payload: m.payload as Record<string, unknown>, private: isPrivate! });
+    return e;
+  });
+  return failed ? { errors: { messages: errors } } : { messages };
+}
+
 export function realtimeRoutes(realtime: RealtimeServer): Hono {
   const app = new Hono();
   const limiter = new RateLimiter(REST_MESSAGES_PER_SECOND, 1);
@@ -61,23 +105,14 @@ export function realtimeRoutes(realtime: RealtimeServer): Hono {
     const claims = await caller(c);
     if (claims instanceof Response) return claims;
     const body: unknown = await c.req.json().catch(() => undefined);
-    const messages = isObject(body) ? body.messages : undefined;
-    if (!Array.isArray(messages)) return c.json({ errors: { messages: ['is required and must be a list'] } }, 422);
-    if (messages.length > MAX_BATCH_MESSAGES)
-      return c.json({ errors: { messages: [`should have at most ${MAX_BATCH_MESSAGES} item(s)`] } }, 422);
-    const errors: Record<string, string[]> = {};
-    messages.forEach((m: unknown, i) => {
-      if (!isObject(m) || typeof m.topic !== 'string' || m.topic === '' || typeof m.event !== 'string')
-        errors[`messages[${i}]`] = ['needs a topic and an event (strings)'];
-      else if (m.payload !== undefined && !isObject(m.payload)) errors[`messages[${i}]`] = ['payload must be an object'];
-    });
-    if (Object.keys(errors).length > 0) return c.json({ errors }, 422);
+    const checked = checkBatch(body);
+    if ('errors' in checked) return c.json({ errors: checked.errors }, 422);
+    const { messages } = checked;
     const limited = overLimit(c, messages.length);
     if (limited) return limited;
-    for (const m of messages as Record<string, unknown>[]) {
-      const isPrivate = m.private === true;
-      if (!(await maySend(claims, m.topic as string, isPrivate))) continue; // skipped silently, still 202, as upstream
-      realtime.broadcastFromRest(m.topic as string, isPrivate, m.event as string, { json: m.payload ?? {} });
+    for (const m of messages) {
+      if (!(await maySend(claims, m.topic, m.private))) continue; // skipped silently, still 202, as upstream
+      realtime.broadcastFromRest(m.topic, m.private, m.event, { json: m.payload });
     }
     return c.body(null, 202);
   });
