@@ -88,6 +88,16 @@ describe('sign-up with confirmations on', () => {
     expect(data.session?.user.email).toBe(email);
   });
 
+  it('a code with surrounding spaces is refused as GoTrue refuses it (hashed as sent); the code itself still confirms', async () => {
+    // It was trimmed: an app that pasted " 123456" confirmed here and got "Token has expired or is invalid" on Supabase.
+    const { email } = await signUpPending();
+    const mail = await latestMail(lb, email, 'signup');
+    const spaced = await anonClient(lb).auth.verifyOtp({ email, token: ` ${mail.token!} `, type: 'email' });
+    expect([spaced.error?.status, spaced.error?.code, spaced.error?.message]).toEqual([403, 'otp_expired', 'Token has expired or is invalid']);
+    const { error } = await anonClient(lb).auth.verifyOtp({ email, token: mail.token!, type: 'email' });
+    expect(error).toBeNull();
+  });
+
   it('the mailed link confirms through GET /verify: 303 with #access_token…&type=signup', async () => {
     const { email } = await signUpPending();
     const mail = await latestMail(lb, email, 'signup');

@@ -215,6 +215,36 @@ describe.skipIf(!testDatabaseUrl)('the database goes away while localbase runs',
     expect(await room.track({ online: true })).toBe('ok');
   });
 
+  it('a REST broadcast to a private topic while the database is unreachable: the batch is accepted and the message dropped, httpSend answers 422 as Realtime does', async () => {
+    // Both answered 500 with GoTrue's unexpected_failure body; send()'s fallback said 'error', httpSend() rejected
+    // with "Unexpected failure, please check server logs…".
+    const client = realtimeClient(lb);
+    await client.realtime.setAuth(await accessToken(lb, 3600));
+    const room = client.channel('outage-rest', { config: { private: true } });
+    const lines = captureConsole();
+    await relay.cut();
+    try {
+      expect(await room.send({ type: 'broadcast', event: 'hi', payload: { n: 1 } })).toBe('ok'); // the REST batch (not joined)
+      await expect(room.httpSend('hi', { n: 2 })).rejects.toThrow(/^Tenant database unavailable$/);
+      const batch = await fetch(`${lb.url}/realtime/v1/api/broadcast`, {
+        method: 'POST',
+        headers: { apikey: lb.anonKey, 'content-type': 'application/json' },
+        body: JSON.stringify({ messages: [{ topic: 'outage-rest', event: 'hi', payload: {}, private: true }] }),
+      });
+      expect([batch.status, await batch.text()]).toEqual([202, '']);
+      const single = await fetch(`${lb.url}/realtime/v1/api/broadcast/outage-rest/events/hi?private=true`, {
+        method: 'POST',
+        headers: { apikey: lb.anonKey, 'content-type': 'application/json' },
+        body: '{}',
+      });
+      expect([single.status, await single.json()]).toEqual([422, { message: 'Tenant database unavailable' }]);
+      expect(lines.filter((l) => /\n\s+at /.test(l))).toEqual([]);
+    } finally {
+      await relay.restore();
+    }
+    expect(await room.httpSend('hi', { n: 3 })).toEqual({ success: true });
+  });
+
   it("a token refresh while the database is unreachable shuts the private channel down with Realtime's message; the socket and its other channels stay", async () => {
     const client = realtimeClient(lb);
     const sub = crypto.randomUUID();

@@ -94,6 +94,41 @@ describe('bad request bodies', () => {
     }
   });
 
+  it("an empty body where GoTrue reads JSON → 400 bad_json with Go's message, as GoTrue; where it reads none, accepted", async () => {
+    // An empty body was read as {}: sign-up answered 422 anonymous_provider_disabled, the others each their own
+    // "… required" message, where GoTrue refuses the body itself.
+    const expected = { status: 400, code: 'bad_json', message: 'Could not parse request body as JSON: unexpected end of JSON input' };
+    const service = { apikey: lb.serviceRoleKey, bearer: lb.serviceRoleKey };
+    const { client } = await signedInClient(lb);
+    const token = (await client.auth.getSession()).data.session?.access_token;
+    const cases: [string, { method?: string; bearer?: string; apikey?: string }][] = [
+      ['/auth/v1/signup', {}],
+      ['/auth/v1/token?grant_type=password', {}],
+      ['/auth/v1/token?grant_type=refresh_token', {}],
+      ['/auth/v1/token?grant_type=pkce', {}],
+      ['/auth/v1/otp', {}],
+      ['/auth/v1/recover', {}],
+      ['/auth/v1/resend', {}],
+      ['/auth/v1/verify', {}],
+      ['/auth/v1/user', { method: 'PUT', bearer: token }],
+      ['/auth/v1/invite', service],
+      ['/auth/v1/admin/users', service],
+      ['/auth/v1/admin/generate_link', service],
+    ];
+    for (const [path, opts] of cases) {
+      for (const body of ['', '  \n']) {
+        const res = await raw(lb, path, { ...opts, body });
+        expect({ status: res.status, code: codeOf(res), message: (res.json as { message?: string }).message }, path).toEqual(expected);
+      }
+    }
+    // GoTrue answers the grant type before it reads the body, and deletes a user whatever the body
+    const grant = await raw(lb, '/auth/v1/token?grant_type=nope', { body: '' });
+    expect([grant.status, codeOf(grant)]).toEqual([400, 'invalid_credentials']);
+    const created = await serviceClient(lb).auth.admin.createUser({ email: uniqueEmail(), password: PASSWORD });
+    const del = await raw(lb, `/auth/v1/admin/users/${created.data.user?.id}`, { ...service, method: 'DELETE', body: '' });
+    expect(del.status).toBe(200);
+  });
+
   it('JSON nested deeper than 100 levels → 400 bad_json, for sign-up and user metadata alike; the server keeps answering', async () => {
     const nested = (levels: number): unknown => {
       let v: unknown = 'x';

@@ -68,6 +68,27 @@ describe('/auth/v1', () => {
     expect([res.status, codeOf(res)]).toEqual([403, 'bad_jwt']);
   });
 
+  it("a claim of the wrong JSON type (a number role) → 403 bad_jwt with GoTrue's decoding message, for a user and on the admin API", async () => {
+    // Alice's token with role 123 was served as Alice (GET /user 200); the admin API said "User not allowed".
+    const prefix = 'invalid JWT: unable to parse or verify signature, token is malformed: could not JSON decode claim: json: cannot unmarshal';
+    const cases: [Record<string, unknown>, string][] = [
+      [{ role: 123 }, `${prefix} number into Go struct field AccessTokenClaims.role of type string`],
+      [{ role: ['service_role'] }, `${prefix} array into Go struct field AccessTokenClaims.role of type string`],
+      [{ is_anonymous: 'false' }, `${prefix} string into Go struct field AccessTokenClaims.is_anonymous of type bool`],
+      [{ user_metadata: 'x' }, `${prefix} string into Go struct field AccessTokenClaims.user_metadata of type map[string]interface {}`],
+    ];
+    for (const [change, message] of cases) {
+      const token = await sign({ ...jwtPayload(f.alice.token), ...change });
+      for (const path of ['/auth/v1/user', '/auth/v1/admin/users']) {
+        const res = await raw(f.lb, path, { bearer: token });
+        expect([res.status, codeOf(res), (res.json as { message?: string }).message], path).toEqual([403, 'bad_jwt', message]);
+      }
+    }
+    // null leaves the field empty in Go: not a decoding error (the token is then judged on its other claims)
+    const nullRole = await raw(f.lb, '/auth/v1/user', { bearer: await sign({ ...jwtPayload(f.alice.token), role: null }) });
+    expect(nullRole.status).toBe(200);
+  });
+
   it('service_role API keys without exp still work (as apikey and as the admin bearer)', async () => {
     const serviceKey = await sign({ iss: 'supabase-demo', role: 'service_role' });
     const users = await raw(f.lb, '/auth/v1/admin/users', { apikey: serviceKey, bearer: serviceKey });

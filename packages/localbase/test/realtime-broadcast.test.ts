@@ -137,6 +137,37 @@ describe('realtime: broadcast', () => {
     expect(noKey.json).toMatchObject({ code: 'no_api_key' });
   });
 
+  it("answers a batch Realtime would not take 422 with its changeset errors; send() without a payload before joining says 'error'", async () => {
+    // A message without payload was sent with {} (202, send() said 'ok'); errors came as {"messages[0]": [...]}.
+    const path = '/realtime/v1/api/broadcast';
+    const post = (body: unknown) => raw(lb, path, { headers: { apikey: lb.anonKey }, body: body as Record<string, unknown> });
+    const cases: [unknown, unknown][] = [
+      [{}, { messages: ["can't be blank"] }],
+      [{ messages: [] }, { messages: ["can't be blank"] }],
+      [{ messages: 'no' }, { messages: ['is invalid'] }],
+      [{ messages: ['no'] }, { messages: ['is invalid'] }],
+      [
+        { messages: [{ topic: 'a', event: 'e', payload: {} }, { topic: 'a', event: 'e' }, { topic: 1, event: '', payload: [1], private: 'yes' }] },
+        { messages: [{}, { payload: ["can't be blank"] }, { topic: ['is invalid'], event: ["can't be blank"], payload: ['is invalid'], private: ['is invalid'] }] },
+      ],
+    ];
+    for (const [body, errors] of cases) {
+      const res = await post(body);
+      expect([res.status, res.json], JSON.stringify(body)).toEqual([422, { errors }]);
+    }
+    const heard: unknown[] = [];
+    const name = room('no-payload');
+    const listener = realtimeClient(lb)
+      .channel(name)
+      .on('broadcast', { event: '*' }, (m) => heard.push(m));
+    expect((await subscribe(listener)).status).toBe('SUBSCRIBED');
+    const sender = realtimeClient(lb).channel(name); // never joined: send() posts the batch
+    expect(await sender.send({ type: 'broadcast', event: 'e' })).toBe('error');
+    expect(await sender.send({ type: 'broadcast', event: 'e', payload: { n: 1 } })).toBe('ok');
+    await until(() => heard.length === 1, 2000, 'the message with a payload');
+    expect(heard).toEqual([{ type: 'broadcast', event: 'e', payload: { n: 1 } }]);
+  });
+
   it('sends a private REST message only for a caller allowed to write it (the service role)', async () => {
     const name = room('private-rest');
     const heard: unknown[] = [];
@@ -155,13 +186,19 @@ describe('realtime: broadcast', () => {
 
   it('limits REST messages to 100 per second per client address (429)', async () => {
     const batch = (n: number) => ({ messages: Array.from({ length: n }, (_, i) => ({ topic: 'flood', event: 'e', payload: { i } })) });
-    // A fresh one-second window, so that earlier tests' messages do not count.
-    await sleep(1000 - (Date.now() % 1000) + 50);
+    // A fresh one-second window (it starts at a window's first message), so that earlier tests' messages do not count.
+    await sleep(1100);
     expect((await raw(lb, '/realtime/v1/api/broadcast', { body: batch(60) })).status).toBe(202);
+    // Realtime's messages (batch_broadcast.ex / single_broadcast.ex check_rate_limit); a refused batch counts nothing
     const over = await raw(lb, '/realtime/v1/api/broadcast', { body: batch(60) });
     expect(over.status).toBe(429);
-    expect(over.json).toEqual({ message: 'Too many messages per second' });
+    expect(over.json).toEqual({ message: 'Too many messages to broadcast, please reduce the batch size' });
     expect(over.headers.get('retry-after')).toBe('1');
+    expect((await raw(lb, '/realtime/v1/api/broadcast', { body: batch(40) })).status).toBe(202);
+    const full = await raw(lb, '/realtime/v1/api/broadcast', { body: batch(1) });
+    expect([full.status, full.json]).toEqual([429, { message: 'You have exceeded your rate limit' }]);
+    const sender = realtimeClient(lb).channel('flood');
+    await expect(sender.httpSend('e', { n: 1 })).rejects.toThrow(/^You have exceeded your rate limit$/);
     await sleep(1100);
     expect((await raw(lb, '/realtime/v1/api/broadcast', { body: batch(1) })).status).toBe(202);
   });

@@ -107,6 +107,37 @@ describe('realtime: private channels', () => {
     expect(heard).toEqual([{ from: 'alice' }]);
   });
 
+  it('answers httpSend to a private topic as Realtime does: 403 without write permission, 422 for a failing policy', async () => {
+    // Both were 202: httpSend() resolved {success: true} for a message nobody received.
+    const heard: unknown[] = [];
+    const ch = (await userClient(alice))
+      .channel(`room:${alice}`, { config: { private: true } })
+      .on('broadcast', { event: '*' }, (m) => heard.push(m.payload));
+    expect((await subscribe(ch)).status).toBe('SUBSCRIBED');
+
+    const intruder = (await userClient(bob)).channel(`room:${alice}`, { config: { private: true } });
+    await expect(intruder.httpSend('e', { from: 'bob' })).rejects.toThrow(/^Unauthorized$/);
+    const path = `/realtime/v1/api/broadcast/${encodeURIComponent(`room:${alice}`)}/events/e?private=true`;
+    const anon = await raw(lb, path, { body: { from: 'anon' } });
+    expect([anon.status, anon.json]).toEqual([403, { message: 'Unauthorized' }]);
+
+    // A policy that fails (doc:board cannot be cast to a uuid): upstream's RlsPolicyError.
+    const board = (await userClient(alice)).channel('doc:board', { config: { private: true } });
+    await expect(board.httpSend('e', { n: 1 })).rejects.toThrow(/^RLS policy error$/);
+    const failed = await raw(lb, `/realtime/v1/api/broadcast/doc%3Aboard/events/e?private=true`, {
+      bearer: await accessToken(lb, 3600, alice),
+      body: { n: 1 },
+    });
+    expect([failed.status, failed.json]).toEqual([422, { message: 'RLS policy error' }]);
+
+    // (a channel never subscribed: after a join, supabase-js's token callback puts the anon key back on the socket)
+    const sender = (await userClient(alice)).channel(`room:${alice}`, { config: { private: true } });
+    expect(await sender.httpSend('e', { from: 'alice' })).toEqual({ success: true });
+    await until(() => heard.length === 1, 2000, "alice's httpSend");
+    await sleep(200);
+    expect(heard).toEqual([{ from: 'alice' }]);
+  });
+
   it('answers track with an error where presence may not be written, ok where it may', async () => {
     const room = (await userClient(alice)).channel(`room:${alice}`, { config: { private: true } });
     expect((await subscribe(room)).status).toBe('SUBSCRIBED');

@@ -124,6 +124,25 @@ describe('keys and JWTs', () => {
     }
   });
 
+  it('a role claim that is not a string names the role of its JSON text, as PostgREST and storage take it, never anon', async () => {
+    // It was read as no role at all: anon's answer (here an empty list and a storage bucket list) where Supabase
+    // refuses the token's role.
+    for (const [role, text] of [
+      [123, '123'],
+      [['service_role'], '["service_role"]'],
+      [{ name: 'authenticated' }, '{"name":"authenticated"}'],
+    ] as const) {
+      const token = await sign({ sub: f.alice.id, role });
+      const r = await restRaw(f.lb, `rt_profiles?select=display_name&run=eq.${f.run}`, { bearer: token });
+      expect([r.status, codeOfBody(r.json), (r.json as { message?: string }).message], text).toEqual([401, 'PGRST301', `role "${text}" is not allowed`]);
+      const s = await fetch(`${f.lb.url}/storage/v1/bucket`, { headers: { apikey: f.lb.anonKey, authorization: `Bearer ${token}` } });
+      expect([s.status, ((await s.json()) as { message?: string }).message], text).toEqual([400, expect.stringMatching(/^role ".+" does not exist$/)]);
+    }
+    // PostgREST's "no role claim" is only a missing one: null is the role "null"
+    const nullRole = await restRaw(f.lb, `rt_profiles?select=display_name&run=eq.${f.run}`, { bearer: await sign({ sub: f.alice.id, role: null }) });
+    expect([nullRole.status, (nullRole.json as { message?: string }).message]).toEqual([401, 'role "null" is not allowed']);
+  });
+
   it('the bearer decides the role; the apikey alone gives its role; a wrong apikey is refused', async () => {
     const svcBearer = await restRaw(f.lb, `rt_todos?select=title&run=eq.${f.run}`, { bearer: f.lb.serviceRoleKey });
     expect((svcBearer.json as unknown[]).length).toBe(5);

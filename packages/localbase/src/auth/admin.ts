@@ -229,7 +229,7 @@ export function adminRoutes(svc: AuthService): Hono {
 
   app.delete('/users/:id', async (c) => {
     const id = c.req.param('id');
-    const body = await readJsonObject(c);
+    const body = await readJsonObject(c, { emptyIsObject: true }); // GoTrue reads a body only when there is one
     const soft = optBool(body, 'should_soft_delete') ?? false;
     if (!UUID_RE.test(id)) throw new ApiError(404, 'user_not_found', 'User not found');
     const r = soft

@@ -107,7 +107,7 @@ export function mfaRoutes(svc: AuthService): Hono {
   app.post('/:id/challenge', async (c) => {
     const ctx = await svc.authenticate(c.req.header('authorization'), { notAnonymous: true });
     const factorId = wellFormedFactorId(c.req.param('id'));
-    await readJsonObject(c); // the client sends {factorId}; ignored, but must be valid JSON
+    await readJsonObject(c, { emptyIsObject: true }); // the client sends {factorId}; ignored, but must be valid JSON
     const userId = String(ctx.user.id);
     await purgeExpiredFactors(userId);
     const id = crypto.randomUUID();

@@ -369,7 +369,7 @@ export async function verifyPhone(svc: AuthService, c: Context, body: Body): Pro
   if (!rawPhone || (type !== 'sms' && type !== 'phone_change'))
     throw validationFailed('Only an email address or phone number should be provided on verify');
   const phone = validatePhone(rawPhone);
-  const otp = (token ?? '').trim();
+  const otp = token ?? ''; // as sent: GoTrue hashes the code untrimmed
   const ip = clientIp(c);
   svc.limit('verify', ip);
   const owner = type === 'sms' ? await findUserByPhone(svc.db, phone) : await findUserByPhoneChange(svc.db, phone);

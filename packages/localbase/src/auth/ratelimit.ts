@@ -28,6 +28,13 @@ export class RateLimiter {
     return true;
   }
 
+  /** How many hits key may still take in its current window. */
+  available(key: string): number {
+    const entry = this.#hits.get(key);
+    if (!entry || entry.resetAt <= this.#now()) return this.#limit;
+    return Math.max(0, this.#limit - entry.count);
+  }
+
   /** Seconds until key may be used again (0 if it may now). */
   retryAfter(key: string): number {
     const entry = this.#hits.get(key);

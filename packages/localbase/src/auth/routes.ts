@@ -6,7 +6,7 @@ import { ApiError, orDatabaseError, validationFailed } from '../http/errors.ts';
 import { optBool, optObject, optString, readJsonObject } from '../http/body.ts';
 import type { Body } from '../http/body.ts';
 import { userJson } from './format.ts';
-import { AuthService, checkPassword, pkceMatches, readPkce, validateEmail } from './service.ts';
+import { AuthService, checkPassword, normaliseEmail, pkceMatches, readPkce, validateEmail } from './service.ts';
 import type { OtpTokenType, TokenResponse } from './service.ts';
 import type { Attempt } from './attempts.ts';
 import { mfaRoutes } from './mfa.ts';
@@ -293,6 +293,10 @@ export function authRoutes(svc: AuthService): Hono {
   // ---------- tokens ----------
   app.post('/token', async (c) => {
     const grantType = c.req.query('grant_type');
+    // As GoTrue's Token: the grant type (and Web3 being off) is answered before the body is read
+    if (grantType === 'web3') throw new ApiError(422, 'web3_provider_disabled', 'Web3 provider is disabled');
+    if (!['password', 'refresh_token', 'pkce', 'id_token'].includes(grantType ?? ''))
+      throw new ApiError(400, 'invalid_credentials', 'unsupported_grant_type');
     const body = await readJsonObject(c);
     const ip = clientIp(c);
     if (grantType === 'password') {
@@ -302,7 +306,7 @@ export function authRoutes(svc: AuthService): Hono {
       if (!rawEmail) throw validationFailed('Please provide an email address');
       if (password === undefined) throw validationFailed('Please provide a password');
       svc.limit('token', ip); // as GoTrue: a password grant counts with the refreshes (token_refresh), not the sign-ups
-      const email = rawEmail.trim().toLowerCase();
+      const email = normaliseEmail(rawEmail); // looked up as sent, as GoTrue (no format check here)
       const found = await orDatabaseError('Database error querying schema', svc.findUserByEmail(svc.db, email));
       const user = await svc.checkPasswordSignIn(found, email, password, ip);
       // As GoTrue: an unconfirmed address cannot sign in with a password, whatever the confirmation setting
@@ -358,7 +362,6 @@ export function authRoutes(svc: AuthService): Hono {
       if ('error' in outcome) throw outcome.error;
       return c.json(outcome.tokens);
     }
-    if (grantType === 'web3') throw new ApiError(422, 'web3_provider_disabled', 'Web3 provider is disabled');
     if (grantType === 'id_token') {
       const idToken = optString(body, 'id_token');
       if (!idToken) throw oauthError('id_token required');
@@ -411,7 +414,7 @@ export function authRoutes(svc: AuthService): Hono {
       const valid = await svc.db.transaction(async (tx) => {
         try {
           const { to, expirySeconds } = nonceRecipient(svc, ctx.user); // the email, or the phone (src/auth/phone.ts)
-          await svc.consumeOtp(tx, ['reauthentication_token'], { email: to, otp: nonce.trim() }, expirySeconds);
+          await svc.consumeOtp(tx, ['reauthentication_token'], { email: to, otp: nonce }, expirySeconds);
           return true;
         } catch (err) {
           if (err instanceof ApiError) return false;
@@ -433,7 +436,7 @@ export function authRoutes(svc: AuthService): Hono {
       newHash = await svc.hashPassword(password);
     }
     let newEmail: string | undefined;
-    if (rawEmail !== undefined && rawEmail.trim().toLowerCase() !== String(ctx.user.email ?? '').toLowerCase()) {
+    if (rawEmail !== undefined && normaliseEmail(rawEmail) !== String(ctx.user.email ?? '').toLowerCase()) {
       newEmail = validateEmail(rawEmail);
       if (svc.hasVerifiedFactor(ctx.user) && !aal2)
         throw new ApiError(401, 'insufficient_aal', 'AAL2 session is required to update email or password when MFA is enabled.');
@@ -712,7 +715,13 @@ export function authRoutes(svc: AuthService): Hono {
       outcome = await verify(c, type, { hash: tokenHash }, 'otp');
     } else if (token) {
       if (!rawEmail) throw validationFailed('Only an email address or phone number should be provided on verify');
-      outcome = await verify(c, type, { email: rawEmail.trim().toLowerCase(), otp: token.trim() }, 'otp');
+      let email: string;
+      try {
+        email = validateEmail(rawEmail);
+      } catch {
+        throw new ApiError(422, 'validation_failed', 'Invalid email format'); // GoTrue's verify.go says it so
+      }
+      outcome = await verify(c, type, { email, otp: token }, 'otp'); // hashed as sent, as GoTrue (no trim)
     } else {
       throw validationFailed('Verify requires either a token or a token hash');
     }

@@ -70,8 +70,9 @@ export interface AuthContext {
   session: Row;
 }
 
+/** GoTrue lowercases an address and never trims it: surrounding spaces fail the format check (decision 174). */
 export function normaliseEmail(email: string): string {
-  return email.trim().toLowerCase();
+  return email.toLowerCase();
 }
 
 export function validateEmail(email: string): string {
@@ -743,7 +744,7 @@ export class AuthService {
   async verifyCached(token: string): Promise<Partial<AccessTokenClaims>> {
     const hit = this.#jwtCache.get(token);
     if (hit && typeof hit.exp === 'number' && hit.exp > Date.now() / 1000) return hit;
-    const payload = (await this.keys.verify(token, { requireExp: true })) as Partial<AccessTokenClaims>;
+    const payload = (await this.keys.verify(token, { requireExp: true, goTrueClaims: true })) as Partial<AccessTokenClaims>;
     if (this.#jwtCache.size >= 10_000) this.#jwtCache.clear();
     this.#jwtCache.set(token, payload);
     return payload;
@@ -813,7 +814,7 @@ export class AuthService {
     if (!m) throw new ApiError(401, 'no_authorization', 'This endpoint requires a valid Bearer token');
     const token = m[1]!;
     if (token === this.cfg.serviceRoleKey) return;
-    const payload = await this.keys.verify(token);
+    const payload = await this.keys.verify(token, { goTrueClaims: true });
     if (payload.role !== 'service_role' && payload.role !== 'supabase_admin')
       throw new ApiError(403, 'not_admin', 'User not allowed');
   }

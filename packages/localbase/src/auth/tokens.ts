@@ -102,13 +102,13 @@ export class JwtKeys {
    * `requireExp`: a token without a numeric `exp` is refused too (user access tokens must expire; API keys may
    * omit it — docs/decisions/018-tokens-without-exp.md).
    */
-  async verify(token: string, opts: { requireExp?: boolean } = {}): Promise<JWTPayload> {
+  async verify(token: string, opts: { requireExp?: boolean; goTrueClaims?: boolean } = {}): Promise<JWTPayload> {
+    let payload: JWTPayload;
     try {
-      const { payload } = await jwtVerify(token, this.#keyFor, {
+      ({ payload } = await jwtVerify(token, this.#keyFor, {
         algorithms: ['HS256', 'ES256', 'RS256'],
         requiredClaims: opts.requireExp ? ['exp'] : undefined,
-      });
-      return payload;
+      }));
     } catch (err) {
       let detail = 'signature is invalid';
       if (err instanceof joseErrors.JWTExpired) detail = 'token has invalid claims: token is expired';
@@ -120,7 +120,43 @@ export class JwtKeys {
         detail = 'token is malformed';
       throw new ApiError(403, 'bad_jwt', `invalid JWT: unable to parse or verify signature, ${detail}`);
     }
+    const mistyped = opts.goTrueClaims ? goTrueClaimTypeError(payload) : undefined;
+    if (mistyped) throw new ApiError(403, 'bad_jwt', `invalid JWT: unable to parse or verify signature, ${mistyped}`);
+    return payload;
   }
+}
+
+/** GoTrue's AccessTokenClaims fields (besides the registered claims) and the JSON kind Go decodes each from. */
+const GOTRUE_CLAIM_TYPES: Record<string, { kind: 'string' | 'object' | 'array' | 'bool'; goType: string }> = {
+  email: { kind: 'string', goType: 'string' },
+  phone: { kind: 'string', goType: 'string' },
+  app_metadata: { kind: 'object', goType: 'map[string]interface {}' },
+  user_metadata: { kind: 'object', goType: 'map[string]interface {}' },
+  role: { kind: 'string', goType: 'string' },
+  aal: { kind: 'string', goType: 'string' },
+  amr: { kind: 'array', goType: '[]models.AMREntry' },
+  session_id: { kind: 'string', goType: 'string' },
+  is_anonymous: { kind: 'bool', goType: 'bool' },
+  client_id: { kind: 'string', goType: 'string' },
+  scope: { kind: 'string', goType: 'string' },
+};
+
+const jsonKind = (v: unknown): string =>
+  Array.isArray(v) ? 'array' : typeof v === 'boolean' ? 'bool' : typeof v === 'object' ? 'object' : typeof v;
+
+/**
+ * GoTrue decodes a verified token's claims into its AccessTokenClaims struct: a claim of another JSON kind (a
+ * number `role`, say) fails the decoding, and the token is refused with Go's message for the first such claim
+ * (null leaves a field empty). supabase/auth internal/api/auth.go parseJWTClaims, internal/api/token.go
+ * AccessTokenClaims.
+ */
+export function goTrueClaimTypeError(claims: Record<string, unknown>): string | undefined {
+  for (const [name, value] of Object.entries(claims)) {
+    const want = GOTRUE_CLAIM_TYPES[name];
+    if (!want || value === null || jsonKind(value) === want.kind) continue;
+    return `token is malformed: could not JSON decode claim: json: cannot unmarshal ${jsonKind(value)} into Go struct field AccessTokenClaims.${name} of type ${want.goType}`;
+  }
+  return undefined;
 }
 
 const BASE32 = 'abcdefghijklmnopqrstuvwxyz234567';

@@ -29,10 +29,17 @@ export function jsonNestingExceeds(text: string, max: number): boolean {
   return false;
 }
 
-/** Reads a JSON object body. Empty body = {}. Not JSON, or nested too deeply → 400 bad_json. */
-export async function readJsonObject(c: Context): Promise<Body> {
+/**
+ * Reads a JSON object body. Not JSON, or nested too deeply → 400 bad_json. An empty body is not JSON either, as for
+ * GoTrue's `retrieveRequestParams` (Go's "unexpected end of JSON input"); `emptyIsObject` reads it as {} for the
+ * few endpoints GoTrue reads a body from only when there is one (decision 175).
+ */
+export async function readJsonObject(c: Context, opts: { emptyIsObject?: boolean } = {}): Promise<Body> {
   const text = await c.req.text();
-  if (text.trim() === '') return {};
+  if (text.trim() === '') {
+    if (opts.emptyIsObject) return {};
+    throw badJson('unexpected end of JSON input');
+  }
   if (jsonNestingExceeds(text, MAX_JSON_DEPTH)) throw badJson(`nested more than ${MAX_JSON_DEPTH} levels deep`);
   let v: unknown;
   try {

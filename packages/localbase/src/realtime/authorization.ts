@@ -2,10 +2,16 @@
 // Supabase Realtime evaluates them. Each check runs in a transaction that is rolled back: probe rows are inserted by
 // the server, then selected (read) or inserted (write) as the caller's role with the caller's claims and
 // realtime.topic() set to the channel's name.
-import type { Database, Queryable } from '../db/types.ts';
+import { isConnectionFailure, type Database, type Queryable } from '../db/types.ts';
 import type { Claims } from './tokens.ts';
 
 export type Extension = 'broadcast' | 'presence';
+
+/**
+ * The answer of a write check: allowed, denied by the policies, or the policies failed (upstream's RlsPolicyError;
+ * 'query_canceled' when the check ran past the statement timeout, upstream's QueryCanceled).
+ */
+export type WriteVerdict = 'allowed' | 'denied' | 'policy_error' | 'query_canceled';
 
 export interface ReadPolicies {
   broadcast: boolean;
@@ -60,7 +66,7 @@ export class ChannelAuthorization {
    * refused as unauthorized, a send dropped, a track answered error. Logged, as upstream logs it.
    */
   #denied<T>(err: unknown, topic: string, nothing: T): T {
-    if (!isDatabaseError(err)) throw err;
+    if (!isDatabaseError(err) || isConnectionFailure(err)) throw err;
     if (!this.#quiet)
       console.warn(`[localbase] realtime: the policies on realtime.messages failed for topic ${JSON.stringify(topic)} (RlsPolicyError): ${(err as Error).message}`);
     return nothing;
@@ -92,17 +98,27 @@ export class ChannelAuthorization {
 
   /** Whether the caller may send (broadcast) or track (presence) on a private channel. */
   async write(claims: Claims, topic: string, extension: Extension): Promise<boolean> {
-    if (claims.role === 'service_role') return true;
-    if (!API_ROLES.has(claims.role)) return false;
-    return rolledBack(this.#db, async (tx) => {
+    return (await this.writeVerdict(claims, topic, extension)) === 'allowed';
+  }
+
+  /**
+   * The write check with the reason of a refusal, for the REST endpoint that tells it (decision 173). Rejects when
+   * the database cannot be reached.
+   */
+  async writeVerdict(claims: Claims, topic: string, extension: Extension): Promise<WriteVerdict> {
+    if (claims.role === 'service_role') return 'allowed';
+    if (!API_ROLES.has(claims.role)) return 'denied';
+    return rolledBack(this.#db, async (tx): Promise<WriteVerdict> => {
       await actAs(tx, claims, topic);
       try {
         await tx.query('insert into realtime.messages (topic, extension, private) values ($1, $2, true)', [topic, extension]);
-        return true;
+        return 'allowed';
       } catch (err) {
-        if ((err as { code?: unknown }).code === '42501') return false; // RLS (or a missing grant) refused the row
+        if ((err as { code?: unknown }).code === '42501') return 'denied'; // RLS (or a missing grant) refused the row
         throw err;
       }
-    }).catch((err: unknown) => this.#denied(err, topic, false));
+    }).catch((err: unknown) =>
+      this.#denied<WriteVerdict>(err, topic, (err as { code?: unknown }).code === '57014' ? 'query_canceled' : 'policy_error'),
+    );
   }
 }

@@ -19,7 +19,7 @@ import {
 } from './protocol.ts';
 import { Fanout } from './fanout.ts';
 import { RealtimeTokenError, type Claims, type RealtimeTokens } from './tokens.ts';
-import type { ChannelAuthorization, Extension, ReadPolicies } from './authorization.ts';
+import type { ChannelAuthorization, Extension, ReadPolicies, WriteVerdict } from './authorization.ts';
 import type { ChangeSubscriber, PostgresChanges, PreparedSubscriptions } from './changes.ts';
 import { isDatabaseOutOfReach } from '../db/types.ts';
 
@@ -594,8 +594,13 @@ export class RealtimeServer {
 
   /** Whether claims may write to a channel: public ones always, private ones as realtime.messages' policies say. */
   mayWrite(claims: Claims, subTopic: string, isPrivate: boolean, extension: Extension): Promise<boolean> {
-    if (!isPrivate || claims.role === 'service_role') return Promise.resolve(true);
-    return this.#authorization ? this.#authorization.write(claims, subTopic, extension) : Promise.resolve(false);
+    return this.writeVerdict(claims, subTopic, isPrivate, extension).then((v) => v === 'allowed');
+  }
+
+  /** mayWrite with the reason of a refusal; rejects when the database cannot be reached. */
+  writeVerdict(claims: Claims, subTopic: string, isPrivate: boolean, extension: Extension): Promise<WriteVerdict> {
+    if (!isPrivate || claims.role === 'service_role') return Promise.resolve('allowed');
+    return this.#authorization ? this.#authorization.writeVerdict(claims, subTopic, extension) : Promise.resolve('denied');
   }
 
   #channelMayWrite(ch: Channel, extension: Extension): Promise<boolean> {

@@ -155,7 +155,10 @@ export async function createRestService(opts: RestServiceOptions): Promise<RestS
       }
       verified.set(token, claims);
     }
-    const role = typeof claims.role === 'string' && claims.role !== '' ? claims.role : 'anon';
+    // PostgREST takes a role claim that is not a string as its JSON text ({"role": 123} is the role "123", null the
+    // role "null"), which is no API role: refused below, never anon's access.
+    const claimed = claims.role;
+    const role = claimed === undefined || claimed === '' ? 'anon' : typeof claimed === 'string' ? claimed : JSON.stringify(claimed);
     // PostgREST checks exp only when present. Here a token that acts for a user (any role but the API keys' anon
     // and service_role) must carry one, or a leaked token would never expire: docs/decisions/018-tokens-without-exp.md.
     if (claims.exp === undefined && role !== 'anon' && role !== 'service_role')

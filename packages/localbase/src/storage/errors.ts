@@ -48,5 +48,5 @@ export const invalidJwt = (message: string): StorageError => new StorageError(40
  */
 export const databaseTimeout = (): StorageError =>
   new StorageError(544, 'DatabaseTimeout', 'DatabaseTimeout', 'The connection to the database timed out', 544);
-export const invalidSignature = (): StorageError =>
-  new StorageError(400, 'InvalidSignature', 'InvalidSignature', 'Invalid signature');
+export const invalidSignature = (message = 'Invalid signature'): StorageError =>
+  new StorageError(400, 'InvalidSignature', 'InvalidSignature', message);

@@ -158,7 +158,10 @@ export function createStorageService(opts: StorageOptions): StorageService {
     } catch (err) {
       return fail(err instanceof Error ? err.message : String(err));
     }
-    const role = typeof claims.role === 'string' && claims.role !== '' ? claims.role : 'anon';
+    // As storage's `payload.role || 'anon'`: a role claim that is not a string (123, an array) is a role of that name
+    // in the database, which does not exist; only a missing or empty one is anon.
+    const claimed = claims.role;
+    const role = !claimed ? 'anon' : typeof claimed === 'string' ? claimed : JSON.stringify(claimed);
     // Decision 018: a token acting for a user must expire.
     if (claims.exp === undefined && role !== 'anon' && role !== 'service_role') return fail('JWT has no "exp" claim');
     return { role, claims };
@@ -446,19 +449,20 @@ export function createStorageService(opts: StorageOptions): StorageService {
     if (etag) headers.etag = etag;
     const disposition = contentDisposition(url.searchParams.get('download') ?? undefined);
     if (disposition) headers['content-disposition'] = disposition;
-    const inm = req.headers.get('if-none-match');
-    if (etag && inm && inm.split(',').some((t) => t.trim().replace(/^W\//, '') === etag || t.trim() === '*')) {
-      return new Response(null, { status: 304, headers });
-    }
-    const range = parseRange(req.headers.get('range') ?? undefined, stat.size);
+    // HEAD answers the stored object's headers as storage's HeadRenderer does: 200 and the whole size, whatever
+    // Range or the conditional headers say.
+    const isHead = req.method === 'HEAD';
+    if (!isHead && notModified(req, etag, row.updated_at)) return new Response(null, { status: 304, headers });
+    const range = isHead ? null : parseRange(req.headers.get('range') ?? undefined, stat.size);
     if (range === 'unsatisfiable') {
-      const err = new StorageError(416, 'InvalidRange', 'InvalidRange', 'The requested range is not satisfiable', 416);
+      // storage's file backend (src/storage/range.ts); the Content-Range is RFC 9110's, upstream sends none
+      const err = new StorageError(416, 'InvalidRange', 'invalid_range', 'invalid range provided', 416);
       return Response.json(err.body(), { status: 416, headers: { 'content-range': `bytes */${stat.size}` } });
     }
     const status = range ? 206 : 200;
     if (range) headers['content-range'] = `bytes ${range.start}-${range.end}/${stat.size}`;
     headers['content-length'] = String(range ? range.end - range.start + 1 : stat.size);
-    if (req.method === 'HEAD') return new Response(null, { status, headers });
+    if (isHead) return new Response(null, { status, headers });
     const path = files.pathOf(row.id, row.version as string);
     return fileResponse({ path, start: range?.start ?? 0, end: range?.end ?? stat.size - 1 }, { status, headers });
   }
@@ -511,7 +515,11 @@ export function createStorageService(opts: StorageOptions): StorageService {
         throw new StorageError(400, 'InvalidJWT', 'InvalidJWT', 'jwt expired');
       throw invalidJwt(message);
     }
-    if (claims.scope !== scope || claims.url !== url) throw invalidSignature();
+    // As storage's verifyObjectSignature: the scope first (a token without one is a download token unless it says
+    // upsert), then the object
+    const tokenScope = claims.scope ?? ('upsert' in claims ? 'upload' : 'download');
+    if (tokenScope !== scope) throw invalidSignature(`Token is not scoped for ${scope}`);
+    if (claims.url !== url) throw invalidSignature();
     return claims;
   }
 
@@ -563,9 +571,7 @@ export function createStorageService(opts: StorageOptions): StorageService {
     if (t.format === undefined) headers.vary = 'Accept';
     const disposition = contentDisposition(url.searchParams.get('download') ?? undefined);
     if (disposition) headers['content-disposition'] = disposition;
-    const inm = req.headers.get('if-none-match');
-    if (etag && inm && inm.split(',').some((v) => v.trim().replace(/^W\//, '') === etag || v.trim() === '*'))
-      return new Response(null, { status: 304, headers });
+    if (etagMatches(req.headers.get('if-none-match'), etag)) return new Response(null, { status: 304, headers });
     const image = await r.render(files.pathOf(row.id, row.version), stat.size, t, req.headers.get('accept'));
     headers['content-type'] = image.contentType;
     Object.assign(headers, inertHeaders(image.contentType));
@@ -1140,6 +1146,24 @@ export function createStorageService(opts: StorageOptions): StorageService {
 }
 
 // ── helpers ─────────────────────────────────────────────────────────────────────────────────────
+/** Whether an If-None-Match header names the object's ETag (weak or strong) or is `*`. */
+function etagMatches(inm: string | null, etag: string | undefined): boolean {
+  return !!etag && !!inm && inm.split(',').some((t) => t.trim().replace(/^W\//, '') === etag || t.trim() === '*');
+}
+
+/**
+ * A download's conditional headers, as storage's backends answer them: If-None-Match, else If-Modified-Since at or
+ * after the object's last change, is 304. If-None-Match, when sent, decides alone (RFC 9110 13.2.2). Last-Modified
+ * goes out in whole seconds, so the change time is cut to its second: a client echoing the header back gets its 304.
+ */
+function notModified(req: Request, etag: string | undefined, updatedAt: Date): boolean {
+  const inm = req.headers.get('if-none-match');
+  if (inm) return etagMatches(inm, etag);
+  const since = Date.parse(req.headers.get('if-modified-since') ?? '');
+  if (Number.isNaN(since)) return false;
+  return Math.floor(new Date(updatedAt).getTime() / 1000) * 1000 <= since;
+}
+
 function json(v: unknown): Response {
   return Response.json(v, { status: 200 });
 }
