@@ -836,7 +836,7 @@ describe('note attachments', () => {
     await gotoHydrated(page, `/notes/${seeded!.id}`);
     const rows = page.getByRole('list', { name: 'Attached files' }).getByRole('listitem');
     await expect.poll(() => rows.count(), { timeout: 20_000 }).toBe(shown);
-    return { page, rows, before: await rendersOf(page) };
+    return { page, rows, email, id, noteId: seeded!.id, before: await rendersOf(page) };
   }
 
   test('a note with 3,000 files lists the newest 100 (200 buttons, not 6,000) from answers of at most 101 files, not all 3,000 (the delete dialog still says 3,000), the next 100 by "Show more" (by keyboard: focus on the first of them)', { timeout: 180_000 }, async () => {
@@ -892,6 +892,27 @@ describe('note attachments', () => {
     expect(await page.getByRole('dialog', { name: 'Delete this file?' }).count()).toBe(0);
     await page.unrouteAll({ behavior: 'wait' }); // the held list answer arrives before the page closes
     expect(await rows.count()).toBe(2);
+  });
+
+  test('a file just attached is at the top of the list at once, not when the list has been read again (seconds with thousands of files); one added elsewhere shows up with that read', async () => {
+    const { page, rows, email, id, noteId } = await noteWithFilesOpen(3, { title: 'Quick attach' });
+    // Reading the list again takes 3 s, as it does for a note with a few thousand files on a busy server.
+    await page.route(/\/api\/trpc\/[^?]*attachments\.(list|newest)/, async (route) => {
+      const response = await route.fetch();
+      await sleep(3_000);
+      await route.fulfill({ response });
+    });
+    // Another device attaches a file meanwhile: this page learns of it when it reads the list again.
+    await storeAs(await accessToken(email), 'attachments', `${id}/${noteId}/elsewhere.txt`, 'from elsewhere', 'text/plain');
+    await page.locator('#attachments-file').setInputFiles({ name: 'new.txt', mimeType: 'text/plain', buffer: Buffer.from('new') });
+    await toastWith(page, 'File attached').waitFor({ timeout: 20_000 });
+    await expect.poll(() => rows.count(), { timeout: 1_000 }).toBe(4);
+    expect(await rows.first().locator('span').first().innerText()).toBe('new.txt');
+    expect(await rows.first().locator('span').nth(1).innerText()).toBe('3 bytes · text/plain');
+    await page.unrouteAll({ behavior: 'wait' }); // the held list answer arrives
+    await expect.poll(() => rows.count(), { timeout: 10_000 }).toBe(5);
+    expect(await rows.first().locator('span').first().innerText()).toBe('new.txt');
+    expect(await rows.nth(1).locator('span').first().innerText()).toBe('elsewhere.txt');
   });
 
   test('typing in a note with many files renders none of its file rows again (a keystroke costs the same with 60 files as with none)', async () => {

@@ -252,6 +252,8 @@ export const AttachmentsPanel = memo(function AttachmentsPanel({
         try {
           await upload.done
           outcome = 'attached'
+          // Its row is there at once, at the top (newest first), not after the whole list has been read again.
+          changeListed({ added: { name, size: file.size, type: file.type || 'application/octet-stream', createdAt: new Date() } })
         } catch (error) {
           if (error instanceof UploadCancelled) outcome = 'cancelled'
           else setProblems((all) => [...all, uploadErrorMessage(error, name, LIMIT)])
