@@ -875,6 +875,22 @@ describe('note attachments', () => {
     expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toMatch(/^Delete file-\d+\.txt$/);
   });
 
+  test('a "Show more" that gets no answer keeps the rows shown and focus on its button, says so in a toast, and works when pressed again', async () => {
+    const { page, rows } = await noteWithFilesOpen(120, { title: 'More fails' }, 100);
+    const section = page.getByRole('region', { name: 'Attachments' });
+    await section.getByText('The newest 100 of 120 files').waitFor({ timeout: 20_000 });
+    await page.route(/\/api\/trpc\/[^?]*attachments\.newest/, (route) => route.abort('connectionreset'));
+    await section.getByRole('button', { name: 'Show 20 more files' }).focus();
+    await page.keyboard.press('Enter');
+    await toastWith(page, 'More files could not be shown').waitFor({ timeout: 30_000 });
+    expect(await rows.count()).toBe(100);
+    expect(await focused(page)).toBe('Show 20 more files');
+    await page.unrouteAll({ behavior: 'wait' });
+    await page.keyboard.press('Enter');
+    await expect.poll(() => rows.count(), { timeout: 10_000 }).toBe(120);
+    await expect.poll(() => focused(page)).toBe(`Download ${await rows.nth(100).locator('span').first().innerText()}`);
+  });
+
   test('a deleted file leaves the list at once (focus on the next file), not when the list has been read again (seconds with thousands of files)', async () => {
     const { page, rows } = await noteWithFilesOpen(3, { title: 'Quick delete' });
     // Reading the list again takes 3 s, as it does for a note with a few thousand files on a busy server.

@@ -66,8 +66,13 @@ export const AttachmentsPanel = memo(function AttachmentsPanel({
   // not turned into a move to /mfa (features/auth/query-scope.ts) — the note's own save says why and links there.
   const list = useQuery({ ...listOptions, placeholderData: keepPreviousData, meta: { secondFactorRedirect: false } })
   const countOptions = trpc.attachments.count.queryOptions({ noteId })
-  const files = list.data?.files
-  const more = list.data ? list.data.more || list.data.files.length > shown : undefined
+  // A "Show more" that failed (no answer after the retries) has no list of its own: the rows shown before stay, with
+  // the button (focus on it kept), and an effect below says so and goes back to them.
+  const previousPage =
+    list.isError && shown > FILES_PER_PAGE ? queryClient.getQueryData(trpc.attachments.newest.queryKey({ noteId, limit: shown - FILES_PER_PAGE })) : undefined
+  const listedData = list.data ?? previousPage
+  const files = listedData?.files
+  const more = listedData ? listedData.more || listedData.files.length > shown : undefined
   // The total only when there are more files than shown (it reads every name), and after the first rows are there.
   const counted = useQuery({ ...countOptions, enabled: more === true, meta: { secondFactorRedirect: false } })
   const total = more === false ? files?.length : counted.data?.count
@@ -89,13 +94,23 @@ export const AttachmentsPanel = memo(function AttachmentsPanel({
 
   /** The first row "Show more" added: focus goes to it once it is there (the button it was on may be gone). */
   const focusShownFrom = useRef<number | null>(null)
-  const showing = list.isPlaceholderData
+  const showing = list.isPlaceholderData || (list.isError && previousPage !== undefined)
   useEffect(() => {
     const from = focusShownFrom.current
     if (from === null || showing || !files) return
     focusShownFrom.current = null
     listRef.current?.querySelectorAll('li')[from]?.querySelector('button')?.focus()
   }, [files, showing])
+
+  const failedShow = previousPage !== undefined && !list.isFetching
+  useEffect(() => {
+    if (!failedShow || !list.error) return
+    focusShownFrom.current = null
+    toastApiError('More files could not be shown', list.error)
+    // Forgotten, so that the next "Show more" asks again from the start (shown as on its way, the rows kept).
+    queryClient.removeQueries({ queryKey: trpc.attachments.newest.queryKey({ noteId, limit: shown }), exact: true })
+    setShown(shown - FILES_PER_PAGE)
+  }, [failedShow, list.error, shown, noteId, trpc, queryClient])
 
   const listed = files ? Math.min(files.length, shown) : undefined
   useEffect(() => {
@@ -374,7 +389,7 @@ export const AttachmentsPanel = memo(function AttachmentsPanel({
         </div>
       ) : null}
 
-      {list.isError ? (
+      {list.isError && files === undefined ? (
         <FormMessage kind="error">The files could not be loaded: {readableApiError(list.error)}</FormMessage>
       ) : files === undefined ? (
         <p className={styles.quiet}>Loading files…</p>
