@@ -112,6 +112,14 @@ export const AttachmentsPanel = memo(function AttachmentsPanel({
     setShown(shown - FILES_PER_PAGE)
   }, [failedShow, list.error, shown, noteId, trpc, queryClient])
 
+  // "Try again" goes with the error once the files are there: focus goes to the first file, or to "Attach files".
+  const focusAfterRetry = useRef(false)
+  useEffect(() => {
+    if (!focusAfterRetry.current || files === undefined) return
+    focusAfterRetry.current = false
+    ;(listRef.current?.querySelector('button') ?? inputRef.current)?.focus()
+  }, [files])
+
   const listed = files ? Math.min(files.length, shown) : undefined
   useEffect(() => {
     if (total !== undefined) onCountChange?.(total, true)
@@ -390,7 +398,22 @@ export const AttachmentsPanel = memo(function AttachmentsPanel({
       ) : null}
 
       {list.isError && files === undefined ? (
-        <FormMessage kind="error">The files could not be loaded: {readableApiError(list.error)}</FormMessage>
+        <div className={styles.more}>
+          <FormMessage kind="error">The files could not be loaded: {readableApiError(list.error)}</FormMessage>
+          {/* While trying: aria-disabled, not `disabled`, which would drop a keyboard user's focus to <body>. */}
+          <button
+            type="button"
+            className={styles.smallButton}
+            aria-disabled={list.isFetching || undefined}
+            onClick={() => {
+              if (list.isFetching) return
+              focusAfterRetry.current = true
+              void list.refetch()
+            }}
+          >
+            {list.isFetching ? 'Trying again…' : 'Try again'}
+          </button>
+        </div>
       ) : files === undefined ? (
         <p className={styles.quiet}>Loading files…</p>
       ) : files.length === 0 ? (
