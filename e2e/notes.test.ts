@@ -162,11 +162,19 @@ describe('no answer from the server', () => {
     expect(await listError.innerText()).toContain("Can't reach the server. Check your connection and try again.");
     expect(await listError.innerText()).not.toMatch(/fetch/i);
 
-    await page.route(/\/api\/trpc\/[^?]*attachments\.list/, (route) => route.abort('connectionreset'));
+    await page.route(/\/api\/trpc\/[^?]*attachments\.(list|newest)/, (route) => route.abort('connectionreset'));
     await gotoHydrated(page, `/notes/${note!.id}`);
     const filesError = page.getByText('The files could not be loaded');
     await filesError.waitFor({ timeout: 30_000 });
     expect(await filesError.innerText()).toBe("The files could not be loaded: Can't reach the server. Check your connection and try again.");
+    // Back: "Try again" (by keyboard) reads them without a reload of the page, focus kept while it tries, then on
+    // "Attach files" (no files yet).
+    await page.unrouteAll({ behavior: 'wait' });
+    const files = page.getByRole('region', { name: 'Attachments' });
+    await files.getByRole('button', { name: 'Try again' }).focus();
+    await page.keyboard.press('Enter');
+    await files.getByText('No files yet.').waitFor({ timeout: 20_000 });
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('attachments-file');
   });
 });
 

@@ -1,5 +1,5 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
-import { memo, useCallback, useEffect, useMemo, useRef, useState, type DragEvent } from 'react'
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { memo, useCallback, useEffect, useRef, useState, type DragEvent } from 'react'
 
 import { groupDigits } from '../../lib/digits'
 import { useTRPC, useTRPCClient } from '../../lib/trpc'
@@ -24,6 +24,14 @@ interface Transfer {
 
 let nextTransferId = 1
 
+/** A file of the list, as `attachments.newest` gives it. */
+interface Listed {
+  name: string
+  size: number
+  type: string
+  createdAt: Date
+}
+
 /**
  * Rows the list shows at first, and each "Show more" adds (ADR 155): a note with thousands of files opens, scrolls and
  * answers keys as one with a few (3,000 rows were 6,000 buttons in the page, laid out and styled at once).
@@ -44,15 +52,31 @@ export const AttachmentsPanel = memo(function AttachmentsPanel({
   onCountChange,
 }: {
   noteId: string
-  onCountChange?: (count: number) => void
+  /** The note's number of files once known; `exact` false: at least this many (the total is still being counted). */
+  onCountChange?: (count: number, exact: boolean) => void
 }) {
   const trpc = useTRPC()
   const trpcClient = useTRPCClient()
   const queryClient = useQueryClient()
-  const listOptions = trpc.attachments.list.queryOptions({ noteId })
+  /** How many of the newest files are listed: FILES_PER_PAGE, and FILES_PER_PAGE more for each "Show more". */
+  const [shown, setShown] = useState(FILES_PER_PAGE)
+  // Storage is asked for the files shown, newest first, not for every file of the note (ADR 157); "Show more" asks
+  // for the longer list, and the rows there stay until it comes.
+  const listOptions = trpc.attachments.newest.queryOptions({ noteId, limit: shown })
   // On the note page, beside text the user may not have saved: a refusal for a missing second factor is shown here,
   // not turned into a move to /mfa (features/auth/query-scope.ts) — the note's own save says why and links there.
-  const list = useQuery({ ...listOptions, meta: { secondFactorRedirect: false } })
+  const list = useQuery({ ...listOptions, placeholderData: keepPreviousData, meta: { secondFactorRedirect: false } })
+  const countOptions = trpc.attachments.count.queryOptions({ noteId })
+  // A "Show more" that failed (no answer after the retries) has no list of its own: the rows shown before stay, with
+  // the button (focus on it kept), and an effect below says so and goes back to them.
+  const previousPage =
+    list.isError && shown > FILES_PER_PAGE ? queryClient.getQueryData(trpc.attachments.newest.queryKey({ noteId, limit: shown - FILES_PER_PAGE })) : undefined
+  const listedData = list.data ?? previousPage
+  const files = listedData?.files
+  const more = listedData ? listedData.more || listedData.files.length > shown : undefined
+  // The total only when there are more files than shown (it reads every name), and after the first rows are there.
+  const counted = useQuery({ ...countOptions, enabled: more === true, meta: { secondFactorRedirect: false } })
+  const total = more === false ? files?.length : counted.data?.count
   const [transfers, setTransfers] = useState<Transfer[]>([])
   const [problems, setProblems] = useState<string[]>([])
   const { over, end: endDrag, zoneProps: dragZoneProps } = useDragOver()
@@ -69,29 +93,56 @@ export const AttachmentsPanel = memo(function AttachmentsPanel({
   const focusAfterUpload = useRef<{ id: number; index: number } | null>(null)
   const uploadsRef = useRef<HTMLDivElement>(null)
 
-  // Newest first: a file just attached is at the top of the list, not after rows "Show more" has not shown (ADR 155).
-  const files = useMemo(() => (list.data ? [...list.data].reverse() : undefined), [list.data])
-  const [shown, setShown] = useState(FILES_PER_PAGE)
   /** The first row "Show more" added: focus goes to it once it is there (the button it was on may be gone). */
   const focusShownFrom = useRef<number | null>(null)
+  const showing = list.isPlaceholderData || (list.isError && previousPage !== undefined)
   useEffect(() => {
     const from = focusShownFrom.current
-    if (from === null) return
+    if (from === null || showing || !files) return
     focusShownFrom.current = null
     listRef.current?.querySelectorAll('li')[from]?.querySelector('button')?.focus()
-  }, [shown])
+  }, [files, showing])
 
-  const count = list.data?.length
+  const failedShow = previousPage !== undefined && !list.isFetching
   useEffect(() => {
-    if (count !== undefined) onCountChange?.(count)
-  }, [count, onCountChange])
+    if (!failedShow || !list.error) return
+    focusShownFrom.current = null
+    toastApiError('More files could not be shown', list.error)
+    // Forgotten, so that the next "Show more" asks again from the start (shown as on its way, the rows kept).
+    queryClient.removeQueries({ queryKey: trpc.attachments.newest.queryKey({ noteId, limit: shown }), exact: true })
+    setShown(shown - FILES_PER_PAGE)
+  }, [failedShow, list.error, shown, noteId, trpc, queryClient])
+
+  // "Try again" goes with the error once the files are there: focus goes to the first file, or to "Attach files".
+  const focusAfterRetry = useRef(false)
+  useEffect(() => {
+    if (!focusAfterRetry.current || files === undefined) return
+    focusAfterRetry.current = false
+    ;(listRef.current?.querySelector('button') ?? inputRef.current)?.focus()
+  }, [files])
+
+  const listed = files ? Math.min(files.length, shown) : undefined
+  useEffect(() => {
+    if (total !== undefined) onCountChange?.(total, true)
+    else if (listed !== undefined) onCountChange?.(listed, false)
+  }, [total, listed, onCountChange])
   // Leaving the page cancels what is still on its way (the signed URLs then expire unused: nothing is left over).
   useEffect(() => {
     const pending = cancels.current
     return () => pending.forEach((cancel) => cancel())
   }, [])
 
-  const refresh = () => queryClient.invalidateQueries({ queryKey: listOptions.queryKey })
+  /** Reads the list (and the total, when it is in use) again: files added or deleted elsewhere show up. */
+  const refresh = () => Promise.all([queryClient.invalidateQueries(trpc.attachments.newest.pathFilter()), queryClient.invalidateQueries(trpc.attachments.count.pathFilter())])
+  /** A file stored (+1, at the top) or deleted (-1) by this page, at once; the next read of the list confirms it. */
+  function changeListed(change: { added: Listed } | { removed: string }) {
+    queryClient.setQueryData(listOptions.queryKey, (data) => {
+      if (!data) return data
+      if ('removed' in change) return { ...data, files: data.files.filter((file) => file.name !== change.removed) }
+      return { ...data, files: [change.added, ...data.files.filter((file) => file.name !== change.added.name)] }
+    })
+    queryClient.setQueryData(countOptions.queryKey, (data) => data && { count: Math.max(0, data.count + ('removed' in change ? -1 : 1)) })
+  }
 
   // After a confirmed delete the dialog gives focus back to the row's Delete button, which is gone with the row:
   // focus goes to the next file (the one now in its place, or the last), or to "Attach files" when none is left.
@@ -125,7 +176,7 @@ export const AttachmentsPanel = memo(function AttachmentsPanel({
         toast.success('File deleted', name)
         // Its row goes now: reading the list again takes seconds for a note with thousands of files, and the row
         // would stay until then (focus waiting with it, its Delete pressable again for "does not exist any more").
-        queryClient.setQueryData(listOptions.queryKey, (all) => all?.filter((file) => file.name !== name))
+        changeListed({ removed: name })
         await refresh()
       },
       onError: (error, { name }) => {
@@ -225,6 +276,8 @@ export const AttachmentsPanel = memo(function AttachmentsPanel({
         try {
           await upload.done
           outcome = 'attached'
+          // Its row is there at once, at the top (newest first), not after the whole list has been read again.
+          changeListed({ added: { name, size: file.size, type: file.type || 'application/octet-stream', createdAt: new Date() } })
         } catch (error) {
           if (error instanceof UploadCancelled) outcome = 'cancelled'
           else setProblems((all) => [...all, uploadErrorMessage(error, name, LIMIT)])
@@ -345,8 +398,23 @@ export const AttachmentsPanel = memo(function AttachmentsPanel({
         </div>
       ) : null}
 
-      {list.isError ? (
-        <FormMessage kind="error">The files could not be loaded: {readableApiError(list.error)}</FormMessage>
+      {list.isError && files === undefined ? (
+        <div className={styles.more}>
+          <FormMessage kind="error">The files could not be loaded: {readableApiError(list.error)}</FormMessage>
+          {/* While trying: aria-disabled, not `disabled`, which would drop a keyboard user's focus to <body>. */}
+          <button
+            type="button"
+            className={styles.smallButton}
+            aria-disabled={list.isFetching || undefined}
+            onClick={() => {
+              if (list.isFetching) return
+              focusAfterRetry.current = true
+              void list.refetch()
+            }}
+          >
+            {list.isFetching ? 'Trying again…' : 'Try again'}
+          </button>
+        </div>
       ) : files === undefined ? (
         <p className={styles.quiet}>Loading files…</p>
       ) : files.length === 0 ? (
@@ -366,20 +434,27 @@ export const AttachmentsPanel = memo(function AttachmentsPanel({
           ))}
         </ul>
       )}
-      {files && files.length > shown ? (
+      {files && more ? (
         <div className={styles.more}>
           <span className={styles.quiet}>
-            The newest {groupDigits(shown)} of {groupDigits(files.length)} files
+            {total === undefined ? `The newest ${groupDigits(shown)} files` : `The newest ${groupDigits(shown)} of ${groupDigits(total)} files`}
           </span>
+          {/* While the longer list is on its way: aria-disabled, not `disabled`, which would drop focus to <body>. */}
           <button
             type="button"
             className={styles.smallButton}
+            aria-disabled={showing || undefined}
             onClick={() => {
+              if (showing) return
               focusShownFrom.current = shown
               setShown(shown + FILES_PER_PAGE)
             }}
           >
-            Show {groupDigits(Math.min(FILES_PER_PAGE, files.length - shown))} more files
+            {showing
+              ? 'Showing more files…'
+              : total === undefined
+                ? 'Show more files'
+                : `Show ${groupDigits(Math.max(1, Math.min(FILES_PER_PAGE, total - shown)))} more files`}
           </button>
         </div>
       ) : null}

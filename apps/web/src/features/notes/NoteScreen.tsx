@@ -71,7 +71,8 @@ export function NoteScreen({ note: initial }: NoteScreenProps) {
   const [errors, setErrors] = useState<NoteFieldErrors>({})
   const [tried, setTried] = useState(false)
   const dialogRef = useRef<HTMLDialogElement>(null)
-  const [fileCount, setFileCount] = useState<number | null>(null)
+  const [fileCount, setFileCount] = useState<{ count: number; exact: boolean } | null>(null)
+  const onFileCount = useCallback((count: number, exact: boolean) => setFileCount({ count, exact }), [])
   const saved = toDraft(note)
   const dirty = !sameContent(draft, saved)
   const { user } = useSession()
@@ -407,15 +408,15 @@ export function NoteScreen({ note: initial }: NoteScreenProps) {
       </div>
 
       {/* Signed out (in another tab): no more requests for the files, the page is on its way to the sign-in form. */}
-      {user ? <AttachmentsPanel noteId={note.id} onCountChange={setFileCount} /> : null}
+      {user ? <AttachmentsPanel noteId={note.id} onCountChange={onFileCount} /> : null}
 
       <ConfirmDialog
         dialogRef={dialogRef}
         id="delete-note"
         title="Delete this note?"
         text={
-          fileCount
-            ? `“${note.title}” and its ${attachedFiles(fileCount)} will be deleted. Undo from the notification brings back the note for a few seconds, not the files: they are gone for good.`
+          fileCount?.count
+            ? `“${note.title}” and its ${fileCount.exact ? attachedFiles(fileCount.count) : `more than ${attachedFiles(fileCount.count)}`} will be deleted. Undo from the notification brings back the note for a few seconds, not the files: they are gone for good.`
             : `“${note.title}” will be deleted. You can undo this from the notification for a few seconds.`
         }
         confirmLabel="Delete note"

@@ -208,6 +208,23 @@ describe('notes.delete with attachments', () => {
     expect(await as(alice).attachments.list({ noteId: note.id })).toEqual([])
   })
 
+  it('newest: the newest files first, as many as asked for, and whether there are more; count: all of them; nothing of another user', async () => {
+    const note = await as(alice).notes.create({ title: 'Newest first' })
+    const storage = alice.client.storage.from('attachments')
+    for (const name of ['one.txt', 'two.txt', 'three.txt']) expect((await storage.upload(`${alice.id}/${note.id}/${name}`, name)).error).toBeNull()
+    const two = await as(alice).attachments.newest({ noteId: note.id, limit: 2 })
+    expect(two.files.map((f) => f.name)).toEqual(['three.txt', 'two.txt'])
+    expect(two.more).toBe(true)
+    expect(two.files[0]).toMatchObject({ size: 9, type: 'text/plain;charset=UTF-8' })
+    expect(two.files[0]!.createdAt).toBeInstanceOf(Date)
+    const all = await as(alice).attachments.newest({ noteId: note.id, limit: 100 })
+    expect(all.files.map((f) => f.name)).toEqual(['three.txt', 'two.txt', 'one.txt'])
+    expect(all.more).toBe(false)
+    expect(await as(alice).attachments.count({ noteId: note.id })).toEqual({ count: 3 })
+    expect(await as(bob).attachments.newest({ noteId: note.id, limit: 100 })).toEqual({ files: [], more: false })
+    expect(await as(bob).attachments.count({ noteId: note.id })).toEqual({ count: 0 })
+  })
+
   it('a note with more files than one storage removal takes (1,000) is deleted, and every file with it', async () => {
     const note = await as(alice).notes.create({ title: 'A thousand and five files' })
     const FILES = 1005
@@ -217,6 +234,13 @@ describe('notes.delete with attachments', () => {
       for (const { error } of await Promise.all(batch)) expect(error).toBeNull()
     }
     expect(await as(alice).attachments.list({ noteId: note.id })).toHaveLength(FILES)
+    // The panel's list: the newest N, read in slices of 1,000 when N is larger, and whether there are more (ADR 157).
+    const newest = await as(alice).attachments.newest({ noteId: note.id, limit: FILES - 1 })
+    expect(newest.files).toHaveLength(FILES - 1)
+    expect(newest.more).toBe(true)
+    expect(new Set(newest.files.map((f) => f.name)).size).toBe(FILES - 1)
+    expect(await as(alice).attachments.newest({ noteId: note.id, limit: FILES })).toMatchObject({ more: false })
+    expect(await as(alice).attachments.count({ noteId: note.id })).toEqual({ count: FILES })
     const deleted = await as(alice).notes.delete({ id: note.id })
     expect(deleted.attachmentsRemoved).toBe(FILES)
     const stored = await lb.db.query<{ n: number }>(`select count(*)::int as n from storage.objects where bucket_id = 'attachments' and name like $1`, [

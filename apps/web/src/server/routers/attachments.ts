@@ -26,31 +26,68 @@ export interface Attachment {
 
 const NOTE_GONE = 'This note does not exist, or it is not yours.'
 const LIST_LIMIT = 1000
+/** The most files `newest` lists in one answer. */
+const NEWEST_MAX = 100_000
 /** Uploads a page may say it has on their way when it asks for more URLs (ten batches). */
 const UPLOADS_IN_PROGRESS_MAX = 10 * ATTACHMENTS_PER_BATCH
 
 const folderOf = (userId: string, noteId: string) => `${userId}/${noteId}`
 
+/** Files the storage server lists at a time (Supabase Storage's `list`: `limit`, `offset`, `sortBy`). */
+async function listSlice(
+  storage: UserStorage,
+  userId: string,
+  noteId: string,
+  options: { limit: number; offset: number; order: 'asc' | 'desc' },
+): Promise<{ files: Attachment[]; read: number }> {
+  const { data, error } = await storage.from(ATTACHMENTS_BUCKET).list(folderOf(userId, noteId), {
+    limit: options.limit,
+    offset: options.offset,
+    sortBy: { column: 'created_at', order: options.order },
+  })
+  if (error) throw storageError(error, NOTE_GONE)
+  const files: Attachment[] = []
+  for (const item of data) {
+    if (item.id === null) continue // a "folder": nothing the app puts there
+    const meta = (item.metadata ?? {}) as { size?: number; mimetype?: string }
+    files.push({
+      name: item.name,
+      size: typeof meta.size === 'number' ? meta.size : 0,
+      type: typeof meta.mimetype === 'string' ? meta.mimetype : 'application/octet-stream',
+      createdAt: new Date(item.created_at ?? 0),
+    })
+  }
+  return { files, read: data.length }
+}
+
 /** Every file of a note the caller may see (RLS), oldest first. */
 export async function listAttachments(storage: UserStorage, userId: string, noteId: string): Promise<Attachment[]> {
   const files: Attachment[] = []
   for (let offset = 0; ; offset += LIST_LIMIT) {
-    const { data, error } = await storage
-      .from(ATTACHMENTS_BUCKET)
-      .list(folderOf(userId, noteId), { limit: LIST_LIMIT, offset, sortBy: { column: 'created_at', order: 'asc' } })
-    if (error) throw storageError(error, NOTE_GONE)
-    for (const item of data) {
-      if (item.id === null) continue // a "folder": nothing the app puts there
-      const meta = (item.metadata ?? {}) as { size?: number; mimetype?: string }
-      files.push({
-        name: item.name,
-        size: typeof meta.size === 'number' ? meta.size : 0,
-        type: typeof meta.mimetype === 'string' ? meta.mimetype : 'application/octet-stream',
-        createdAt: new Date(item.created_at ?? 0),
-      })
-    }
-    if (data.length < LIST_LIMIT) return files
+    const slice = await listSlice(storage, userId, noteId, { limit: LIST_LIMIT, offset, order: 'asc' })
+    files.push(...slice.files)
+    if (slice.read < LIST_LIMIT) return files
   }
+}
+
+/**
+ * The newest `limit` files of a note (newest first), and whether it has more (ADR 157): storage is asked for
+ * `limit + 1` entries, no more — the first view of a note with thousands of files does not wait for all of them.
+ */
+export async function newestAttachments(
+  storage: UserStorage,
+  userId: string,
+  noteId: string,
+  limit: number,
+): Promise<{ files: Attachment[]; more: boolean }> {
+  const files: Attachment[] = []
+  for (let offset = 0; offset <= limit; offset += LIST_LIMIT) {
+    const want = Math.min(LIST_LIMIT, limit + 1 - offset)
+    const slice = await listSlice(storage, userId, noteId, { limit: want, offset, order: 'desc' })
+    files.push(...slice.files)
+    if (slice.read < want) break
+  }
+  return { files: files.slice(0, limit), more: files.length > limit }
 }
 
 /** Keys one storage removal takes at most: Supabase Storage refuses more (400, "between 1 and 1000 items"). */
@@ -94,9 +131,25 @@ export async function storageOf(ctx: { getSession: () => Promise<{ session: { ac
 }
 
 export const attachmentsRouter = createTRPCRouter({
-  /** The note's files: name, size, type, when attached. */
+  /** The note's files: name, size, type, when attached (all of them, oldest first). */
   list: protectedProcedure.input(z.object({ noteId: noteIdSchema })).query(async ({ ctx, input }) => {
     return listAttachments(await storageOf(ctx), ctx.user.id, input.noteId)
+  }),
+
+  /** The note's newest `limit` files, newest first, and whether there are more (the panel's list, ADR 157). */
+  newest: protectedProcedure
+    .input(z.object({ noteId: noteIdSchema, limit: z.number().int().min(1).max(NEWEST_MAX) }))
+    .query(async ({ ctx, input }) => {
+      return newestAttachments(await storageOf(ctx), ctx.user.id, input.noteId, input.limit)
+    }),
+
+  /**
+   * How many files the note has (the heading's "of 3,000", the note's delete dialog). Storage's list gives no
+   * total, so this reads every name: the panel asks for it only when the note has more files than it shows, and
+   * after its first rows are there (ADR 157).
+   */
+  count: protectedProcedure.input(z.object({ noteId: noteIdSchema })).query(async ({ ctx, input }) => {
+    return { count: (await listAttachments(await storageOf(ctx), ctx.user.id, input.noteId)).length }
   }),
 
   /**
