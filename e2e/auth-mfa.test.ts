@@ -108,6 +108,8 @@ async function enrolViaUI(page: Page, used: Set<string>): Promise<string> {
   const secretText = page.getByTestId('totp-secret');
   await secretText.waitFor({ timeout: 15_000 });
   const secret = (await secretText.textContent())!.replace(/\s/g, '');
+  // the empty list's line is not shown above the app being added
+  expect(await page.getByText('No authenticator app yet.').count()).toBe(0);
   await page.getByLabel('2. Enter the 6-digit code from the app').fill(freshCode(secret, used));
   await page.getByRole('button', { name: 'Verify and turn on' }).click();
   await page.getByTestId('toast').filter({ hasText: 'Two-factor sign-in is on' }).last().waitFor({ timeout: 15_000 });

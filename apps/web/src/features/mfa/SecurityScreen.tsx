@@ -322,7 +322,8 @@ function Security() {
             ))}
           </ul>
         ) : null}
-        {factors && factors.length === 0 ? (
+        {/* Not while one is being added: "No authenticator app yet." above its QR code read as if it had failed. */}
+        {factors && factors.length === 0 && !enrollment ? (
           <Text fontSize="$3" color="$color11">
             No authenticator app yet.
           </Text>
