@@ -40,6 +40,31 @@ describe('statement timeout', () => {
     expect([after.status, after.data]).toEqual([200, 1]); // the database is usable again
   });
 
+  it('the reopened database answers a burst of different first requests within the limit: no second restart', async () => {
+    const db = f.lb.db as typeof f.lb.db & { restarts?: number };
+    const cancelled = await f.alice.client.rpc('rt_sleep', { seconds: 5 });
+    expect(cancelled.error?.code).toBe('57014');
+    const restarts = db.restarts; // a PGlite worker counts its restarts; a PostgreSQL server has none
+    const c = f.alice.client;
+    // Each one a statement the reopened worker has not run yet (cold catalog caches, new plans, plpgsql compiled).
+    const answers = [
+      await c.rpc('rt_sleep', { seconds: 0.01 }),
+      await c.from('rt_todos').select('title, priority', { count: 'exact' }).eq('run', f.run).order('priority', { ascending: false }),
+      await c.from('rt_open_todos').select('title').eq('run', f.run).limit(2),
+      await c.from('rt_profiles').select('*'),
+      await c.from('rt_comments').select('*, rt_todos(title)'),
+      await c.rpc('rt_count_mine', { p_run: f.run }),
+      await c.rpc('rt_sum', { a: 1, b: [2, 3] }),
+      await c.rpc('rt_add_todo', { p_run: f.run, p_title: 'after the reopen' }).select('title'),
+      await c.rpc('rt_touch', { p_run: f.run }),
+      await c.from('rt_todos').update({ done: true }).eq('run', f.run).eq('title', 'after the reopen').select('done'),
+      await c.from('rt_todos').delete().eq('run', f.run).eq('title', 'after the reopen').select('title'),
+      await c.rpc('rt_todos_of', { p_run: f.run }).select('title').order('title').limit(1),
+    ];
+    expect(answers.map((a) => a.error?.code ?? a.status)).toEqual([200, 206, 200, 200, 200, 200, 200, 200, 204, 200, 200, 200]);
+    if (restarts !== undefined) expect(db.restarts).toBe(restarts);
+  });
+
   it('a query within the limit runs', async () => {
     const r = await f.alice.client.rpc('rt_sleep', { seconds: 0.05 });
     expect([r.status, r.data]).toEqual([200, 1]);

@@ -14,6 +14,7 @@ import { Worker } from 'node:worker_threads';
 import type { Database, Notifications, Queryable, QueryResult, Row } from './types.ts';
 import { Mutex } from './mutex.ts';
 import { makeThrowawayFolder } from '../throwaway-folders.ts';
+import { pgliteWasmFile } from './pglite.ts';
 
 /** Operations understood by pglite-worker.ts. */
 const Op = { query: 0, exec: 1, beginQuery: 2, beginExec: 3, listen: 5, close: 9, crash: 99 } as const;
@@ -119,8 +120,11 @@ export class PGliteWorkerDatabase implements Database, Notifications {
   /** LISTEN channels and their callbacks (a restarted worker listens again, and the callbacks run once). */
   readonly #listeners = new Map<string, Set<() => void>>();
 
-  private constructor(opts: OpenPGliteWorkerOptions, dataDir: string) {
+  readonly #wasmModule: WebAssembly.Module;
+
+  private constructor(opts: OpenPGliteWorkerOptions, dataDir: string, wasmModule: WebAssembly.Module) {
     this.#opts = opts;
+    this.#wasmModule = wasmModule;
     this.#memory = opts.memory === true;
     this.dataDir = dataDir;
     this.#defaultTimeoutMs = Math.max(0, Math.floor(opts.statementTimeoutMs ?? 0));
@@ -131,13 +135,21 @@ export class PGliteWorkerDatabase implements Database, Notifications {
     this.#ready = this.#spawn(opts.templateFile);
   }
 
+  /**
+   * PGlite's WebAssembly compiled once for the process and handed to every worker. A worker that compiled its own
+   * ran its first statements on V8's baseline code; after a statement timeout the reopened worker's first statement
+   * (a REST request's, with cold catalog caches) could itself pass the deadline and restart the worker again.
+   */
+  static #compiled: Promise<WebAssembly.Module> | undefined;
+
   static async open(opts: OpenPGliteWorkerOptions): Promise<PGliteWorkerDatabase> {
     let dataDir = opts.dataDir;
     if (opts.memory) {
       dataDir = makeThrowawayFolder('pglite');
     }
     if (!dataDir) throw new Error('openPGliteWorker: dataDir or memory is required');
-    const db = new PGliteWorkerDatabase(opts, dataDir);
+    PGliteWorkerDatabase.#compiled ??= fs.promises.readFile(pgliteWasmFile()).then((bytes) => WebAssembly.compile(bytes));
+    const db = new PGliteWorkerDatabase(opts, dataDir, await PGliteWorkerDatabase.#compiled);
     try {
       await db.#ready;
     } catch (err) {
@@ -150,7 +162,7 @@ export class PGliteWorkerDatabase implements Database, Notifications {
   /** Starts a worker on the data folder and resolves once PGlite is open in it. */
   #spawn(templateFile?: string): Promise<void> {
     const listen = [...this.#listeners.keys()];
-    const worker = new Worker(WORKER_URL, { workerData: { dataDir: this.dataDir, templateFile, listen }, execArgv: WORKER_EXEC_ARGV });
+    const worker = new Worker(WORKER_URL, { workerData: { dataDir: this.dataDir, templateFile, listen, wasmModule: this.#wasmModule }, execArgv: WORKER_EXEC_ARGV });
     this.#worker = worker;
     let lastError: Error | undefined;
     return new Promise<void>((resolve, reject) => {

@@ -18,6 +18,8 @@ interface WorkerInit {
   templateFile?: string;
   /** Channels to LISTEN to once open (a worker restarted after a timeout keeps its predecessor's). */
   listen?: string[];
+  /** PGlite's WebAssembly, compiled once by the main thread (a new worker neither compiles nor tiers it up again). */
+  wasmModule?: WebAssembly.Module;
 }
 
 const port = parentPort;
@@ -45,7 +47,7 @@ async function listen(db: PGlite, channel: string): Promise<void> {
 
 async function open(): Promise<PGlite> {
   const loadDataDir = init.templateFile ? new Blob([fs.readFileSync(init.templateFile)]) : undefined;
-  const db = await createPGliteInstance({ dataDir: init.dataDir, loadDataDir });
+  const db = await createPGliteInstance({ dataDir: init.dataDir, loadDataDir, wasmModule: init.wasmModule });
   for (const channel of init.listen ?? []) await listen(db, channel);
   return db;
 }

@@ -86,6 +86,13 @@ export interface OpenPGliteOptions {
   dataDir?: string;
   /** A data-dir snapshot (tar, optionally gzip) to start from instead of running initdb. */
   loadDataDir?: Blob;
+  /** PGlite's WebAssembly compiled once for the process (pgliteWasmModule), shared by the worker threads. */
+  wasmModule?: WebAssembly.Module;
+}
+
+/** PGlite's WebAssembly file, beside its entry point (where PGlite itself reads it). */
+export function pgliteWasmFile(): string {
+  return path.join(path.dirname(createRequire(import.meta.url).resolve('@electric-sql/pglite')), 'pglite.wasm');
 }
 
 /** Creates a PGlite instance with localbase's extensions and settings (used in-process and in the worker). */
@@ -93,6 +100,7 @@ export function createPGliteInstance(opts: OpenPGliteOptions): Promise<PGlite> {
   return PGlite.create({
     dataDir: opts.dataDir,
     loadDataDir: opts.loadDataDir,
+    pgliteWasmModule: opts.wasmModule,
     extensions,
     // PostgreSQL's default 128 MB of shared buffers is most of PGlite's resident memory; 32 MB is ample
     // for a local development database and cuts the process's RSS by ~150 MB.
