@@ -339,6 +339,19 @@ describe('downloads', () => {
     ]);
   });
 
+  it('a Range the file backend cannot read (malformed, reversed, several ranges, another unit) is 416, as storage answers; the unit is read case-insensitively', async () => {
+    // These were answered 200 with the whole object (and "Bytes=2-5" too).
+    for (const range of ['bytes=abc', 'bytes=5-2', 'bytes=0-1,4-5', 'bytes=-', 'bytes=-0', 'items=0-1', 'bytes=1.5-3']) {
+      const res = await get('video.bin', { range });
+      expect([res.status, res.headers.get('content-range')], range).toEqual([416, 'bytes */10']);
+      expect(await res.json()).toEqual({ statusCode: '416', code: 'InvalidRange', error: 'invalid_range', message: 'invalid range provided' });
+    }
+    for (const [range, body, contentRange] of [['Bytes=2-5', '2345', 'bytes 2-5/10'], ['BYTES=7-100', '789', 'bytes 7-9/10']]) {
+      const res = await get('video.bin', { range: range! });
+      expect([res.status, res.headers.get('content-range'), await res.text()], range).toEqual([206, contentRange, body]);
+    }
+  });
+
   it('?download sets Content-Disposition; unknown query parameters are ignored', async () => {
     const res = await get('video.bin?download=clip%20one.mp4&cacheNonce=1');
     expect(res.headers.get('content-disposition')).toBe("attachment; filename=clip%20one.mp4; filename*=UTF-8''clip%20one.mp4");

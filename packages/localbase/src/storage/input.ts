@@ -83,25 +83,25 @@ export function contentDisposition(download: string | undefined): string | undef
   return `attachment; filename=${enc}; filename*=UTF-8''${enc}`;
 }
 
-/** Parses a single `bytes=` range against a size; null = serve everything; 'unsatisfiable' = 416. */
+/**
+ * Parses a `Range` header against a size as storage's file backend does (src/storage/range.ts): one `bytes=` range,
+ * the unit in any case; null (no header) = serve everything; anything else it cannot serve (malformed, reversed,
+ * several ranges, another unit, a zero suffix, an empty object, a start past the end) = 'unsatisfiable' (416). An
+ * end past the object is clamped. Decision 187.
+ */
 export function parseRange(header: string | undefined, size: number): { start: number; end: number } | null | 'unsatisfiable' {
   if (!header) return null;
-  const m = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
-  if (!m) return null; // several ranges or another unit: the whole object, as RFC 9110 allows
-  const [, a, b] = m;
-  if (a === '' && b === '') return null;
-  let start: number;
-  let end: number;
+  const m = /^bytes=(\d*)-(\d*)$/i.exec(header.trim());
+  if (!m || size <= 0) return 'unsatisfiable';
+  const [, a = '', b = ''] = m;
+  if (a === '' && b === '') return 'unsatisfiable';
   if (a === '') {
     const n = Number(b);
-    if (n === 0) return 'unsatisfiable';
-    start = Math.max(0, size - n);
-    end = size - 1;
-  } else {
-    start = Number(a);
-    end = b === '' ? size - 1 : Math.min(Number(b), size - 1);
-    if (b !== '' && Number(b) < start) return null;
+    if (!Number.isSafeInteger(n) || n <= 0) return 'unsatisfiable';
+    return { start: Math.max(0, size - n), end: size - 1 };
   }
-  if (start >= size || size === 0) return 'unsatisfiable';
-  return { start, end };
+  const start = Number(a);
+  const end = b === '' ? size - 1 : Number(b);
+  if (!Number.isSafeInteger(start) || !Number.isSafeInteger(end) || end < start || start >= size) return 'unsatisfiable';
+  return { start, end: Math.min(end, size - 1) };
 }
