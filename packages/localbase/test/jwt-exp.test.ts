@@ -89,6 +89,38 @@ describe('/auth/v1', () => {
     expect(nullRole.status).toBe(200);
   });
 
+  it("a registered claim of the wrong JSON type (a number sub, an object aud, a word for exp) → 403 bad_jwt with GoTrue's decoding message", async () => {
+    // These were not refused as GoTrue refuses them: a service_role token with sub 5 or aud {} listed the users (200);
+    // Alice's token with sub 5 got 400 "sub claim must be a UUID"; exp "soon" got jose's message.
+    const prefix = 'invalid JWT: unable to parse or verify signature, token is malformed: could not JSON decode claim:';
+    const numericDate = `${prefix} could not parse NumericData: json:`;
+    const cases: [Record<string, unknown>, string][] = [
+      [{ sub: 5 }, `${prefix} json: cannot unmarshal number into Go struct field AccessTokenClaims.sub of type string`],
+      [{ iss: true }, `${prefix} json: cannot unmarshal bool into Go struct field AccessTokenClaims.iss of type string`],
+      [{ jti: {} }, `${prefix} json: cannot unmarshal object into Go struct field AccessTokenClaims.jti of type string`],
+      [{ aud: { to: 'authenticated' } }, `${prefix} invalid type for claim`],
+      [{ aud: ['authenticated', 5] }, `${prefix} invalid type for claim`],
+      [{ exp: 'soon' }, `${numericDate} invalid number literal, trying to unmarshal "\\"soon\\"" into Number`],
+      [{ exp: true }, `${numericDate} cannot unmarshal bool into Go value of type json.Number`],
+      [{ iat: {} }, `${numericDate} cannot unmarshal object into Go value of type json.Number`],
+      [{ nbf: [1] }, `${numericDate} cannot unmarshal array into Go value of type json.Number`],
+      // Go stops at a claim whose own decoder fails (aud) even after a plain type mismatch (sub) it meant to report
+      [{ sub: 5, aud: {} }, `${prefix} invalid type for claim`],
+    ];
+    const service = { ...jwtPayload(f.lb.serviceRoleKey), exp: Math.floor(Date.now() / 1000) + 3600 };
+    for (const [change, message] of cases) {
+      for (const [path, claims] of [['/auth/v1/user', jwtPayload(f.alice.token)], ['/auth/v1/admin/users', service]] as const) {
+        const res = await raw(f.lb, path, { bearer: await sign({ ...claims, ...change }) });
+        expect([res.status, codeOf(res), (res.json as { message?: string }).message], `${path} ${JSON.stringify(change)}`).toEqual([403, 'bad_jwt', message]);
+      }
+    }
+    // aud as one string or a list of strings, and null claims, are what Go decodes: the token is judged as usual.
+    for (const change of [{ aud: ['authenticated'] }, { iss: null, jti: null }]) {
+      const res = await raw(f.lb, '/auth/v1/user', { bearer: await sign({ ...jwtPayload(f.alice.token), ...change }) });
+      expect(res.status, JSON.stringify(change)).toBe(200);
+    }
+  });
+
   it('service_role API keys without exp still work (as apikey and as the admin bearer)', async () => {
     const serviceKey = await sign({ iss: 'supabase-demo', role: 'service_role' });
     const users = await raw(f.lb, '/auth/v1/admin/users', { apikey: serviceKey, bearer: serviceKey });
