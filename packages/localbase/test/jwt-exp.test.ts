@@ -154,6 +154,29 @@ describe('/rest/v1', () => {
     expect([res.status, codeOfBody(res.json)]).toEqual([401, 'PGRST303']);
   });
 
+  it("a registered claim of the wrong JSON type → 401 PGRST303 with PostgREST's message (exp, nbf, iat, aud checked in that order); sub is not PostgREST's concern", async () => {
+    // aud {} read Alice's row (200); exp "soon" said 'JWT has invalid claims: "exp" claim must be a number'.
+    const later = Math.floor(Date.now() / 1000) + 3600;
+    const cases: [Record<string, unknown>, string][] = [
+      [{ exp: 'soon' }, "The JWT 'exp' claim must be a number"],
+      [{ exp: String(later) }, "The JWT 'exp' claim must be a number"],
+      [{ nbf: true }, "The JWT 'nbf' claim must be a number"],
+      [{ iat: {} }, "The JWT 'iat' claim must be a number"],
+      [{ aud: { to: 'authenticated' } }, "The JWT 'aud' claim must be a string or an array of strings"],
+      [{ aud: ['authenticated', 5] }, "The JWT 'aud' claim must be a string or an array of strings"],
+      [{ aud: 5, iat: 'x', exp: [] }, "The JWT 'exp' claim must be a number"],
+    ];
+    for (const [change, message] of cases) {
+      const res = await restRaw(f.lb, mine(), { bearer: await sign({ ...jwtPayload(f.alice.token), ...change }) });
+      expect([res.status, codeOfBody(res.json), (res.json as { message?: string }).message], JSON.stringify(change)).toEqual([401, 'PGRST303', message]);
+      expect(res.headers.get('www-authenticate')).toMatch(/invalid_token/);
+    }
+    for (const change of [{ sub: 5 }, { aud: [] }, { aud: ['authenticated', 'other'] }]) {
+      const res = await restRaw(f.lb, mine(), { bearer: await sign({ ...jwtPayload(f.alice.token), ...change }) });
+      expect(res.status, JSON.stringify(change) + res.text).toBe(200);
+    }
+  });
+
   it('API keys without exp are accepted as PostgREST does (role anon / service_role)', async () => {
     const anon = await restRaw(f.lb, mine(), { bearer: await sign({ role: 'anon' }) });
     expect([anon.status, anon.json]).toEqual([200, [{ id: f.alice.id }]]);
