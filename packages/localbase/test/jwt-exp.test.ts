@@ -184,3 +184,26 @@ describe('/rest/v1', () => {
     expect(service.status, service.text).toBe(200);
   });
 });
+
+describe('/storage/v1', () => {
+  const buckets = (token: string) => fetch(`${f.lb.url}/storage/v1/bucket`, { headers: { apikey: f.lb.anonKey, authorization: `Bearer ${token}` } });
+
+  it("a token storage's jose refuses → 400 AccessDenied with jose's own message, as storage; a mistyped aud or sub is not its concern", async () => {
+    // The message was GoTrue's ("invalid JWT: unable to parse or verify signature, token has invalid claims: …").
+    const now = Math.floor(Date.now() / 1000);
+    const cases: [Record<string, unknown>, string][] = [
+      [{ exp: 'soon' }, '"exp" claim must be a number'],
+      [{ nbf: true }, '"nbf" claim must be a number'],
+      [{ exp: now - 60 }, '"exp" claim timestamp check failed'],
+      [{ nbf: now + 3600 }, '"nbf" claim timestamp check failed'],
+    ];
+    for (const [change, message] of cases) {
+      const res = await buckets(await sign({ ...jwtPayload(f.alice.token), ...change }));
+      expect([res.status, await res.json()], JSON.stringify(change)).toEqual([400, { statusCode: '403', code: 'AccessDenied', error: 'Unauthorized', message }]);
+    }
+    const forged = await new SignJWT(jwtPayload(f.alice.token)).setProtectedHeader({ alg: 'HS256' }).sign(new TextEncoder().encode('not the secret'));
+    expect(await (await buckets(forged)).json()).toMatchObject({ statusCode: '403', message: 'signature verification failed' });
+    const res = await buckets(await sign({ ...jwtPayload(f.alice.token), aud: { to: 'authenticated' } }));
+    expect(res.status).toBe(200);
+  });
+});

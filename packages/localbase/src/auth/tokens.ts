@@ -100,9 +100,10 @@ export class JwtKeys {
   /**
    * Verifies a token signed by a key of the set (by kid) or an HS256 token signed with the legacy secret; anything else (alg none, other keys, expired) throws bad_jwt.
    * `requireExp`: a token without a numeric `exp` is refused too (user access tokens must expire; API keys may
-   * omit it — docs/decisions/018-tokens-without-exp.md).
+   * omit it — docs/decisions/018-tokens-without-exp.md). `joseMessages`: a refusal is a plain Error with jose's
+   * message, as storage answers it.
    */
-  async verify(token: string, opts: { requireExp?: boolean; goTrueClaims?: boolean } = {}): Promise<JWTPayload> {
+  async verify(token: string, opts: { requireExp?: boolean; goTrueClaims?: boolean; joseMessages?: boolean } = {}): Promise<JWTPayload> {
     // GoTrue decodes the claims before it checks the signature (and before exp): their decoding errors come first.
     const mistyped = opts.goTrueClaims ? goTrueClaimTypeError(unverifiedClaims(token)) : undefined;
     if (mistyped) throw new ApiError(403, 'bad_jwt', `invalid JWT: unable to parse or verify signature, ${mistyped}`);
@@ -113,6 +114,12 @@ export class JwtKeys {
         requiredClaims: opts.requireExp ? ['exp'] : undefined,
       }));
     } catch (err) {
+      // Storage verifies with jose too and answers its message as it is ("\"exp\" claim timestamp check failed"); a
+      // token no key of ours signed fails its signature check there (it falls back to the secret).
+      if (opts.joseMessages)
+        throw new Error(err instanceof joseErrors.JWSSignatureVerificationFailed ? 'signature verification failed' : (err as Error).message, {
+          cause: err,
+        });
       let detail = 'signature is invalid';
       if (err instanceof joseErrors.JWTExpired) detail = 'token has invalid claims: token is expired';
       else if (err instanceof joseErrors.JWTClaimValidationFailed && err.claim === 'exp' && err.reason === 'missing')
