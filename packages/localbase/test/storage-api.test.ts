@@ -500,6 +500,34 @@ describe('signed and public URLs', () => {
     await admin.storage.from(PUB).upload('logo.txt', 'public logo', { contentType: 'text/plain' });
   });
 
+  it("sign and list bodies are read as storage's validator reads them: a number in a string is a number, and what is not one is refused with its message", async () => {
+    // expiresIn "60" and limit "1" were refused ("body/expiresIn must be >= 1", "body/limit must be an integer >= 0"),
+    // limit 0 listed nothing where storage refuses it; storage's JSON-schema validator coerces types (Fastify's Ajv).
+    const post = async (p: string, body: Record<string, unknown>) => {
+      const res = await fetch(`${lb.url}/storage/v1/object/${p}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${lb.serviceRoleKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      return [res.status, await res.json()] as const;
+    };
+    for (const expiresIn of ['60', [60], 60]) {
+      const [status, body] = await post(`sign/${B}/secret.txt`, { expiresIn });
+      expect([status, typeof (body as { signedURL?: unknown }).signedURL], JSON.stringify(expiresIn)).toEqual([200, 'string']);
+    }
+    const refused = (message: string) => [400, { statusCode: '400', code: 'InvalidRequest', error: 'Bad Request', message }];
+    expect(await post(`sign/${B}/secret.txt`, { expiresIn: 'soon' })).toEqual(refused('body/expiresIn must be integer'));
+    expect(await post(`sign/${B}/secret.txt`, { expiresIn: 1.5 })).toEqual(refused('body/expiresIn must be integer'));
+    expect(await post(`sign/${B}/secret.txt`, { expiresIn: 0 })).toEqual(refused('body/expiresIn must be >= 1'));
+    expect(await post('sign/' + B, { expiresIn: '60', paths: ['secret.txt'] })).toMatchObject([200, [{ path: 'secret.txt' }]]);
+    const [listed, items] = await post(`list/${B}`, { prefix: '', limit: '1', offset: '0' });
+    expect([listed, (items as unknown[]).length]).toEqual([200, 1]);
+    expect(await post(`list/${B}`, { prefix: '', limit: 0 })).toEqual(refused('body/limit must be >= 1'));
+    expect(await post(`list/${B}`, { prefix: '', limit: 'x' })).toEqual(refused('body/limit must be integer'));
+    expect(await post(`list/${B}`, { prefix: '', offset: -1 })).toEqual(refused('body/offset must be >= 0'));
+    expect(await post(`list/${B}`, { prefix: {} })).toEqual(refused('body/prefix must be string'));
+  });
+
   it('createSignedUrl: fetchable without any header until it expires; download adds Content-Disposition', async () => {
     const s = await admin.storage.from(B).createSignedUrl('secret.txt', 60, { download: 'x.txt' });
     expect(s.error).toBeNull();

@@ -105,3 +105,28 @@ export function parseRange(header: string | undefined, size: number): { start: n
   if (!Number.isSafeInteger(start) || !Number.isSafeInteger(end) || end < start || start >= size) return 'unsatisfiable';
   return { start, end: Math.min(end, size - 1) };
 }
+
+// ── body values as storage's validator reads them ─────────────────────────────────────────────────
+// Storage validates bodies with Fastify's Ajv, which coerces types (coerceTypes: 'array'): a one-item list is its
+// item; to an integer: a boolean or null (+v) or a string holding an integer; to a string: a number or a boolean
+// ("" + v) or null (""). undefined = cannot be coerced (the caller answers "<path> must be integer|string").
+
+const unwrap = (v: unknown): unknown => (Array.isArray(v) && v.length === 1 ? v[0] : v);
+
+/** An integer as Ajv coerces one, or undefined. */
+export function asInteger(value: unknown): number | undefined {
+  const v = unwrap(value);
+  if (typeof v === 'number') return Number.isInteger(v) ? v : undefined;
+  if (typeof v === 'boolean' || v === null) return Number(v);
+  if (typeof v === 'string' && v !== '' && Number.isInteger(Number(v))) return Number(v);
+  return undefined;
+}
+
+/** A string as Ajv coerces one, or undefined. */
+export function asString(value: unknown): string | undefined {
+  const v = unwrap(value);
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+  if (v === null) return '';
+  return undefined;
+}

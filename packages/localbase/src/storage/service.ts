@@ -29,6 +29,8 @@ import {
 } from './errors.ts';
 import { consume, type ObjectFiles, type WrittenFile } from './files.ts';
 import {
+  asInteger,
+  asString,
   checkMimeType,
   contentDisposition,
   inertHeaders,
@@ -524,10 +526,8 @@ export function createStorageService(opts: StorageOptions): StorageService {
   }
 
   const expiresInOf = (body: Record<string, unknown>): number => {
-    const v = body.expiresIn;
-    if (v === undefined) throw invalidRequest("body must have required property 'expiresIn'", 'Bad Request');
-    if (typeof v !== 'number' || !Number.isInteger(v) || v < 1) throw invalidRequest('body/expiresIn must be >= 1', 'Bad Request');
-    return v;
+    if (body.expiresIn === undefined) throw invalidRequest("body must have required property 'expiresIn'", 'Bad Request');
+    return bodyInteger(body, 'expiresIn', 1) as number;
   };
 
   // ── image transformations (render.ts, decision 046) ───────────────────────────────────────────
@@ -820,18 +820,18 @@ export function createStorageService(opts: StorageOptions): StorageService {
   async function listObjects(req: Request, bucketId: string): Promise<Response> {
     const who = (await callerOf(req, false)) as Caller;
     const body = await readJson(bodyOf(req));
-    if (typeof body.prefix !== 'string') throw invalidRequest("body must have required property 'prefix'", 'Bad Request');
-    let prefix = body.prefix;
+    if (body.prefix === undefined) throw invalidRequest("body must have required property 'prefix'", 'Bad Request');
+    let prefix = bodyString(body, 'prefix') as string;
     if (prefix !== '' && !prefix.endsWith('/')) prefix += '/';
-    const limit = Math.min(numberOr(body.limit, 100, 'limit'), 1500);
-    const offset = numberOr(body.offset, 0, 'offset');
+    const limit = Math.min(bodyInteger(body, 'limit', 1) ?? 100, 1500);
+    const offset = bodyInteger(body, 'offset', 0) ?? 0;
     const sortBy = (body.sortBy ?? {}) as { column?: unknown; order?: unknown };
     const column = sortBy.column ?? 'name';
     const order = typeof sortBy.order === 'string' ? sortBy.order.toLowerCase() : 'asc';
     if (typeof column !== 'string' || !['name', 'updated_at', 'created_at', 'last_accessed_at'].includes(column))
       throw invalidRequest('body/sortBy/column must be equal to one of the allowed values', 'Bad Request');
     if (order !== 'asc' && order !== 'desc') throw invalidRequest('body/sortBy/order must be equal to one of the allowed values', 'Bad Request');
-    const search = typeof body.search === 'string' ? body.search : '';
+    const search = bodyString(body, 'search') ?? '';
     await mustFindBucket(bucketId);
     const orderSql =
       column === 'name'
@@ -1256,6 +1256,23 @@ function intParam(v: string | null, min: number, name: string): number | null {
   const n = Number(v);
   if (!Number.isInteger(n) || n < min) throw invalidRequest(`querystring/${name} must be >= ${min}`, 'Bad Request');
   return n;
+}
+
+/** An integer property of a body, coerced as storage's validator does; undefined when absent. */
+function bodyInteger(body: Record<string, unknown>, name: string, min: number): number | undefined {
+  if (body[name] === undefined) return undefined;
+  const n = asInteger(body[name]);
+  if (n === undefined) throw invalidRequest(`body/${name} must be integer`, 'Bad Request');
+  if (n < min) throw invalidRequest(`body/${name} must be >= ${min}`, 'Bad Request');
+  return n;
+}
+
+/** A string property of a body, coerced as storage's validator does; undefined when absent. */
+function bodyString(body: Record<string, unknown>, name: string): string | undefined {
+  if (body[name] === undefined) return undefined;
+  const v = asString(body[name]);
+  if (v === undefined) throw invalidRequest(`body/${name} must be string`, 'Bad Request');
+  return v;
 }
 
 function numberOr(v: unknown, dflt: number, name: string): number {
