@@ -66,6 +66,31 @@ describe('buckets', () => {
     });
   });
 
+  it("a bucket's public flag is read as storage's validator reads a boolean: \"true\" / \"false\", 1 / 0, a one-item list are taken; \"yes\" and \"1\" are refused", async () => {
+    // "true" was refused "body/public must be boolean" (storage's Ajv coerces it).
+    const send = async (method: string, p: string, body: Record<string, unknown>) => {
+      const res = await fetch(`${lb.url}/storage/v1/bucket${p}`, {
+        method,
+        headers: { authorization: `Bearer ${lb.serviceRoleKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      return [res.status, await res.json()] as const;
+    };
+    const id = `flag-${sfx}`;
+    expect(await send('POST', '', { name: id, public: 'true' })).toEqual([200, { name: id }]);
+    expect((await admin.storage.getBucket(id)).data?.public).toBe(true);
+    expect((await send('PUT', `/${id}`, { public: 0 }))[0]).toBe(200);
+    expect((await admin.storage.getBucket(id)).data?.public).toBe(false);
+    for (const value of ['yes', '1', ['true', 'false']]) {
+      expect(await send('PUT', `/${id}`, { public: value }), JSON.stringify(value)).toEqual([
+      400,
+        { statusCode: '400', code: 'InvalidRequest', error: 'Bad Request', message: 'body/public must be boolean' },
+      ]);
+    }
+    expect((await send('PUT', `/${id}`, { public: [1] }))[0]).toBe(200);
+    expect((await admin.storage.getBucket(id)).data?.public).toBe(true);
+  });
+
   it('a non-empty bucket cannot be deleted until it is emptied (service_role only)', async () => {
     const id = `e-${sfx}`;
     await admin.storage.createBucket(id);

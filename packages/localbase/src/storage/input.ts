@@ -130,3 +130,12 @@ export function asString(value: unknown): string | undefined {
   if (v === null) return '';
   return undefined;
 }
+
+/** A boolean as Ajv coerces one ("true"/1 → true, "false"/0/null → false), or undefined. */
+export function asBoolean(value: unknown): boolean | undefined {
+  const v = unwrap(value);
+  if (typeof v === 'boolean') return v;
+  if (v === 'true' || v === 1) return true;
+  if (v === 'false' || v === 0 || v === null) return false;
+  return undefined;
+}

@@ -29,6 +29,7 @@ import {
 } from './errors.ts';
 import { consume, type ObjectFiles, type WrittenFile } from './files.ts';
 import {
+  asBoolean,
   asInteger,
   asString,
   checkMimeType,
@@ -1245,10 +1246,12 @@ async function readJson(source: Readable): Promise<Record<string, unknown>> {
   return v as Record<string, unknown>;
 }
 
+/** A boolean property, coerced as storage's validator does; undefined when absent (null is false, as there). */
 function optionalBool(v: unknown, name: string): boolean | undefined {
-  if (v === undefined || v === null) return undefined;
-  if (typeof v !== 'boolean') throw invalidRequest(`body/${name} must be boolean`, 'Bad Request');
-  return v;
+  if (v === undefined) return undefined;
+  const b = asBoolean(v);
+  if (b === undefined) throw invalidRequest(`body/${name} must be boolean`, 'Bad Request');
+  return b;
 }
 
 function intParam(v: string | null, min: number, name: string): number | null {
