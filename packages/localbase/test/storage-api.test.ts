@@ -553,6 +553,24 @@ describe('signed and public URLs', () => {
     expect(await post(`list/${B}`, { prefix: {} })).toEqual(refused('body/prefix must be string'));
   });
 
+  it("copy and move read their keys as storage's validator does: a number is its text, an object is refused", async () => {
+    // destinationKey 123 was refused "body must have required property 'destinationKey'" though it was there.
+    const post = async (op: string, body: Record<string, unknown>) => {
+      const res = await fetch(`${lb.url}/storage/v1/object/${op}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${lb.serviceRoleKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      return [res.status, await res.json()] as const;
+    };
+    expect(await post('copy', { bucketId: B, sourceKey: 'secret.txt', destinationKey: 123 })).toMatchObject([200, { Key: `${B}/123` }]);
+    expect(await post('move', { bucketId: B, sourceKey: 123, destinationKey: 456, destinationBucket: '' })).toMatchObject([200, { message: 'Successfully moved' }]);
+    expect(await (await admin.storage.from(B).download('456')).data?.text()).toBe('for your eyes');
+    const refused = (message: string) => [400, { statusCode: '400', code: 'InvalidRequest', error: 'Bad Request', message }];
+    expect(await post('copy', { bucketId: B, sourceKey: 'secret.txt', destinationKey: {} })).toEqual(refused('body/destinationKey must be string'));
+    expect(await post('move', { bucketId: B, sourceKey: 'secret.txt' })).toEqual(refused("body must have required property 'destinationKey'"));
+  });
+
   it('createSignedUrl: fetchable without any header until it expires; download adds Content-Disposition', async () => {
     const s = await admin.storage.from(B).createSignedUrl('secret.txt', 60, { download: 'x.txt' });
     expect(s.error).toBeNull();

@@ -1285,11 +1285,14 @@ function numberOr(v: unknown, dflt: number, name: string): number {
 }
 
 function moveArgs(body: Record<string, unknown>): { from: string; to: string; fromKey: string; toKey: string } {
+  // as storage's schema: the required properties first, then each one's type (coerced: a number is its text)
   for (const k of ['bucketId', 'sourceKey', 'destinationKey'])
-    if (typeof body[k] !== 'string') throw invalidRequest(`body must have required property '${k}'`, 'Bad Request');
-  const from = body.bucketId as string;
-  const to = typeof body.destinationBucket === 'string' && body.destinationBucket !== '' ? body.destinationBucket : from;
-  return { from, to, fromKey: mustBeValidKey(body.sourceKey as string), toKey: mustBeValidKey(body.destinationKey as string) };
+    if (body[k] === undefined) throw invalidRequest(`body must have required property '${k}'`, 'Bad Request');
+  const from = bodyString(body, 'bucketId') as string;
+  const sourceKey = bodyString(body, 'sourceKey') as string;
+  const to = bodyString(body, 'destinationBucket') || from;
+  const destinationKey = bodyString(body, 'destinationKey') as string;
+  return { from, to, fromKey: mustBeValidKey(sourceKey), toKey: mustBeValidKey(destinationKey) };
 }
 
 function parseMetadataText(text: string | undefined): Record<string, unknown> {
