@@ -419,7 +419,7 @@ export async function startLocalbase(opts: LocalbaseOptions = {}): Promise<Local
     const storage = createStorageService({
       db,
       files,
-      verifyJwt: async (token) => (await jwt.verify(token)) as Record<string, unknown>,
+      verifyJwt: async (token) => (await jwt.verify(token, { joseMessages: true })) as Record<string, unknown>,
       apiKeys: knownApiKeys(cfg),
       fileSizeLimit: cfg.storageFileSizeLimit,
       jwtSecret: cfg.jwtSecret,

@@ -216,4 +216,18 @@ describe('admin API refusals', () => {
     expect(res.status).toBeLessThan(500);
     expect(typeof codeOf(res)).toBe('string');
   });
+
+  it("GET, PUT and DELETE /admin/users/:id load the user first, as GoTrue's loadUser: a malformed id is 404 validation_failed, an unknown one user_not_found, whatever the body", async () => {
+    // They said 404 user_not_found "User not found" for a malformed id (a client branching on the code read a typo as
+    // a missing user), and PUT / DELETE read the body first: a bad body on an unknown user was 400 bad_json.
+    // (supabase-js checks the id itself before sending: raw requests.)
+    const service = { apikey: lb.serviceRoleKey, bearer: lb.serviceRoleKey };
+    const refusal = (res: Awaited<ReturnType<typeof raw>>) => [res.status, codeOf(res), (res.json as { message?: string }).message];
+    const unknown = '00000000-0000-4000-8000-000000000000';
+    for (const method of ['GET', 'PUT', 'DELETE']) {
+      const body = method === 'GET' ? undefined : '{bad';
+      expect(refusal(await raw(lb, '/auth/v1/admin/users/not-a-uuid', { ...service, method, body })), method).toEqual([404, 'validation_failed', 'user_id must be an UUID']);
+      expect(refusal(await raw(lb, `/auth/v1/admin/users/${unknown}`, { ...service, method, body })), method).toEqual([404, 'user_not_found', 'User not found']);
+    }
+  });
 });

@@ -245,6 +245,32 @@ describe.skipIf(!testDatabaseUrl)('the database goes away while localbase runs',
     expect(await room.httpSend('hi', { n: 3 })).toEqual({ success: true });
   });
 
+  it('the service role\'s REST broadcast to a private topic while the database is unreachable: httpSend answers 422, the batch drops it, as Realtime does', async () => {
+    // Realtime checks a private message against the database also for the service role (its policies pass, the
+    // connection is still needed): localbase skipped the check for it, so the message was delivered (202).
+    const heard: unknown[] = [];
+    const listener = realtimeClient(lb, { key: lb.serviceRoleKey })
+      .channel('outage-service', { config: { private: true } })
+      .on('broadcast', { event: '*' }, (m) => heard.push(m.payload));
+    expect((await subscribe(listener)).status).toBe('SUBSCRIBED');
+    const sender = realtimeClient(lb, { key: lb.serviceRoleKey }).channel('outage-service', { config: { private: true } });
+    await relay.cut();
+    try {
+      await expect(sender.httpSend('hi', { n: 1 })).rejects.toThrow(/^Tenant database unavailable$/);
+      const batch = await fetch(`${lb.url}/realtime/v1/api/broadcast`, {
+        method: 'POST',
+        headers: { apikey: lb.serviceRoleKey, 'content-type': 'application/json' },
+        body: JSON.stringify({ messages: [{ topic: 'outage-service', event: 'hi', payload: { n: 2 }, private: true }] }),
+      });
+      expect([batch.status, await batch.text()]).toEqual([202, '']);
+    } finally {
+      await relay.restore();
+    }
+    expect(await sender.httpSend('hi', { n: 3 })).toEqual({ success: true });
+    await until(() => heard.length > 0, 5000, 'the message sent after the outage');
+    expect(heard).toEqual([{ n: 3 }]);
+  });
+
   it("a token refresh while the database is unreachable shuts the private channel down with Realtime's message; the socket and its other channels stay", async () => {
     const client = realtimeClient(lb);
     const sub = crypto.randomUUID();

@@ -108,6 +108,24 @@ describe('realtime: broadcast', () => {
     expect(heard).toEqual([{ type: 'broadcast', event: 'ping', payload: { at: 1 } }]);
   });
 
+  it('httpSend\'s endpoint takes any JSON body as Realtime does: a non-object under "_json", an empty body as {}', async () => {
+    // Phoenix's JSON parser hands the controller a non-object body as {"_json": value} and an empty one as {}; the
+    // endpoint sends that map. localbase refused a null body 422 and sent an array or a string as the payload itself.
+    const name = room('wrapped');
+    const heard: unknown[] = [];
+    const listener = realtimeClient(lb)
+      .channel(name)
+      .on('broadcast', { event: '*' }, (m) => heard.push(m.payload));
+    expect((await subscribe(listener)).status).toBe('SUBSCRIBED');
+    const path = `/realtime/v1/api/broadcast/${name}/events/raw`;
+    for (const body of ['null', '[1,2]', '"hi"', '7', 'false', '']) {
+      const res = await raw(lb, path, { body, method: 'POST' });
+      expect([res.status, res.text], body).toEqual([202, '']);
+    }
+    await until(() => heard.length === 6, 2000, 'the six messages');
+    expect(heard).toEqual([{ _json: null }, { _json: [1, 2] }, { _json: 'hi' }, { _json: 7 }, { _json: false }, {}]);
+  });
+
   it('delivers the batch endpoint send() falls back to before a channel is joined', async () => {
     const name = room('batch');
     const heard: unknown[] = [];

@@ -66,6 +66,31 @@ describe('buckets', () => {
     });
   });
 
+  it("a bucket's public flag is read as storage's validator reads a boolean: \"true\" / \"false\", 1 / 0, a one-item list are taken; \"yes\" and \"1\" are refused", async () => {
+    // "true" was refused "body/public must be boolean" (storage's Ajv coerces it).
+    const send = async (method: string, p: string, body: Record<string, unknown>) => {
+      const res = await fetch(`${lb.url}/storage/v1/bucket${p}`, {
+        method,
+        headers: { authorization: `Bearer ${lb.serviceRoleKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      return [res.status, await res.json()] as const;
+    };
+    const id = `flag-${sfx}`;
+    expect(await send('POST', '', { name: id, public: 'true' })).toEqual([200, { name: id }]);
+    expect((await admin.storage.getBucket(id)).data?.public).toBe(true);
+    expect((await send('PUT', `/${id}`, { public: 0 }))[0]).toBe(200);
+    expect((await admin.storage.getBucket(id)).data?.public).toBe(false);
+    for (const value of ['yes', '1', ['true', 'false']]) {
+      expect(await send('PUT', `/${id}`, { public: value }), JSON.stringify(value)).toEqual([
+      400,
+        { statusCode: '400', code: 'InvalidRequest', error: 'Bad Request', message: 'body/public must be boolean' },
+      ]);
+    }
+    expect((await send('PUT', `/${id}`, { public: [1] }))[0]).toBe(200);
+    expect((await admin.storage.getBucket(id)).data?.public).toBe(true);
+  });
+
   it('a non-empty bucket cannot be deleted until it is emptied (service_role only)', async () => {
     const id = `e-${sfx}`;
     await admin.storage.createBucket(id);
@@ -339,6 +364,19 @@ describe('downloads', () => {
     ]);
   });
 
+  it('a Range the file backend cannot read (malformed, reversed, several ranges, another unit) is 416, as storage answers; the unit is read case-insensitively', async () => {
+    // These were answered 200 with the whole object (and "Bytes=2-5" too).
+    for (const range of ['bytes=abc', 'bytes=5-2', 'bytes=0-1,4-5', 'bytes=-', 'bytes=-0', 'items=0-1', 'bytes=1.5-3']) {
+      const res = await get('video.bin', { range });
+      expect([res.status, res.headers.get('content-range')], range).toEqual([416, 'bytes */10']);
+      expect(await res.json()).toEqual({ statusCode: '416', code: 'InvalidRange', error: 'invalid_range', message: 'invalid range provided' });
+    }
+    for (const [range, body, contentRange] of [['Bytes=2-5', '2345', 'bytes 2-5/10'], ['BYTES=7-100', '789', 'bytes 7-9/10']]) {
+      const res = await get('video.bin', { range: range! });
+      expect([res.status, res.headers.get('content-range'), await res.text()], range).toEqual([206, contentRange, body]);
+    }
+  });
+
   it('?download sets Content-Disposition; unknown query parameters are ignored', async () => {
     const res = await get('video.bin?download=clip%20one.mp4&cacheNonce=1');
     expect(res.headers.get('content-disposition')).toBe("attachment; filename=clip%20one.mp4; filename*=UTF-8''clip%20one.mp4");
@@ -485,6 +523,52 @@ describe('signed and public URLs', () => {
   beforeAll(async () => {
     await admin.storage.from(B).upload('secret.txt', 'for your eyes');
     await admin.storage.from(PUB).upload('logo.txt', 'public logo', { contentType: 'text/plain' });
+  });
+
+  it("sign and list bodies are read as storage's validator reads them: a number in a string is a number, and what is not one is refused with its message", async () => {
+    // expiresIn "60" and limit "1" were refused ("body/expiresIn must be >= 1", "body/limit must be an integer >= 0"),
+    // limit 0 listed nothing where storage refuses it; storage's JSON-schema validator coerces types (Fastify's Ajv).
+    const post = async (p: string, body: Record<string, unknown>) => {
+      const res = await fetch(`${lb.url}/storage/v1/object/${p}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${lb.serviceRoleKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      return [res.status, await res.json()] as const;
+    };
+    for (const expiresIn of ['60', [60], 60]) {
+      const [status, body] = await post(`sign/${B}/secret.txt`, { expiresIn });
+      expect([status, typeof (body as { signedURL?: unknown }).signedURL], JSON.stringify(expiresIn)).toEqual([200, 'string']);
+    }
+    const refused = (message: string) => [400, { statusCode: '400', code: 'InvalidRequest', error: 'Bad Request', message }];
+    expect(await post(`sign/${B}/secret.txt`, { expiresIn: 'soon' })).toEqual(refused('body/expiresIn must be integer'));
+    expect(await post(`sign/${B}/secret.txt`, { expiresIn: 1.5 })).toEqual(refused('body/expiresIn must be integer'));
+    expect(await post(`sign/${B}/secret.txt`, { expiresIn: 0 })).toEqual(refused('body/expiresIn must be >= 1'));
+    expect(await post('sign/' + B, { expiresIn: '60', paths: ['secret.txt'] })).toMatchObject([200, [{ path: 'secret.txt' }]]);
+    const [listed, items] = await post(`list/${B}`, { prefix: '', limit: '1', offset: '0' });
+    expect([listed, (items as unknown[]).length]).toEqual([200, 1]);
+    expect(await post(`list/${B}`, { prefix: '', limit: 0 })).toEqual(refused('body/limit must be >= 1'));
+    expect(await post(`list/${B}`, { prefix: '', limit: 'x' })).toEqual(refused('body/limit must be integer'));
+    expect(await post(`list/${B}`, { prefix: '', offset: -1 })).toEqual(refused('body/offset must be >= 0'));
+    expect(await post(`list/${B}`, { prefix: {} })).toEqual(refused('body/prefix must be string'));
+  });
+
+  it("copy and move read their keys as storage's validator does: a number is its text, an object is refused", async () => {
+    // destinationKey 123 was refused "body must have required property 'destinationKey'" though it was there.
+    const post = async (op: string, body: Record<string, unknown>) => {
+      const res = await fetch(`${lb.url}/storage/v1/object/${op}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${lb.serviceRoleKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      return [res.status, await res.json()] as const;
+    };
+    expect(await post('copy', { bucketId: B, sourceKey: 'secret.txt', destinationKey: 123 })).toMatchObject([200, { Key: `${B}/123` }]);
+    expect(await post('move', { bucketId: B, sourceKey: 123, destinationKey: 456, destinationBucket: '' })).toMatchObject([200, { message: 'Successfully moved' }]);
+    expect(await (await admin.storage.from(B).download('456')).data?.text()).toBe('for your eyes');
+    const refused = (message: string) => [400, { statusCode: '400', code: 'InvalidRequest', error: 'Bad Request', message }];
+    expect(await post('copy', { bucketId: B, sourceKey: 'secret.txt', destinationKey: {} })).toEqual(refused('body/destinationKey must be string'));
+    expect(await post('move', { bucketId: B, sourceKey: 'secret.txt' })).toEqual(refused("body must have required property 'destinationKey'"));
   });
 
   it('createSignedUrl: fetchable without any header until it expires; download adds Content-Disposition', async () => {

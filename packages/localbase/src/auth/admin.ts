@@ -6,7 +6,7 @@ import { factorJson, USER_SELECT, userJson } from './format.ts';
 import { checkPassword, validateEmail } from './service.ts';
 import type { AuthService, OtpTokenType } from './service.ts';
 import { newOtp, tokenHash, UUID_RE } from './tokens.ts';
-import type { Queryable } from '../db/types.ts';
+import type { Queryable, Row } from '../db/types.ts';
 import { wellFormedFactorId } from './mfa.ts';
 import { oauthClientRoutes } from './oauth-clients.ts';
 import { adminCheckPhoneFree, adminSetPhone, createPhoneUser, validatePhone } from './phone.ts';
@@ -210,14 +210,24 @@ export function adminRoutes(svc: AuthService): Hono {
     return c.json(userJson(user));
   });
 
-  app.get('/users/:id', async (c) => {
-    const u = await orDatabaseError('Database error loading user', svc.findUserById(svc.db, c.req.param('id')));
+  /**
+   * GoTrue's loadUser, the middleware of every /admin/users/{user_id} route: it runs before the handler reads a body.
+   * A malformed id is 404 validation_failed, an unknown user 404 user_not_found.
+   */
+  const loadUser = async (id: string): Promise<Row> => {
+    if (!UUID_RE.test(id)) throw new ApiError(404, 'validation_failed', 'user_id must be an UUID');
+    const u = await orDatabaseError('Database error loading user', svc.findUserById(svc.db, id));
     if (!u) throw new ApiError(404, 'user_not_found', 'User not found');
-    return c.json(userJson(u));
+    return u;
+  };
+
+  app.get('/users/:id', async (c) => {
+    return c.json(userJson(await loadUser(c.req.param('id'))));
   });
 
   app.put('/users/:id', async (c) => {
     const id = c.req.param('id');
+    await loadUser(id);
     const body = await readJsonObject(c);
     const user = await svc.db.transaction(async (tx) => {
       if (!(await svc.findUserById(tx, id))) throw new ApiError(404, 'user_not_found', 'User not found');
@@ -229,9 +239,9 @@ export function adminRoutes(svc: AuthService): Hono {
 
   app.delete('/users/:id', async (c) => {
     const id = c.req.param('id');
+    await loadUser(id);
     const body = await readJsonObject(c, { emptyIsObject: true }); // GoTrue reads a body only when there is one
     const soft = optBool(body, 'should_soft_delete') ?? false;
-    if (!UUID_RE.test(id)) throw new ApiError(404, 'user_not_found', 'User not found');
     const r = soft
       ? await svc.db.transaction(async (tx) => {
           await tx.query('delete from auth.sessions where user_id = $1', [id]);
@@ -251,8 +261,7 @@ export function adminRoutes(svc: AuthService): Hono {
 
   app.get('/users/:id/factors', async (c) => {
     const id = c.req.param('id');
-    if (!UUID_RE.test(id)) throw new ApiError(404, 'validation_failed', 'user_id must be an UUID');
-    if (!(await svc.findUserById(svc.db, id))) throw new ApiError(404, 'user_not_found', 'User not found');
+    await loadUser(id);
     const r = await svc.db.query('select * from auth.mfa_factors where user_id = $1 order by created_at', [id]);
     return c.json(r.rows.map(factorJson));
   });
@@ -260,8 +269,7 @@ export function adminRoutes(svc: AuthService): Hono {
   app.delete('/users/:id/factors/:factorId', async (c) => {
     // As GoTrue: the user is loaded first (its id a UUID, the user existing), then the factor.
     const id = c.req.param('id');
-    if (!UUID_RE.test(id)) throw new ApiError(404, 'validation_failed', 'user_id must be an UUID');
-    if (!(await svc.findUserById(svc.db, id))) throw new ApiError(404, 'user_not_found', 'User not found');
+    await loadUser(id);
     const factorId = wellFormedFactorId(c.req.param('factorId'));
     const r = await svc.db.transaction(async (tx) => {
       const del = await tx.query('delete from auth.mfa_factors where id = $1 and user_id = $2', [factorId, id]);
@@ -289,8 +297,7 @@ export function adminRoutes(svc: AuthService): Hono {
   app.use('/users/:id/passkeys', admin);
   app.use('/users/:id/passkeys/:passkeyId', admin);
   const passkeyOwner = async (id: string) => {
-    if (!UUID_RE.test(id)) throw new ApiError(404, 'validation_failed', 'user_id must be an UUID');
-    if (!(await svc.findUserById(svc.db, id))) throw new ApiError(404, 'user_not_found', 'User not found');
+    await loadUser(id);
   };
   app.get('/users/:id/passkeys', async (c) => {
     await passkeyOwner(c.req.param('id'));

@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { SignJWT, importJWK, jwtVerify, errors as joseErrors } from 'jose';
+import { SignJWT, decodeJwt, importJWK, jwtVerify, errors as joseErrors } from 'jose';
 import type { JWK, JWTHeaderParameters, JWTPayload } from 'jose';
 import { publicJwk, type StoredJwk } from './keys.ts';
 import { ApiError } from '../http/errors.ts';
@@ -100,9 +100,13 @@ export class JwtKeys {
   /**
    * Verifies a token signed by a key of the set (by kid) or an HS256 token signed with the legacy secret; anything else (alg none, other keys, expired) throws bad_jwt.
    * `requireExp`: a token without a numeric `exp` is refused too (user access tokens must expire; API keys may
-   * omit it — docs/decisions/018-tokens-without-exp.md).
+   * omit it — docs/decisions/018-tokens-without-exp.md). `joseMessages`: a refusal is a plain Error with jose's
+   * message, as storage answers it.
    */
-  async verify(token: string, opts: { requireExp?: boolean; goTrueClaims?: boolean } = {}): Promise<JWTPayload> {
+  async verify(token: string, opts: { requireExp?: boolean; goTrueClaims?: boolean; joseMessages?: boolean } = {}): Promise<JWTPayload> {
+    // GoTrue decodes the claims before it checks the signature (and before exp): their decoding errors come first.
+    const mistyped = opts.goTrueClaims ? goTrueClaimTypeError(unverifiedClaims(token)) : undefined;
+    if (mistyped) throw new ApiError(403, 'bad_jwt', `invalid JWT: unable to parse or verify signature, ${mistyped}`);
     let payload: JWTPayload;
     try {
       ({ payload } = await jwtVerify(token, this.#keyFor, {
@@ -110,6 +114,12 @@ export class JwtKeys {
         requiredClaims: opts.requireExp ? ['exp'] : undefined,
       }));
     } catch (err) {
+      // Storage verifies with jose too and answers its message as it is ("\"exp\" claim timestamp check failed"); a
+      // token no key of ours signed fails its signature check there (it falls back to the secret).
+      if (opts.joseMessages)
+        throw new Error(err instanceof joseErrors.JWSSignatureVerificationFailed ? 'signature verification failed' : (err as Error).message, {
+          cause: err,
+        });
       let detail = 'signature is invalid';
       if (err instanceof joseErrors.JWTExpired) detail = 'token has invalid claims: token is expired';
       else if (err instanceof joseErrors.JWTClaimValidationFailed && err.claim === 'exp' && err.reason === 'missing')
@@ -120,9 +130,16 @@ export class JwtKeys {
         detail = 'token is malformed';
       throw new ApiError(403, 'bad_jwt', `invalid JWT: unable to parse or verify signature, ${detail}`);
     }
-    const mistyped = opts.goTrueClaims ? goTrueClaimTypeError(payload) : undefined;
-    if (mistyped) throw new ApiError(403, 'bad_jwt', `invalid JWT: unable to parse or verify signature, ${mistyped}`);
     return payload;
+  }
+}
+
+/** A token's claims without verifying anything ({} when they cannot be read: verification then says why). */
+function unverifiedClaims(token: string): Record<string, unknown> {
+  try {
+    return decodeJwt(token);
+  } catch {
+    return {};
   }
 }
 
@@ -144,19 +161,49 @@ const GOTRUE_CLAIM_TYPES: Record<string, { kind: 'string' | 'object' | 'array' |
 const jsonKind = (v: unknown): string =>
   Array.isArray(v) ? 'array' : typeof v === 'boolean' ? 'bool' : typeof v === 'object' ? 'object' : typeof v;
 
+/** Go's isValidNumber: what encoding/json takes from a JSON string for a json.Number. */
+const GO_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
+
 /**
- * GoTrue decodes a verified token's claims into its AccessTokenClaims struct: a claim of another JSON kind (a
- * number `role`, say) fails the decoding, and the token is refused with Go's message for the first such claim
- * (null leaves a field empty). supabase/auth internal/api/auth.go parseJWTClaims, internal/api/token.go
- * AccessTokenClaims.
+ * GoTrue decodes a token's claims into its AccessTokenClaims struct (golang-jwt's RegisteredClaims embedded) before
+ * it checks the signature; a claim Go cannot decode refuses the token with Go's message. null leaves a field empty.
+ * As encoding/json:
+ *
+ * - a plain type mismatch (a number `sub`, a string `is_anonymous`) is remembered and decoding goes on: the first
+ *   one is reported;
+ * - a claim with a decoder of its own stops decoding at once: `aud` (a string or a list of strings, else golang-jwt's
+ *   "invalid type for claim"), `exp`/`iat`/`nbf` (a number or a string holding one, golang-jwt's NumericDate;
+ *   jose's verification still refuses a string holding a number, which GoTrue would take).
+ *
+ * supabase/auth internal/api/auth.go parseJWTClaims, internal/api/token.go AccessTokenClaims; golang-jwt v5 types.go.
  */
 export function goTrueClaimTypeError(claims: Record<string, unknown>): string | undefined {
+  const prefix = 'token is malformed: could not JSON decode claim: ';
+  let first: string | undefined;
+  const mismatch = (name: string, value: unknown, goType: string) =>
+    (first ??= `${prefix}json: cannot unmarshal ${jsonKind(value)} into Go struct field AccessTokenClaims.${name} of type ${goType}`);
   for (const [name, value] of Object.entries(claims)) {
+    if (value === null) continue;
+    if (name === 'aud') {
+      if (typeof value === 'string' || (Array.isArray(value) && value.every((v) => typeof v === 'string'))) continue;
+      return `${prefix}invalid type for claim`;
+    }
+    if (name === 'exp' || name === 'iat' || name === 'nbf') {
+      if (typeof value === 'number' || (typeof value === 'string' && GO_NUMBER.test(value))) continue;
+      const why =
+        typeof value === 'string'
+          ? `invalid number literal, trying to unmarshal ${JSON.stringify(JSON.stringify(value))} into Number`
+          : `cannot unmarshal ${jsonKind(value)} into Go value of type json.Number`;
+      return `${prefix}could not parse NumericData: json: ${why}`;
+    }
+    if (name === 'iss' || name === 'sub' || name === 'jti') {
+      if (typeof value !== 'string') mismatch(name, value, 'string');
+      continue;
+    }
     const want = GOTRUE_CLAIM_TYPES[name];
-    if (!want || value === null || jsonKind(value) === want.kind) continue;
-    return `token is malformed: could not JSON decode claim: json: cannot unmarshal ${jsonKind(value)} into Go struct field AccessTokenClaims.${name} of type ${want.goType}`;
+    if (want && jsonKind(value) !== want.kind) mismatch(name, value, want.goType);
   }
-  return undefined;
+  return first;
 }
 
 const BASE32 = 'abcdefghijklmnopqrstuvwxyz234567';

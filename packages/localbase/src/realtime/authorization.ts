@@ -103,10 +103,14 @@ export class ChannelAuthorization {
 
   /**
    * The write check with the reason of a refusal, for the REST endpoint that tells it (decision 173). Rejects when
-   * the database cannot be reached.
+   * the database cannot be reached, also for the service role: its policies always pass, but Realtime still needs the
+   * database to run them (decision 185).
    */
   async writeVerdict(claims: Claims, topic: string, extension: Extension): Promise<WriteVerdict> {
-    if (claims.role === 'service_role') return 'allowed';
+    if (claims.role === 'service_role') {
+      await this.#db.query('select 1');
+      return 'allowed';
+    }
     if (!API_ROLES.has(claims.role)) return 'denied';
     return rolledBack(this.#db, async (tx): Promise<WriteVerdict> => {
       await actAs(tx, claims, topic);

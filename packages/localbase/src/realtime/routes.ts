@@ -129,9 +129,16 @@ export function realtimeRoutes(realtime: RealtimeServer): Hono {
     let payload: { json: unknown } | { bytes: Uint8Array };
     if (type.startsWith('application/octet-stream')) payload = { bytes: new Uint8Array(await c.req.arrayBuffer()) };
     else {
-      const json: unknown = await c.req.json().catch(() => undefined);
-      if (json === undefined || json === null) return c.json({ error: 'The body must be a JSON value (not null)' }, 422);
-      payload = { json };
+      // Phoenix's JSON parser: an empty body is {}, a value that is not an object comes as {"_json": value}, and the
+      // controller sends that map (decision 186).
+      const text = await c.req.text();
+      let json: unknown;
+      try {
+        json = text === '' ? {} : JSON.parse(text);
+      } catch {
+        return c.json({ error: 'The body must be a JSON value' }, 422);
+      }
+      payload = { json: isObject(json) ? json : { _json: json } };
     }
     // The single endpoint tells why a private message was not sent, with upstream's status and message.
     let verdict;

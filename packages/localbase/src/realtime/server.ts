@@ -599,8 +599,9 @@ export class RealtimeServer {
 
   /** mayWrite with the reason of a refusal; rejects when the database cannot be reached. */
   writeVerdict(claims: Claims, subTopic: string, isPrivate: boolean, extension: Extension): Promise<WriteVerdict> {
-    if (!isPrivate || claims.role === 'service_role') return Promise.resolve('allowed');
-    return this.#authorization ? this.#authorization.writeVerdict(claims, subTopic, extension) : Promise.resolve('denied');
+    if (!isPrivate) return Promise.resolve('allowed');
+    if (this.#authorization) return this.#authorization.writeVerdict(claims, subTopic, extension);
+    return Promise.resolve(claims.role === 'service_role' ? 'allowed' : 'denied');
   }
 
   #channelMayWrite(ch: Channel, extension: Extension): Promise<boolean> {

@@ -4,6 +4,7 @@
  * timeout (PostgreSQL server: SET LOCAL statement_timeout; PGlite in a worker: the worker's deadline).
  * `createApp` mounts `handle` at /rest/v1/*.
  */
+import { decodeJwt } from 'jose';
 import { hasDeadlines } from '../db/types.ts';
 import type { Database, Queryable as DbQueryable, QueryResult, Row } from '../db/types.ts';
 import { loadDbConfig, planEnabledOf, txEndOf, type TxEnd } from './db-config.ts';
@@ -75,11 +76,38 @@ class VerifiedTokens {
   }
 }
 
+/**
+ * PostgREST's check of the registered claims' JSON types, in its order (exp, nbf, iat, aud): the first that is
+ * present, not null and of another type (PostgREST.Auth.Jwt checkForErrors). `sub` and the rest are not its concern.
+ */
+function postgrestClaimTypeError(claims: Record<string, unknown>): string | undefined {
+  for (const name of ['exp', 'nbf', 'iat']) {
+    const v = claims[name];
+    if (v !== undefined && v !== null && typeof v !== 'number') return `The JWT '${name}' claim must be a number`;
+  }
+  const aud = claims.aud;
+  if (aud !== undefined && aud !== null && typeof aud !== 'string' && !(Array.isArray(aud) && aud.every((a) => typeof a === 'string')))
+    return "The JWT 'aud' claim must be a string or an array of strings";
+  return undefined;
+}
+
+function unverifiedClaims(token: string): Record<string, unknown> {
+  try {
+    return decodeJwt(token);
+  } catch {
+    return {};
+  }
+}
+
 /** PostgREST's JWT errors: 401 PGRST303 for expired tokens / bad claims, PGRST301 for anything else. */
 function jwtError(err: unknown, token: string): RestError {
   const message = err instanceof Error ? err.message : String(err);
   if (/expired/i.test(message)) return new RestError(401, 'PGRST303', 'JWT expired', null, null);
-  if (/invalid claims/i.test(message)) return new RestError(401, 'PGRST303', message.replace(/^.*?token has /, 'JWT has '), null, null);
+  if (/invalid claims/i.test(message)) {
+    // the signature was good (claims are validated after it): PostgREST's message for a claim of the wrong type
+    const mistyped = postgrestClaimTypeError(unverifiedClaims(token));
+    return new RestError(401, 'PGRST303', mistyped ?? message.replace(/^.*?token has /, 'JWT has '), null, null);
+  }
   const parts = token.split('.').length;
   if (parts !== 3) return new RestError(401, 'PGRST301', `Expected 3 parts in JWT; got ${parts}`, null, null);
   return new RestError(401, 'PGRST301', 'JWT cryptographic operation failed', null, null);
@@ -153,6 +181,8 @@ export async function createRestService(opts: RestServiceOptions): Promise<RestS
       } catch (err) {
         throw jwtError(err, token);
       }
+      const mistyped = postgrestClaimTypeError(claims);
+      if (mistyped) throw new RestError(401, 'PGRST303', mistyped, null, null);
       verified.set(token, claims);
     }
     // PostgREST takes a role claim that is not a string as its JSON text ({"role": 123} is the role "123", null the

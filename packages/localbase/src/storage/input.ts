@@ -83,25 +83,59 @@ export function contentDisposition(download: string | undefined): string | undef
   return `attachment; filename=${enc}; filename*=UTF-8''${enc}`;
 }
 
-/** Parses a single `bytes=` range against a size; null = serve everything; 'unsatisfiable' = 416. */
+/**
+ * Parses a `Range` header against a size as storage's file backend does (src/storage/range.ts): one `bytes=` range,
+ * the unit in any case; null (no header) = serve everything; anything else it cannot serve (malformed, reversed,
+ * several ranges, another unit, a zero suffix, an empty object, a start past the end) = 'unsatisfiable' (416). An
+ * end past the object is clamped. Decision 187.
+ */
 export function parseRange(header: string | undefined, size: number): { start: number; end: number } | null | 'unsatisfiable' {
   if (!header) return null;
-  const m = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
-  if (!m) return null; // several ranges or another unit: the whole object, as RFC 9110 allows
-  const [, a, b] = m;
-  if (a === '' && b === '') return null;
-  let start: number;
-  let end: number;
+  const m = /^bytes=(\d*)-(\d*)$/i.exec(header.trim());
+  if (!m || size <= 0) return 'unsatisfiable';
+  const [, a = '', b = ''] = m;
+  if (a === '' && b === '') return 'unsatisfiable';
   if (a === '') {
     const n = Number(b);
-    if (n === 0) return 'unsatisfiable';
-    start = Math.max(0, size - n);
-    end = size - 1;
-  } else {
-    start = Number(a);
-    end = b === '' ? size - 1 : Math.min(Number(b), size - 1);
-    if (b !== '' && Number(b) < start) return null;
+    if (!Number.isSafeInteger(n) || n <= 0) return 'unsatisfiable';
+    return { start: Math.max(0, size - n), end: size - 1 };
   }
-  if (start >= size || size === 0) return 'unsatisfiable';
-  return { start, end };
+  const start = Number(a);
+  const end = b === '' ? size - 1 : Number(b);
+  if (!Number.isSafeInteger(start) || !Number.isSafeInteger(end) || end < start || start >= size) return 'unsatisfiable';
+  return { start, end: Math.min(end, size - 1) };
+}
+
+// ── body values as storage's validator reads them ─────────────────────────────────────────────────
+// Storage validates bodies with Fastify's Ajv, which coerces types (coerceTypes: 'array'): a one-item list is its
+// item; to an integer: a boolean or null (+v) or a string holding an integer; to a string: a number or a boolean
+// ("" + v) or null (""). undefined = cannot be coerced (the caller answers "<path> must be integer|string").
+
+const unwrap = (v: unknown): unknown => (Array.isArray(v) && v.length === 1 ? v[0] : v);
+
+/** An integer as Ajv coerces one, or undefined. */
+export function asInteger(value: unknown): number | undefined {
+  const v = unwrap(value);
+  if (typeof v === 'number') return Number.isInteger(v) ? v : undefined;
+  if (typeof v === 'boolean' || v === null) return Number(v);
+  if (typeof v === 'string' && v !== '' && Number.isInteger(Number(v))) return Number(v);
+  return undefined;
+}
+
+/** A string as Ajv coerces one, or undefined. */
+export function asString(value: unknown): string | undefined {
+  const v = unwrap(value);
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+  if (v === null) return '';
+  return undefined;
+}
+
+/** A boolean as Ajv coerces one ("true"/1 → true, "false"/0/null → false), or undefined. */
+export function asBoolean(value: unknown): boolean | undefined {
+  const v = unwrap(value);
+  if (typeof v === 'boolean') return v;
+  if (v === 'true' || v === 1) return true;
+  if (v === 'false' || v === 0 || v === null) return false;
+  return undefined;
 }

@@ -29,6 +29,9 @@ import {
 } from './errors.ts';
 import { consume, type ObjectFiles, type WrittenFile } from './files.ts';
 import {
+  asBoolean,
+  asInteger,
+  asString,
   checkMimeType,
   contentDisposition,
   inertHeaders,
@@ -524,10 +527,8 @@ export function createStorageService(opts: StorageOptions): StorageService {
   }
 
   const expiresInOf = (body: Record<string, unknown>): number => {
-    const v = body.expiresIn;
-    if (v === undefined) throw invalidRequest("body must have required property 'expiresIn'", 'Bad Request');
-    if (typeof v !== 'number' || !Number.isInteger(v) || v < 1) throw invalidRequest('body/expiresIn must be >= 1', 'Bad Request');
-    return v;
+    if (body.expiresIn === undefined) throw invalidRequest("body must have required property 'expiresIn'", 'Bad Request');
+    return bodyInteger(body, 'expiresIn', 1) as number;
   };
 
   // ── image transformations (render.ts, decision 046) ───────────────────────────────────────────
@@ -820,18 +821,18 @@ export function createStorageService(opts: StorageOptions): StorageService {
   async function listObjects(req: Request, bucketId: string): Promise<Response> {
     const who = (await callerOf(req, false)) as Caller;
     const body = await readJson(bodyOf(req));
-    if (typeof body.prefix !== 'string') throw invalidRequest("body must have required property 'prefix'", 'Bad Request');
-    let prefix = body.prefix;
+    if (body.prefix === undefined) throw invalidRequest("body must have required property 'prefix'", 'Bad Request');
+    let prefix = bodyString(body, 'prefix') as string;
     if (prefix !== '' && !prefix.endsWith('/')) prefix += '/';
-    const limit = Math.min(numberOr(body.limit, 100, 'limit'), 1500);
-    const offset = numberOr(body.offset, 0, 'offset');
+    const limit = Math.min(bodyInteger(body, 'limit', 1) ?? 100, 1500);
+    const offset = bodyInteger(body, 'offset', 0) ?? 0;
     const sortBy = (body.sortBy ?? {}) as { column?: unknown; order?: unknown };
     const column = sortBy.column ?? 'name';
     const order = typeof sortBy.order === 'string' ? sortBy.order.toLowerCase() : 'asc';
     if (typeof column !== 'string' || !['name', 'updated_at', 'created_at', 'last_accessed_at'].includes(column))
       throw invalidRequest('body/sortBy/column must be equal to one of the allowed values', 'Bad Request');
     if (order !== 'asc' && order !== 'desc') throw invalidRequest('body/sortBy/order must be equal to one of the allowed values', 'Bad Request');
-    const search = typeof body.search === 'string' ? body.search : '';
+    const search = bodyString(body, 'search') ?? '';
     await mustFindBucket(bucketId);
     const orderSql =
       column === 'name'
@@ -1245,10 +1246,12 @@ async function readJson(source: Readable): Promise<Record<string, unknown>> {
   return v as Record<string, unknown>;
 }
 
+/** A boolean property, coerced as storage's validator does; undefined when absent (null is false, as there). */
 function optionalBool(v: unknown, name: string): boolean | undefined {
-  if (v === undefined || v === null) return undefined;
-  if (typeof v !== 'boolean') throw invalidRequest(`body/${name} must be boolean`, 'Bad Request');
-  return v;
+  if (v === undefined) return undefined;
+  const b = asBoolean(v);
+  if (b === undefined) throw invalidRequest(`body/${name} must be boolean`, 'Bad Request');
+  return b;
 }
 
 function intParam(v: string | null, min: number, name: string): number | null {
@@ -1258,6 +1261,23 @@ function intParam(v: string | null, min: number, name: string): number | null {
   return n;
 }
 
+/** An integer property of a body, coerced as storage's validator does; undefined when absent. */
+function bodyInteger(body: Record<string, unknown>, name: string, min: number): number | undefined {
+  if (body[name] === undefined) return undefined;
+  const n = asInteger(body[name]);
+  if (n === undefined) throw invalidRequest(`body/${name} must be integer`, 'Bad Request');
+  if (n < min) throw invalidRequest(`body/${name} must be >= ${min}`, 'Bad Request');
+  return n;
+}
+
+/** A string property of a body, coerced as storage's validator does; undefined when absent. */
+function bodyString(body: Record<string, unknown>, name: string): string | undefined {
+  if (body[name] === undefined) return undefined;
+  const v = asString(body[name]);
+  if (v === undefined) throw invalidRequest(`body/${name} must be string`, 'Bad Request');
+  return v;
+}
+
 function numberOr(v: unknown, dflt: number, name: string): number {
   if (v === undefined || v === null) return dflt;
   if (typeof v !== 'number' || !Number.isInteger(v) || v < 0) throw invalidRequest(`body/${name} must be an integer >= 0`, 'Bad Request');
@@ -1265,11 +1285,14 @@ function numberOr(v: unknown, dflt: number, name: string): number {
 }
 
 function moveArgs(body: Record<string, unknown>): { from: string; to: string; fromKey: string; toKey: string } {
+  // as storage's schema: the required properties first, then each one's type (coerced: a number is its text)
   for (const k of ['bucketId', 'sourceKey', 'destinationKey'])
-    if (typeof body[k] !== 'string') throw invalidRequest(`body must have required property '${k}'`, 'Bad Request');
-  const from = body.bucketId as string;
-  const to = typeof body.destinationBucket === 'string' && body.destinationBucket !== '' ? body.destinationBucket : from;
-  return { from, to, fromKey: mustBeValidKey(body.sourceKey as string), toKey: mustBeValidKey(body.destinationKey as string) };
+    if (body[k] === undefined) throw invalidRequest(`body must have required property '${k}'`, 'Bad Request');
+  const from = bodyString(body, 'bucketId') as string;
+  const sourceKey = bodyString(body, 'sourceKey') as string;
+  const to = bodyString(body, 'destinationBucket') || from;
+  const destinationKey = bodyString(body, 'destinationKey') as string;
+  return { from, to, fromKey: mustBeValidKey(sourceKey), toKey: mustBeValidKey(destinationKey) };
 }
 
 function parseMetadataText(text: string | undefined): Record<string, unknown> {
