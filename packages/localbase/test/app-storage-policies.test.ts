@@ -172,6 +172,66 @@ describe('attachments', () => {
   });
 });
 
+describe('attachments of a note with many files', () => {
+  /** `count` rows under `folder`, written as the server (what uploads leave behind, without their bytes). */
+  async function storedRows(folder: string, count: number, owner: string): Promise<void> {
+    await lb.db.query(
+      `insert into storage.objects (bucket_id, name, owner, owner_id, metadata, version)
+       select 'attachments', $1 || '/file-' || i || '.txt', $2::uuid, $2, '{"size": 1, "mimetype": "text/plain"}', gen_random_uuid()::text
+         from generate_series(1, $3::int) as i`,
+      [folder, owner, count],
+    );
+  }
+
+  /** How many times one statement, run as `userId`, scans public.notes (this transaction's statistics). */
+  async function notesScansOf(userId: string, sql: string, params: unknown[]): Promise<{ scans: number; rows: number }> {
+    return lb.db.transaction(async (q) => {
+      const scans = async () =>
+        Number(
+          (await q.query<{ n: string }>(`select (coalesce(seq_scan, 0) + coalesce(idx_scan, 0))::text as n from pg_stat_xact_user_tables where relid = 'public.notes'::regclass`))
+            .rows[0]?.n ?? 0,
+        );
+      const before = await scans();
+      await q.query(`select set_config('role', 'authenticated', true), set_config('request.jwt.claims', $1, true), set_config('request.jwt.claim.sub', $2, true)`, [
+        JSON.stringify({ sub: userId, role: 'authenticated', aal: 'aal1' }),
+        userId,
+      ]);
+      const { rows } = await q.query(sql, params);
+      await q.query('reset role');
+      return { scans: (await scans()) - before, rows: rows.length };
+    });
+  }
+
+  it("the owner lists all 300 files of a note while the policy reads the caller's notes once per statement, not once per file", async () => {
+    const note = await newNote(alice, 'Three hundred files');
+    await storedRows(`${aliceId}/${note}`, 300, aliceId);
+    const listed = await alice.storage.from('attachments').list(`${aliceId}/${note}`, { limit: 1000, sortBy: { column: 'created_at', order: 'desc' } });
+    expect(listed.error).toBeNull();
+    expect(listed.data).toHaveLength(300);
+    expect((await bob.storage.from('attachments').list(`${aliceId}/${note}`)).data).toEqual([]);
+    // The select storage's list runs, as the caller: every file passes the policy, and public.notes is read once.
+    const read = await notesScansOf(aliceId, `select name from storage.objects where bucket_id = 'attachments' and lower(name) like lower($1) || '%'`, [`${aliceId}/${note}/`]);
+    expect(read).toEqual({ scans: 1, rows: 300 });
+    expect(await notesScansOf(bobId, `select name from storage.objects where bucket_id = 'attachments' and name like $1 || '%'`, [`${aliceId}/${note}/`])).toMatchObject({ rows: 0 });
+  });
+
+  it("rows under a folder that pairs a user with another user's note are listed to nobody", async () => {
+    // Uploads refuse such keys; rows put there by the server (or a policy of old) must still not be readable.
+    await storedRows(`${aliceId}/${bobNote}`, 3, aliceId);
+    await storedRows(`${bobId}/${aliceNote}`, 3, bobId);
+    for (const [client, folder] of [
+      [alice, `${aliceId}/${bobNote}`],
+      [bob, `${aliceId}/${bobNote}`],
+      [bob, `${bobId}/${aliceNote}`],
+      [alice, `${bobId}/${aliceNote}`],
+    ] as const)
+      expect((await client.storage.from('attachments').list(folder)).data).toEqual([]);
+    expect((await alice.storage.from('attachments').remove([`${aliceId}/${bobNote}/file-1.txt`])).data).toEqual([]);
+    expect((await bob.storage.from('attachments').download(`${bobId}/${aliceNote}/file-1.txt`)).error).not.toBeNull();
+    await lb.db.query(`delete from storage.objects where bucket_id = 'attachments' and (name like $1 or name like $2)`, [`${aliceId}/${bobNote}/%`, `${bobId}/${aliceNote}/%`]);
+  });
+});
+
 describe('AAL2 (docs/database.md)', () => {
   it('a user with a verified factor reaches attachments and writes avatars only at aal2', async () => {
     const { client, email, password } = await signedInClient(lb);

@@ -122,6 +122,48 @@ describe('attachments', () => {
     expect((await as(alice).attachments.list({ noteId: note.id })).map((f) => f.name).sort()).toEqual(['scan (2).pdf', 'scan.pdf'])
   })
 
+  it('picks free names from the files named like the new ones, without reading every file of the note', async () => {
+    const note = await as(alice).notes.create({ title: 'Many files' })
+    // 1,200 files as uploads leave them (rows without their bytes: only names are read here) and three namesakes.
+    await lb.db.query(
+      `insert into storage.objects (bucket_id, name, owner, owner_id, metadata, version)
+       select 'attachments', $1 || '/' || f, $2::uuid, $2, '{"size": 1, "mimetype": "text/plain"}', gen_random_uuid()::text
+         from (select 'file-' || i || '.txt' from generate_series(1, 1200) as i
+               union all values ('scan.pdf'), ('scan (2).pdf'), ('SCAN (3).pdf')) as names (f)`,
+      [`${alice.id}/${note.id}`, alice.id],
+    )
+    // Alice's client, counting the files storage's list answers.
+    let listed = 0
+    const storage = {
+      from: (bucket: string) => {
+        const api = alice.client.storage.from(bucket)
+        const list = api.list.bind(api)
+        api.list = async (...args: Parameters<typeof list>) => {
+          const answer = await list(...args)
+          listed += answer.data?.length ?? 0
+          return answer
+        }
+        return api
+      },
+    }
+    const counted = new Proxy(alice.client, { get: (client, key) => (key === 'storage' ? storage : Reflect.get(client, key, client)) })
+    const urls = await createCaller(createInnerContext({ supabase: counted })).attachments.createUploadUrls({
+      noteId: note.id,
+      files: [
+        { name: 'scan.pdf', size: 1 },
+        { name: 'scan.pdf', size: 1 },
+      ],
+      inProgress: ['scan (4).pdf'],
+    })
+    // The same names as when every file was read: taken are scan.pdf, scan (2).pdf and the upload on its way (names
+    // are case-sensitive: "SCAN (3).pdf" does not take "scan (3).pdf").
+    expect(urls.map((u) => u.name)).toEqual(['scan (3).pdf', 'scan (5).pdf'])
+    expect(listed).toBeLessThanOrEqual(3)
+    // A batch of different names still sees every namesake of each.
+    const mixed = await as(alice).attachments.createUploadUrls({ noteId: note.id, files: [{ name: 'file-7.txt', size: 1 }, { name: 'scan.pdf', size: 1 }] })
+    expect(mixed.map((u) => u.name)).toEqual(['file-7 (2).txt', 'scan (3).pdf'])
+  })
+
   it('refuses files over the limit and too many at once before any URL is made', async () => {
     const note = await as(alice).notes.create({ title: 'Limits' })
     const big = await rejection(as(alice).attachments.createUploadUrls({ noteId: note.id, files: [{ name: 'big.iso', size: 20_000_001 }] }))

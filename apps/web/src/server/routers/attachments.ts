@@ -90,6 +90,37 @@ export async function newestAttachments(
   return { files: files.slice(0, limit), more: files.length > limit }
 }
 
+/**
+ * The names of the note's files that start with `start` (storage's `search`, a prefix it matches without regard to
+ * case: more names than asked for, never fewer), every page of them.
+ */
+async function namesStartingWith(storage: UserStorage, userId: string, noteId: string, start: string): Promise<Set<string>> {
+  const names = new Set<string>()
+  for (let offset = 0; ; offset += LIST_LIMIT) {
+    const { data, error } = await storage.from(ATTACHMENTS_BUCKET).list(folderOf(userId, noteId), {
+      limit: LIST_LIMIT,
+      offset,
+      search: start,
+      sortBy: { column: 'name', order: 'asc' },
+    })
+    if (error) throw storageError(error, NOTE_GONE)
+    for (const item of data) if (item.id !== null) names.add(item.name)
+    if (data.length < LIST_LIMIT) return names
+  }
+}
+
+/** What every name uniqueName may give `name` starts with: its part before the extension ("scan (2).pdf" ← "scan"). */
+function stemOf(name: string): string {
+  const dot = name.lastIndexOf('.')
+  return dot > 0 ? name.slice(0, dot) : name
+}
+
+function commonStart(names: readonly string[]): string {
+  let start = names[0] ?? ''
+  for (const name of names) while (!name.startsWith(start)) start = start.slice(0, -1)
+  return start
+}
+
 /** Keys one storage removal takes at most: Supabase Storage refuses more (400, "between 1 and 1000 items"). */
 const REMOVE_LIMIT = 1000
 
@@ -183,11 +214,14 @@ export const attachmentsRouter = createTRPCRouter({
     )
     .mutation(async ({ ctx, input }) => {
       const storage = await storageOf(ctx)
-      const taken = new Set((await listAttachments(storage, ctx.user.id, input.noteId)).map((f) => f.name))
+      // Only the stored names that could clash are read: those starting as the new files' names do (the start
+      // they share), not every file of the note (thousands on a heavy note).
+      const wanted = input.files.map((file) => storageSafeName(file.name))
+      const taken = await namesStartingWith(storage, ctx.user.id, input.noteId, commonStart(wanted.map(stemOf)))
       for (const name of input.inProgress ?? []) taken.add(name)
       const uploads: { name: string; url: string }[] = []
-      for (const file of input.files) {
-        const name = uniqueName(storageSafeName(file.name), taken)
+      for (const safe of wanted) {
+        const name = uniqueName(safe, taken)
         taken.add(name)
         const { data, error } = await storage.from(ATTACHMENTS_BUCKET).createSignedUploadUrl(`${folderOf(ctx.user.id, input.noteId)}/${name}`)
         if (error) throw storageError(error, NOTE_GONE)
