@@ -140,6 +140,16 @@ describe('security headers', () => {
       expect([path, part.status, (await part.arrayBuffer()).byteLength]).toEqual([path, 206, 10]);
     }
   });
+  test('the image optimizer (`/_next/image`, a proxy that fetches and resizes what a URL names) is not served: 404 with the headers every answer has', async () => {
+    for (const path of ['/_next/image?url=%2Ffavicon.ico&w=64&q=75', '/_next/image?url=%2Fstyles%2Fbase.css&w=3840&q=100', '/_next/image']) {
+      const res = await fetch(`${baseURL}${path}`);
+      await res.arrayBuffer();
+      expect([path, res.status]).toEqual([path, 404]);
+      expect(res.headers.get('content-type'), path).not.toMatch(/^image\//);
+      for (const [name, pattern] of Object.entries(EXPECTED_HEADERS)) expect(res.headers.get(name), `${name} on ${path}`).toMatch(pattern);
+    }
+  });
+
   test('a static file asked for with a method it does not take (POST, PUT, DELETE) gets 405 with `Allow: GET, HEAD` and our short page, as pages do; OPTIONS says the same; GET is untouched', async () => {
     const html = await (await fetch(`${baseURL}/sign-in`)).text();
     const chunk = /<script src="(\/_next\/static\/chunks\/[^"]+\.js)"/.exec(html)?.[1];
