@@ -263,6 +263,9 @@ export function createApiHandler<TRouter extends AnyTRPCRouter, TContext>(opts: 
   return async (req: IncomingMessage, res: ServerResponse, path: string): Promise<void> => {
     // Answers depend on the session (the cookie) and are never for a cache to keep or share.
     res.setHeader('cache-control', 'private, no-store')
+    // HEAD is answered as GET, without the body (RFC 9110 §9.3.2; Node sends none for HEAD): tRPC answered every HEAD
+    // 204 without running anything — a query that would be refused (401), fail or not exist, and a mutation, alike.
+    if (req.method === 'HEAD') req.method = 'GET'
     try {
       const url = new URL(req.url ?? '/', 'http://localhost')
       if (await refused(req, res, url, path)) return
