@@ -319,6 +319,41 @@ describe('cookie session', () => {
     expect(new URL(phone.url()).pathname).toBe('/settings/security');
   });
 
+  test('a page that says "Your session has ended" shows the signed-out header at once, and keeps the page with what was typed; a reload is signed out', async () => {
+    const email = uniqueEmail('ended-here');
+    await createAccount(email);
+    const devices: Page[] = [];
+    for (const next of ['/settings/account', '/settings/security']) {
+      const page = await (await fixture.newContext()).newPage();
+      await gotoHydrated(page, `/sign-in?next=${encodeURIComponent(next)}`);
+      await signInViaUI(page, email);
+      await waitForPath(page, next);
+      devices.push(page);
+    }
+    const [laptop, phone] = devices as [Page, Page];
+    await laptop.getByRole('heading', { name: 'Account', level: 1 }).waitFor();
+    await laptop.getByRole('form', { name: 'Display name' }).getByLabel('Display name').fill('Typed before the end');
+    // another device ends this one's session on the server
+    await phone.getByRole('button', { name: 'Sign out other devices' }).click();
+    await phone.getByRole('button', { name: 'Yes, sign them out' }).click();
+    await phone.getByTestId('toast').filter({ hasText: 'Other devices signed out' }).waitFor({ timeout: 15_000 });
+
+    await laptop.bringToFront();
+    await laptop.getByRole('button', { name: 'Save name' }).click();
+    await laptop.getByText('Your session has ended. Sign in again.').first().waitFor({ timeout: 15_000 });
+    // the header says so too, without a reload: no account menu, a way to sign in
+    await laptop.getByRole('link', { name: 'Sign in', exact: true }).waitFor({ timeout: 5_000 });
+    expect(await laptop.getByRole('button', { name: /^Account: / }).count()).toBe(0);
+    // the page stays, with the message and the text typed
+    expect(new URL(laptop.url()).pathname).toBe('/settings/account');
+    expect(await laptop.getByRole('form', { name: 'Display name' }).getByLabel('Display name').inputValue()).toBe('Typed before the end');
+    expect(await laptop.getByText('Your session has ended. Sign in again.').count()).toBeGreaterThan(0);
+    // this browser no longer holds the session: the next page is signed out
+    await laptop.reload();
+    await waitForPath(laptop, '/sign-in');
+    expect(await sessionCookies(laptop.context())).toEqual([]);
+  });
+
   test('Sign out without a connection to the auth server still signs this browser out, and says no "Sign-out failed"', async () => {
     const context = await fixture.newContext();
     const page = await context.newPage();

@@ -140,6 +140,16 @@ describe('security headers', () => {
       expect([path, part.status, (await part.arrayBuffer()).byteLength]).toEqual([path, 206, 10]);
     }
   });
+  test('the image optimizer (`/_next/image`, a proxy that fetches and resizes what a URL names) is not served: 404 with the headers every answer has', async () => {
+    for (const path of ['/_next/image?url=%2Ffavicon.ico&w=64&q=75', '/_next/image?url=%2Fstyles%2Fbase.css&w=3840&q=100', '/_next/image']) {
+      const res = await fetch(`${baseURL}${path}`);
+      await res.arrayBuffer();
+      expect([path, res.status]).toEqual([path, 404]);
+      expect(res.headers.get('content-type'), path).not.toMatch(/^image\//);
+      for (const [name, pattern] of Object.entries(EXPECTED_HEADERS)) expect(res.headers.get(name), `${name} on ${path}`).toMatch(pattern);
+    }
+  });
+
   test('a static file asked for with a method it does not take (POST, PUT, DELETE) gets 405 with `Allow: GET, HEAD` and our short page, as pages do; OPTIONS says the same; GET is untouched', async () => {
     const html = await (await fetch(`${baseURL}/sign-in`)).text();
     const chunk = /<script src="(\/_next\/static\/chunks\/[^"]+\.js)"/.exec(html)?.[1];
@@ -399,6 +409,35 @@ describe('malformed API requests', () => {
     });
     expect(big.status).toBe(413);
     expect(((await big.json()) as ErrorBody).error.json.data.code).toBe('PAYLOAD_TOO_LARGE');
+  });
+
+  test('an API path that does not exist is a small JSON 404 NOT_FOUND with the headers every answer has, never the 404 page\'s HTML; the API itself is untouched', async () => {
+    for (const [method, path] of [
+      ['GET', '/api/nope'],
+      ['POST', '/api/trpc-typo'],
+      ['GET', '/api'],
+      ['GET', '/api/trpc'],
+      ['DELETE', '/api/nope/deeper?x=1'],
+      ['HEAD', '/api/nope'],
+    ] as const) {
+      const what = `${method} ${path}`;
+      const res = await fetch(`${baseURL}${path}`, { method, ...(method === 'POST' ? { body: '{}', headers: { 'content-type': 'application/json' } } : {}) });
+      const text = await res.text();
+      expect([what, res.status]).toEqual([what, 404]);
+      expect(res.headers.get('content-type'), what).toMatch(/^application\/json/);
+      expect(res.headers.get('cache-control'), what).toBe('private, no-store');
+      for (const [name, pattern] of Object.entries(EXPECTED_HEADERS)) expect(res.headers.get(name), `${name} on ${what}`).toMatch(pattern);
+      if (method === 'HEAD') continue;
+      expect(text.length, what).toBeLessThan(500);
+      const error = (JSON.parse(text) as ErrorBody).error.json;
+      expect(error.data.code, what).toBe('NOT_FOUND');
+      expect(error.message, what).toBe(`There is no API at ${path.split('?')[0]}.`);
+    }
+    // the API's own answers are as before
+    expect((await fetch(`${baseURL}/api/trpc/system.health`)).status).toBe(200);
+    const unknown = await fetch(`${baseURL}/api/trpc/nope`);
+    expect(unknown.status).toBe(404);
+    expect(((await unknown.json()) as ErrorBody).error.json.message).toMatch(/No procedure found on path/);
   });
 
   test("the API's answers about a user are never stored by a cache (Cache-Control: private, no-store)", async () => {

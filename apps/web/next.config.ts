@@ -31,6 +31,10 @@ const nextConfig: NextConfig = {
   // and hashing each page cost ≈ 1.3 ms of a 23 ms render of `/` (ADR 061). Files from public/ still revalidate
   // (Last-Modified → 304).
   generateEtags: false,
+  // The app shows no picture through next/image (profile pictures are plain <img> of storage URLs, src/lib/avatar.ts):
+  // with the optimizer off, `/_next/image` — an endpoint that fetches, decodes and re-encodes what its `url` names, at
+  // any of its sizes — answers the 404 page instead of being one more thing a stranger can make the server do.
+  images: { unoptimized: true },
   // `WEB_SOURCE_MAPS=1 npm run build` emits browser source maps so `node bench/web-size.ts` can say which packages
   // fill each chunk. Off by default: the maps would be served publicly next to the chunks.
   productionBrowserSourceMaps: process.env.WEB_SOURCE_MAPS === '1',

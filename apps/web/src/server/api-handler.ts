@@ -2,9 +2,11 @@
  * The API's request handler, as `/api/trpc` runs it (pages/api/trpc/[trpc].ts) and the notes-list bench measures it:
  * the app's router and context, the batch bound and the Retry-After header of refused callers.
  */
+import type { IncomingMessage, ServerResponse } from 'node:http'
+
 import { MAX_BATCH_CALLS } from './request-guards'
 import { appRouter } from './root'
-import { createApiHandler } from './trpc-handler'
+import { answerNoApi, createApiHandler } from './trpc-handler'
 import { createContext, RetryAfter } from './trpc'
 
 export const apiHandler = createApiHandler({
@@ -23,3 +25,8 @@ export const apiHandler = createApiHandler({
     if (error.code === 'INTERNAL_SERVER_ERROR') console.error(`tRPC ${path ?? '<no path>'} failed:`, error)
   },
 })
+
+/** The answer to a path under `/api/` that is no API: the API's NOT_FOUND error (pages/api/[[...path]].ts). */
+export function noApiHandler(req: IncomingMessage, res: ServerResponse): void {
+  answerNoApi(appRouter, req, res)
+}

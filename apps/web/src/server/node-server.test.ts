@@ -286,6 +286,9 @@ describe('the web server in front of Next', () => {
       'GET /notes/%E0%A4%A HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n', // 400 page
       'DELETE /notes HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n', // 405
       'GET /sign-in/ HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n', // 308
+      'OPTIONS /sign-in HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n', // 204, a page
+      'OPTIONS /favicon.ico HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n', // 204, a static file
+      'OPTIONS * HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n', // 204, the server
       `GET /?x=${'a'.repeat(70_000)} HTTP/1.1\r\nHost: x\r\n\r\n`, // 414
       `GET / HTTP/1.1\r\nHost: x\r\nCookie: ${sessionCookieName(SUPABASE)}=${'a'.repeat(MAX_REQUEST_HEADER_BYTES)}\r\n\r\n`, // 431
     ]
@@ -294,6 +297,9 @@ describe('the web server in front of Next', () => {
       const head = answer.slice(0, answer.indexOf('\r\n\r\n'))
       const line = `${request.slice(0, 40)} → ${head.split('\r\n')[0]}`
       expect(head, line).toMatch(/\r\nPermissions-Policy: camera=\(\), microphone=\(\), geolocation=\(\)/)
+      expect(head, line).toMatch(/\r\nContent-Security-Policy: [^\r]*frame-ancestors 'none'/)
+      expect(head, line).toContain('\r\nX-Frame-Options: DENY')
+      expect(head, line).toContain('\r\nX-Content-Type-Options: nosniff')
       expect(head, line).toContain('\r\nCross-Origin-Opener-Policy: same-origin')
       expect(head, line).toContain('\r\nCross-Origin-Resource-Policy: same-origin')
       expect(head, line).toContain('\r\nX-DNS-Prefetch-Control: off')

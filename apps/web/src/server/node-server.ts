@@ -31,6 +31,8 @@
  *   to them had none.
  * - A Range a static file cannot satisfy gets 416 with `Content-Range: bytes *\/size` and no body: Next sent its error
  *   page's 67 kB of HTML with it, under the file's type (`image/x-icon`, `application/javascript`…).
+ * - The 204s of OPTIONS (on a page, a static file, `*`) carry the headers every page has, as the other answers written
+ *   here: they had none (no CSP, framing or sniffing rules, no Referrer-Policy).
  * - Behind https (`X-Forwarded-Proto: https`, as next.config.ts asks for its own answers) the answers written here
  *   carry HSTS too. Those written before a request is parsed (clientError: 400, 408, 414, 431) have it when the
  *   proxy's header is among the bytes read before the refusal (ADR 159): a head cut off by a long URL has not.
@@ -224,6 +226,12 @@ ${PAGE_STYLE}</head>
 `
 }
 
+/**
+ * The headers of the bodiless answers written here (OPTIONS' 204s): the pages' headers but a Content-Type, as Next's
+ * own answers have them (an answer without them was the one kind without CSP, framing and sniffing rules).
+ */
+const BODILESS_HEADERS: Record<string, string> = Object.fromEntries(Object.entries(PAGE_HEADERS).filter(([name]) => name !== 'Content-Type'))
+
 /** A whole raw HTTP answer (Connection: close) with the pages' headers, for the answers written on the socket. */
 function rawAnswer(status: string, body: string, extraHeaders: string[] = []): string {
   const lines = [
@@ -380,7 +388,7 @@ export function answerNonPathTarget(req: IncomingMessage, res: ServerResponse): 
   const target = req.url ?? ''
   if (target.startsWith('/')) return false
   if (target === '*' && req.method === 'OPTIONS') {
-    res.writeHead(204, { Allow: ALLOWED_METHODS, 'Content-Length': '0' })
+    res.writeHead(204, { ...BODILESS_HEADERS, Allow: ALLOWED_METHODS, 'Content-Length': '0' })
   } else {
     const body = pageHtml({ title: 'This request could not be read', text: 'The request must name a path of this site (this server is not a proxy).' })
     res.writeHead(400, { ...PAGE_HEADERS, 'Content-Length': Buffer.byteLength(body), Connection: 'close' })
@@ -472,7 +480,7 @@ export function answerPageMethod(req: IncomingMessage, res: ServerResponse, isSt
   if (method === 'POST' && !file) return false
   const allow = file ? FILE_METHODS : ALLOWED_METHODS
   if (method === 'OPTIONS') {
-    res.writeHead(204, { Allow: allow, 'Cache-Control': 'no-store', 'Content-Length': '0' })
+    res.writeHead(204, { ...BODILESS_HEADERS, Allow: allow, 'Content-Length': '0' })
     res.end()
     return true
   }

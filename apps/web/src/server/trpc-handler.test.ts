@@ -272,6 +272,21 @@ describe("the API handler's own answers (beyond tRPC's adapter)", () => {
     expect(errorOf(answer).data.code).toBe('METHOD_NOT_SUPPORTED')
   })
 
+  it.each([
+    ['a batch of queries', `/api/trpc/echo,plain?batch=1&input=${input({ 0: echoInput })}`],
+    ['a single query', '/api/trpc/plain'],
+    ['a refused query (403)', '/api/trpc/forbidden?batch=1'],
+    ['a query that throws (500)', '/api/trpc/boom'],
+    ['a mutation (405)', '/api/trpc/write'],
+    ['an unknown procedure (404)', '/api/trpc/nope'],
+  ])('answers HEAD as GET without the body (RFC 9110 §9.3.2): %s', async (_name, path) => {
+    const get = await send(ours.base, path)
+    const head = await send(ours.base, path, { method: 'HEAD' })
+    expect(head.status).toBe(get.status)
+    expect(head.body).toBe('')
+    for (const name of ['content-type', 'content-length', 'cache-control', 'allow', 'vary']) expect(head.headers[name], name).toEqual(get.headers[name])
+  })
+
   it("names the allowed methods on tRPC's own 405 (a query by POST, a mutation by GET)", async () => {
     const post = await send(ours.base, '/api/trpc/plain', { method: 'POST', headers: json, body: '{}' })
     expect([post.status, post.headers.allow]).toEqual([405, 'GET, HEAD'])

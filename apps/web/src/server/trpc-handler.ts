@@ -263,6 +263,9 @@ export function createApiHandler<TRouter extends AnyTRPCRouter, TContext>(opts: 
   return async (req: IncomingMessage, res: ServerResponse, path: string): Promise<void> => {
     // Answers depend on the session (the cookie) and are never for a cache to keep or share.
     res.setHeader('cache-control', 'private, no-store')
+    // HEAD is answered as GET, without the body (RFC 9110 §9.3.2; Node sends none for HEAD): tRPC answered every HEAD
+    // 204 without running anything — a query that would be refused (401), fail or not exist, and a mutation, alike.
+    if (req.method === 'HEAD') req.method = 'GET'
     try {
       const url = new URL(req.url ?? '/', 'http://localhost')
       if (await refused(req, res, url, path)) return
@@ -346,6 +349,25 @@ function sendJson(res: ServerResponse, status: number, headers: Record<string, s
   res.setHeader('content-type', 'application/json')
   res.setHeader('content-length', Buffer.byteLength(body))
   res.end(body)
+}
+
+/** The longest path an answer of `answerNoApi` repeats in its message (a longer one is cut, with `…`). */
+const NO_API_PATH_CHARS = 200
+
+/**
+ * Answers a request for a path under `/api/` that is no API (`/api/nope`, `/api/trpc-typo`, `/api/trpc` without a
+ * procedure) in the API's own format: tRPC's NOT_FOUND error shape (404, JSON, `private, no-store`), as an unknown
+ * procedure gets, for any method. Next answered them with its 404 page, 66 kB of HTML an API client cannot read.
+ */
+export function answerNoApi(router: AnyTRPCRouter, req: IncomingMessage, res: ServerResponse): void {
+  const config = router._def._config
+  const target = req.url ?? '/'
+  const end = target.search(/[?#]/)
+  const path = end < 0 ? target : target.slice(0, end)
+  const shown = path.length > NO_API_PATH_CHARS ? `${path.slice(0, NO_API_PATH_CHARS)}…` : path
+  const error = new TRPCError({ code: 'NOT_FOUND', message: `There is no API at ${shown}.` })
+  const shape = getErrorShape({ config, error, type: 'unknown', path: undefined, input: undefined, ctx: undefined })
+  sendJson(res, 404, { 'cache-control': 'private, no-store' }, JSON.stringify(transformTRPCResponse(config, { error: shape })))
 }
 
 /**

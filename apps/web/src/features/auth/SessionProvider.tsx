@@ -19,7 +19,8 @@ export interface SessionState {
   needsSecondFactor: boolean
 }
 
-const SessionContext = createContext<SessionState | null>(null)
+/** Exported for RequireSession alone, which keeps the page's session for a page whose session ended on it (ADR 183). */
+export const SessionContext = createContext<SessionState | null>(null)
 
 /** Events after which the auth client holds a (new) session to show. */
 const UPDATE_EVENTS = new Set<AuthChangeEvent>(['SIGNED_IN', 'TOKEN_REFRESHED', 'USER_UPDATED', 'MFA_CHALLENGE_VERIFIED', 'INITIAL_SESSION'])

@@ -5,6 +5,7 @@ import { AuthClient, type GoTrueClient } from '@supabase/auth-js'
 import { createStorageFromOptions } from '@supabase/ssr/dist/module/cookies'
 
 import { backendConfig } from '../env'
+import { endSessionHere, endingHere, saysSessionGone } from '../session-ended'
 import { sessionCookieOptions } from './cookie-options'
 
 /** The browser's auth client: the `auth` of a Supabase client, without its data, storage and realtime clients. */
@@ -53,6 +54,16 @@ export function createBrowserSupabase(): BrowserSupabase {
     persistSession: true,
     detectSessionInUrl: false,
     flowType: 'pkce',
+    // An answer that says this browser's session is gone on the server (signed out from another device, the user
+    // deleted) ends it here too, once the call that met it is over: the page says so, the header is signed out at
+    // once and the page stays (lib/session-ended.ts, ADR 183). The sign-out's own logout call meets the same answer.
+    // A refused refresh (the token endpoint) is left to auth-js, which signs out itself (SIGNED_OUT → /sign-in).
+    fetch: async (input, init) => {
+      const response = await fetch(input, init)
+      const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url
+      if (!endingHere() && !url.includes('/token?') && (await saysSessionGone(response))) void endSessionHere(() => auth.signOut({ scope: 'local' }))
+      return response
+    },
   })
   return { auth }
 }
