@@ -135,7 +135,7 @@ export class JwtKeys {
 }
 
 /** A token's claims without verifying anything ({} when they cannot be read: verification then says why). */
-function unverifiedClaims(token: string): Record<string, unknown> {
+export function unverifiedClaims(token: string): Record<string, unknown> {
   try {
     return decodeJwt(token);
   } catch {

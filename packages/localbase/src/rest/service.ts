@@ -4,7 +4,7 @@
  * timeout (PostgreSQL server: SET LOCAL statement_timeout; PGlite in a worker: the worker's deadline).
  * `createApp` mounts `handle` at /rest/v1/*.
  */
-import { decodeJwt } from 'jose';
+import { unverifiedClaims } from '../auth/tokens.ts';
 import { hasDeadlines } from '../db/types.ts';
 import type { Database, Queryable as DbQueryable, QueryResult, Row } from '../db/types.ts';
 import { loadDbConfig, planEnabledOf, txEndOf, type TxEnd } from './db-config.ts';
@@ -89,14 +89,6 @@ function postgrestClaimTypeError(claims: Record<string, unknown>): string | unde
   if (aud !== undefined && aud !== null && typeof aud !== 'string' && !(Array.isArray(aud) && aud.every((a) => typeof a === 'string')))
     return "The JWT 'aud' claim must be a string or an array of strings";
   return undefined;
-}
-
-function unverifiedClaims(token: string): Record<string, unknown> {
-  try {
-    return decodeJwt(token);
-  } catch {
-    return {};
-  }
 }
 
 /** PostgREST's JWT errors: 401 PGRST303 for expired tokens / bad claims, PGRST301 for anything else. */
