@@ -6,6 +6,8 @@
  */
 
 import { viewColumnOrigins } from './view-columns.ts';
+import { NO_STATEMENT_TIMEOUT } from '../db/migrations.ts';
+import { hasDeadlines, type Database, type DeadlineQueryable } from '../db/types.ts';
 
 /** The query interface we need: PGlite's `db.query`, a `pg` Pool/Client and localbase's Database satisfy it. */
 export interface Queryable {
@@ -336,10 +338,27 @@ export async function loadSchemaCache(db: Queryable, schemas: readonly string[] 
 }
 
 export async function readCatalog(db: Queryable, schemas: readonly string[]): Promise<CatalogSnapshot> {
-  const result = await db.query<{ snapshot: string }>(CATALOG_SQL, [JSON.stringify(schemas)]);
+  const result = await catalogQuery(db, [JSON.stringify(schemas)]);
   const raw = result.rows[0]?.snapshot;
   if (typeof raw !== 'string') throw new Error('schema cache: the catalog query returned no snapshot');
   return JSON.parse(raw) as CatalogSnapshot;
+}
+
+/**
+ * The catalog query is localbase's own work, as migrations are: the API's statement timeout (--statement-timeout) does
+ * not apply to it. A busy or large database may take longer than a request may to list its tables, and a start or a
+ * reload must not fail (or, on PGlite in a worker, restart the database) for that.
+ */
+function catalogQuery(db: Queryable, params: unknown[]): Promise<{ rows: { snapshot: string }[] }> {
+  const database = db as Partial<Database>;
+  if (typeof database.transaction === 'function' && hasDeadlines(database as Database))
+    return (database as Database & DeadlineQueryable).queryWithTimeout<{ snapshot: string }>(CATALOG_SQL, params, 0);
+  if (typeof database.transaction === 'function' && database.kind === 'pg')
+    return database.transaction(async (tx) => {
+      await tx.exec(NO_STATEMENT_TIMEOUT);
+      return tx.query<{ snapshot: string }>(CATALOG_SQL, params);
+    });
+  return db.query<{ snapshot: string }>(CATALOG_SQL, params);
 }
 
 const RELATION_KINDS: Record<string, RelationKind> = {
